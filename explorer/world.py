@@ -1,0 +1,369 @@
+"""The synthetic binding world: flat 2D shapes, exact ground truth, template captions, swap items.
+
+Scenes live in normalized coordinates (the unit square) and are rendered at any pixel size.
+Everything is driven by an explicit ``numpy.random.Generator`` so that a seed fixes it all.
+Captions name objects in random order (never left to right) except relation captions, so
+word order carries no layout information (DESIGN.md section 5).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from dataclasses import dataclass, field, replace
+from typing import Iterator, Literal
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+COLORS: dict[str, tuple[int, int, int]] = {
+    "red": (220, 38, 38),
+    "orange": (245, 140, 20),
+    "yellow": (240, 220, 40),
+    "green": (30, 160, 60),
+    "blue": (35, 85, 225),
+    "purple": (140, 60, 190),
+    "black": (15, 15, 15),
+    "white": (250, 250, 250),
+}
+SHAPES: tuple[str, ...] = ("circle", "square", "triangle", "star")
+SIZES: dict[str, float] = {"small": 0.2, "large": 0.32}
+BACKGROUNDS = {"plain": (128, 128, 128), "shift": (196, 178, 140)}
+OUTLINE = (60, 40, 20)  # the shift style's outline colour
+KINDS: tuple[str, ...] = ("attribute", "size", "relation", "object")
+SPLITS: tuple[str, ...] = ("id", "heldout", "shift")
+RELATIONS = ("to the left of", "to the right of", "above", "below")
+DEFAULT_COVERAGE = 0.75
+DEFAULT_WORLD_SEED = 0
+
+Style = Literal["plain", "shift"]
+Combo = tuple[str, str]  # (color, shape)
+
+ALL_COMBOS: tuple[Combo, ...] = tuple(itertools.product(COLORS, SHAPES))
+
+
+@dataclass(frozen=True)
+class WorldObject:
+    """One flat shape: its concepts and its centre in unit coordinates."""
+
+    color: str
+    shape: str
+    size: str
+    cx: float
+    cy: float
+
+    @property
+    def combo(self) -> Combo:
+        return (self.color, self.shape)
+
+    @property
+    def extent(self) -> float:
+        return SIZES[self.size]
+
+    @property
+    def box(self) -> tuple[float, float, float, float]:
+        """(x0, y0, x1, y1) in unit coordinates."""
+        h = self.extent / 2
+        return (self.cx - h, self.cy - h, self.cx + h, self.cy + h)
+
+    def phrase(self, with_size: bool = False) -> str:
+        words = ([self.size] if with_size else []) + [self.color, self.shape]
+        return f"{article(words[0])} {' '.join(words)}"
+
+
+@dataclass(frozen=True)
+class Scene:
+    objects: tuple[WorldObject, ...]
+    style: Style = "plain"
+
+    def render(self, size: int = 128) -> Image.Image:
+        img = Image.new("RGB", (size, size), BACKGROUNDS[self.style])
+        draw = ImageDraw.Draw(img)
+        for obj in self.objects:
+            _draw(draw, obj, size, COLORS[obj.color], OUTLINE if self.style == "shift" else None)
+        return img
+
+    def masks(self, size: int = 128) -> np.ndarray:
+        """Boolean masks, one per object, shape (n_objects, size, size)."""
+        out = np.zeros((len(self.objects), size, size), dtype=bool)
+        for i, obj in enumerate(self.objects):
+            m = Image.new("L", (size, size), 0)
+            _draw(ImageDraw.Draw(m), obj, size, 255, 255 if self.style == "shift" else None)
+            out[i] = np.asarray(m) > 0
+        return out
+
+    def pixel_boxes(self, size: int = 128) -> list[tuple[int, int, int, int]]:
+        return [tuple(int(round(v * size)) for v in o.box) for o in self.objects]  # type: ignore[misc]
+
+
+@dataclass(frozen=True)
+class SwapItem:
+    """A Winoground-style item: caption i describes image i; the other pair is a swap."""
+
+    kind: str
+    split: str
+    images: tuple[Scene, Scene]
+    captions: tuple[str, str]
+
+
+@dataclass(frozen=True)
+class SingleItem:
+    """One object alone; the right caption is ``captions[label]`` among all objects' captions."""
+
+    split: str
+    scene: Scene
+    label: int
+    captions: tuple[str, ...] = field(repr=False)
+
+
+def article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
+
+
+def _draw(draw: ImageDraw.ImageDraw, obj: WorldObject, size: int, fill, outline) -> None:
+    x0, y0, x1, y1 = (v * size for v in obj.box)
+    width = max(1, round(size / 64)) if outline is not None else 0
+    if obj.shape == "circle":
+        draw.ellipse((x0, y0, x1, y1), fill=fill, outline=outline, width=width)
+        return
+    cx, cy, r = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2
+    if obj.shape == "square":
+        s = r * 0.88
+        pts = [(cx - s, cy - s), (cx + s, cy - s), (cx + s, cy + s), (cx - s, cy + s)]
+    elif obj.shape == "triangle":
+        pts = [(cx, y0), (x1, y1 - r * 0.15), (x0, y1 - r * 0.15)]
+    elif obj.shape == "star":
+        angles = np.pi / 2 + np.arange(10) * np.pi / 5
+        radii = np.where(np.arange(10) % 2 == 0, r, r * 0.45)
+        pts = [(cx + rr * np.cos(a), cy - rr * np.sin(a)) for a, rr in zip(angles, radii)]
+    else:
+        raise ValueError(f"unknown shape {obj.shape!r}; known: {', '.join(SHAPES)}")
+    draw.polygon(pts, fill=fill, outline=outline, width=width)
+
+
+# --- which colour-shape objects training sees -------------------------------------------
+
+
+def seen_combos(coverage: float = DEFAULT_COVERAGE, seed: int = DEFAULT_WORLD_SEED) -> frozenset[Combo]:
+    """The colour-shape objects training may show, a ``coverage`` fraction of all of them.
+
+    One diagonal of the colour x shape grid is always seen, so every colour and every shape
+    is learned; the rest are drawn with ``seed``. The complement is the held-out set.
+    """
+    if not 0.0 < coverage <= 1.0:
+        raise ValueError(f"coverage must be in (0, 1], got {coverage}")
+    colors = list(COLORS)
+    diagonal = [(c, SHAPES[i % len(SHAPES)]) for i, c in enumerate(colors)]
+    rest = [c for c in ALL_COMBOS if c not in diagonal]
+    rng = np.random.default_rng(seed)
+    rng.shuffle(rest)
+    n = max(len(diagonal), int(round(coverage * len(ALL_COMBOS))))
+    return frozenset(diagonal + rest[: n - len(diagonal)])
+
+
+def heldout_combos(coverage: float = DEFAULT_COVERAGE, seed: int = DEFAULT_WORLD_SEED) -> frozenset[Combo]:
+    return frozenset(ALL_COMBOS) - seen_combos(coverage, seed)
+
+
+# --- sampling ---------------------------------------------------------------------------
+
+
+def _place(rng: np.random.Generator, extents: list[float], tries: int = 200) -> list[tuple[float, float]]:
+    """Non-overlapping centres for squares of the given extents (with a small gap)."""
+    for _ in range(tries):
+        centres: list[tuple[float, float]] = []
+        for e in extents:
+            for _ in range(50):
+                c = tuple(float(v) for v in rng.uniform(e / 2 + 0.02, 1 - e / 2 - 0.02, size=2))
+                if all(
+                    max(abs(c[0] - o[0]), abs(c[1] - o[1])) > (e + oe) / 2 + 0.03
+                    for o, oe in zip(centres, extents)
+                ):
+                    centres.append(c)  # type: ignore[arg-type]
+                    break
+            else:
+                break
+        if len(centres) == len(extents):
+            return centres
+    raise RuntimeError("could not place objects without overlap")
+
+
+def random_scene(
+    rng: np.random.Generator,
+    combos: frozenset[Combo] | tuple[Combo, ...],
+    n_objects: int | None = None,
+    style: Style = "plain",
+) -> Scene:
+    """1 to 4 distinct objects drawn from ``combos`` at random sizes and places."""
+    pool = sorted(combos)
+    n = int(n_objects or rng.integers(1, 5))
+    picks = [pool[i] for i in rng.choice(len(pool), size=n, replace=False)]
+    sizes = [str(rng.choice(list(SIZES))) for _ in picks]
+    centres = _place(rng, [SIZES[s] for s in sizes])
+    objs = tuple(WorldObject(c, s, z, x, y) for (c, s), z, (x, y) in zip(picks, sizes, centres))
+    return Scene(objs, style)
+
+
+def relation_word(a: WorldObject, b: WorldObject) -> str:
+    """How ``a`` stands to ``b`` along the axis where they differ most."""
+    dx, dy = a.cx - b.cx, a.cy - b.cy
+    if abs(dx) >= abs(dy):
+        return "to the left of" if dx < 0 else "to the right of"
+    return "above" if dy < 0 else "below"
+
+
+def list_caption(objects: list[WorldObject] | tuple[WorldObject, ...], with_size: bool = False) -> str:
+    return " and ".join(o.phrase(with_size) for o in objects)
+
+
+def relation_caption(a: WorldObject, b: WorldObject) -> str:
+    return f"{a.phrase()} {relation_word(a, b)} {b.phrase()}"
+
+
+def training_caption(scene: Scene, rng: np.random.Generator) -> str:
+    """A caption for training: objects in random order; relations only for two objects."""
+    objs = [scene.objects[i] for i in rng.permutation(len(scene.objects))]
+    r = rng.random()
+    if len(objs) == 2 and r < 0.3:
+        return relation_caption(objs[0], objs[1])
+    return list_caption(objs, with_size=r >= 0.65)
+
+
+def training_batch(
+    rng: np.random.Generator, batch_size: int, combos: frozenset[Combo]
+) -> tuple[list[Scene], list[str]]:
+    """A batch of scenes with captions, no caption repeated (repeats would be false negatives)."""
+    scenes: list[Scene] = []
+    captions: list[str] = []
+    seen: set[str] = set()
+    while len(scenes) < batch_size:
+        scene = random_scene(rng, combos)
+        caption = training_caption(scene, rng)
+        if caption in seen:
+            continue
+        seen.add(caption)
+        scenes.append(scene)
+        captions.append(caption)
+    return scenes, captions
+
+
+# --- the controlled benchmark -------------------------------------------------------------
+
+
+def _split_rng(split: str, kind: str, seed: int) -> np.random.Generator:
+    digest = hashlib.sha256(f"{seed}/{split}/{kind}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "little"))
+
+
+def _two_objects_ok(split: str, combos: list[Combo], seen: frozenset[Combo]) -> bool:
+    """Split constraint on the combos appearing in an item's image 0 and image 1 (2 + 2)."""
+    if split in ("id", "shift"):
+        return all(c in seen for c in combos)
+    return any(c not in seen for c in combos[:2]) and any(c not in seen for c in combos[2:])
+
+
+def _swap_item(rng: np.random.Generator, kind: str, split: str, seen: frozenset[Combo]) -> SwapItem:
+    style: Style = "shift" if split == "shift" else "plain"
+    colors, shapes = list(COLORS), list(SHAPES)
+    while True:
+        c1, c2 = rng.choice(colors, size=2, replace=False)
+        s1, s2 = rng.choice(shapes, size=2, replace=False)
+        c1, c2, s1, s2 = str(c1), str(c2), str(s1), str(s2)
+        if kind == "attribute":
+            after = [(c2, s1), (c1, s2)]
+        elif kind == "object":
+            after = [(c1, s2), (c2, s1)]
+        else:
+            after = [(c1, s1), (c2, s2)]
+        if _two_objects_ok(split, [(c1, s1), (c2, s2)] + after, seen):
+            break
+    if kind == "size":
+        sizes = ["large", "small"]
+    else:
+        sizes = [str(rng.choice(list(SIZES)))] * 2
+    if kind == "relation":
+        centres = _relation_centres(rng, max(SIZES[s] for s in sizes))
+    else:
+        centres = _place(rng, [max(SIZES.values())] * 2)
+    a = WorldObject(c1, s1, sizes[0], *centres[0])
+    b = WorldObject(c2, s2, sizes[1], *centres[1])
+    if kind == "attribute":
+        a2, b2 = replace(a, color=c2), replace(b, color=c1)
+    elif kind == "object":
+        a2, b2 = replace(a, shape=s2), replace(b, shape=s1)
+    elif kind == "size":
+        a2, b2 = replace(a, size=sizes[1]), replace(b, size=sizes[0])
+    elif kind == "relation":
+        a2, b2 = replace(a, cx=b.cx, cy=b.cy), replace(b, cx=a.cx, cy=a.cy)
+    else:
+        raise ValueError(f"unknown kind {kind!r}; known: {', '.join(KINDS)}")
+    img0, img1 = Scene((a, b), style), Scene((a2, b2), style)
+    if kind == "relation":
+        cap0, cap1 = relation_caption(a, b), relation_caption(b2, a2)
+    else:
+        order = rng.permutation(2)
+        with_size = kind == "size"
+        cap0 = list_caption([(a, b)[i] for i in order], with_size)
+        cap1 = list_caption([(a2, b2)[i] for i in order], with_size)
+    return SwapItem(kind, split, (img0, img1), (cap0, cap1))
+
+
+def _relation_centres(rng: np.random.Generator, extent: float) -> list[tuple[float, float]]:
+    """Two centres clearly apart along one axis and close along the other."""
+    lo, hi = extent / 2 + 0.02, 1 - extent / 2 - 0.02
+    while True:
+        p, q = rng.uniform(lo, hi, size=2)
+        if abs(p - q) < extent + 0.12:
+            continue
+        r = rng.uniform(lo, hi)
+        jitter = rng.uniform(-0.08, 0.08, size=2)
+        u = (float(np.clip(r + jitter[0], lo, hi)), float(np.clip(r + jitter[1], lo, hi)))
+        if rng.random() < 0.5:
+            return [(float(p), u[0]), (float(q), u[1])]
+        return [(u[0], float(p)), (u[1], float(q))]
+
+
+def swap_items(
+    split: str,
+    kind: str,
+    n: int,
+    coverage: float = DEFAULT_COVERAGE,
+    seed: int = DEFAULT_WORLD_SEED,
+) -> list[SwapItem]:
+    """``n`` deterministic swap items of one kind for one split."""
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; known: {', '.join(SPLITS)}")
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; known: {', '.join(KINDS)}")
+    seen = seen_combos(coverage, seed)
+    rng = _split_rng(split, kind, seed + 1000)
+    return [_swap_item(rng, kind, split, seen) for _ in range(n)]
+
+
+def single_captions() -> tuple[str, ...]:
+    return tuple(WorldObject(c, s, "small", 0.5, 0.5).phrase() for c, s in ALL_COMBOS)
+
+
+def single_items(
+    split: str, n: int, coverage: float = DEFAULT_COVERAGE, seed: int = DEFAULT_WORLD_SEED
+) -> list[SingleItem]:
+    """``n`` single-object images; id and shift use seen objects, heldout the unseen ones."""
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; known: {', '.join(SPLITS)}")
+    combos = sorted(heldout_combos(coverage, seed) if split == "heldout" else seen_combos(coverage, seed))
+    if not combos:
+        raise ValueError(f"split {split!r} has no objects at coverage {coverage}")
+    rng = _split_rng(split, "single", seed + 1000)
+    caps = single_captions()
+    style: Style = "shift" if split == "shift" else "plain"
+    items = []
+    for _ in range(n):
+        scene = random_scene(rng, [combos[rng.integers(len(combos))]], 1, style)  # type: ignore[arg-type]
+        items.append(SingleItem(split, scene, ALL_COMBOS.index(scene.objects[0].combo), caps))
+    return items
+
+
+def iter_items(splits: list[str], kinds: list[str], n: int, **kw) -> Iterator[SwapItem]:
+    for split in splits:
+        for kind in kinds:
+            yield from swap_items(split, kind, n, **kw)

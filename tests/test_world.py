@@ -1,0 +1,121 @@
+import numpy as np
+import pytest
+from scipy import ndimage
+
+from explorer import world
+
+
+def scene_pixels(scene, size=128):
+    return np.asarray(scene.render(size)), scene.masks(size)
+
+
+def test_generation_is_deterministic():
+    a = world.swap_items("heldout", "attribute", 20)
+    b = world.swap_items("heldout", "attribute", 20)
+    assert a == b
+    assert [np.asarray(x.images[0].render()).tobytes() for x in a[:3]] == [
+        np.asarray(x.images[0].render()).tobytes() for x in b[:3]
+    ]
+    assert world.swap_items("heldout", "attribute", 20, seed=1) != a
+    r1, r2 = np.random.default_rng([0, 5]), np.random.default_rng([0, 5])
+    assert world.training_batch(r1, 16, world.seen_combos()) == world.training_batch(r2, 16, world.seen_combos())
+
+
+@pytest.mark.parametrize("style", ["plain", "shift"])
+def test_each_mask_has_its_objects_colour_and_masks_do_not_overlap(rng, style):
+    for _ in range(30):
+        scene = world.random_scene(rng, world.ALL_COMBOS, style=style)
+        pixels, masks = scene_pixels(scene)
+        assert masks.sum(axis=0).max() == 1, "objects overlap"
+        for obj, mask in zip(scene.objects, masks):
+            inner = ndimage.binary_erosion(mask, iterations=3) if style == "shift" else mask  # past the outline
+            assert inner.sum() > 20
+            assert (pixels[inner] == world.COLORS[obj.color]).all()
+            x0, y0, x1, y1 = obj.box
+            ys, xs = np.nonzero(mask)
+            assert xs.min() >= x0 * 128 - 1 and xs.max() <= x1 * 128 + 1
+            assert ys.min() >= y0 * 128 - 1 and ys.max() <= y1 * 128 + 1
+        background = ~masks.any(axis=0)
+        assert (pixels[background] == world.BACKGROUNDS[style]).all()
+
+
+def test_coverage_keeps_every_colour_and_shape_and_holds_out_the_rest():
+    for coverage in (0.25, 0.5, 0.75, 1.0):
+        seen = world.seen_combos(coverage)
+        assert len(seen) == round(coverage * len(world.ALL_COMBOS))
+        assert {c for c, _ in seen} == set(world.COLORS)
+        assert {s for _, s in seen} == set(world.SHAPES)
+        assert seen | world.heldout_combos(coverage) == set(world.ALL_COMBOS)
+    assert world.seen_combos(0.5) <= world.seen_combos(0.75)
+    with pytest.raises(ValueError):
+        world.seen_combos(0)
+
+
+def test_training_captions_name_objects_in_random_order_not_left_to_right():
+    rng = np.random.default_rng(0)
+    leftmost_first = total = 0
+    for _ in range(600):
+        scene = world.random_scene(rng, world.seen_combos(), n_objects=2)
+        caption = world.training_caption(scene, rng)
+        if " and " not in caption:
+            continue
+        first = caption.split(" and ")[0]
+        left = min(scene.objects, key=lambda o: o.cx)
+        leftmost_first += first.endswith(f"{left.color} {left.shape}")
+        total += 1
+    assert total > 300
+    assert 0.4 < leftmost_first / total < 0.6
+
+
+def test_training_never_shows_heldout_objects_and_batches_have_unique_captions():
+    rng = np.random.default_rng(3)
+    held = world.heldout_combos()
+    scenes, captions = world.training_batch(rng, 256, world.seen_combos())
+    assert len(set(captions)) == 256
+    assert not any(o.combo in held for s in scenes for o in s.objects)
+    assert {len(s.objects) for s in scenes} == {1, 2, 3, 4}
+
+
+@pytest.mark.parametrize("kind", world.KINDS)
+def test_swap_items_exchange_exactly_what_their_kind_says(kind):
+    for item in world.swap_items("id", kind, 30):
+        (a, b), (a2, b2) = item.images[0].objects, item.images[1].objects
+        c0, c1 = item.captions
+        assert c0 != c1 and sorted(c0.split()) == sorted(c1.split())
+        if kind == "attribute":
+            assert (a2.color, b2.color, a2.shape, b2.shape) == (b.color, a.color, a.shape, b.shape)
+        elif kind == "object":
+            assert (a2.shape, b2.shape, a2.color, b2.color) == (b.shape, a.shape, a.color, b.color)
+        elif kind == "size":
+            assert {a.size, b.size} == {"small", "large"} and (a2.size, b2.size) == (b.size, a.size)
+        else:
+            assert (a2.cx, a2.cy, b2.cx, b2.cy) == (b.cx, b.cy, a.cx, a.cy)
+            assert c0 == world.relation_caption(a, b)
+            assert c1 == world.relation_caption(b2, a2)
+        for scene, caption in zip(item.images, item.captions):
+            for obj in scene.objects:
+                assert obj.phrase(with_size=kind == "size") in caption
+
+
+def test_splits_follow_their_rules():
+    seen = world.seen_combos()
+    for item in world.swap_items("id", "attribute", 50):
+        assert all(o.combo in seen for sc in item.images for o in sc.objects)
+        assert all(sc.style == "plain" for sc in item.images)
+    for item in world.swap_items("heldout", "attribute", 50):
+        assert all(any(o.combo not in seen for o in sc.objects) for sc in item.images)
+    for item in world.swap_items("shift", "object", 20):
+        assert all(sc.style == "shift" for sc in item.images)
+    singles = world.single_items("heldout", 50)
+    assert all(it.scene.objects[0].combo not in seen for it in singles)
+    assert all(it.captions[it.label] == it.scene.objects[0].phrase() for it in singles)
+    assert len(set(world.single_captions())) == len(world.ALL_COMBOS)
+
+
+def test_relation_words_follow_positions():
+    a = world.WorldObject("red", "square", "small", 0.2, 0.5)
+    b = world.WorldObject("blue", "circle", "small", 0.8, 0.45)
+    assert world.relation_caption(a, b) == "a red square to the left of a blue circle"
+    assert world.relation_caption(b, a) == "a blue circle to the right of a red square"
+    c = world.WorldObject("orange", "star", "large", 0.5, 0.9)
+    assert world.relation_caption(c, a).startswith("an orange star below")
