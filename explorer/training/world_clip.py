@@ -1,0 +1,148 @@
+"""Train the embedded dual encoder from scratch on the synthetic world, CLIP-style.
+
+Symmetric contrastive loss over in-batch pairs, no hard negatives: a faithful small CLIP.
+Every batch is drawn from ``numpy.random.default_rng([seed, step])``, so a run resumed from
+its last checkpoint continues exactly as if it had never stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import open_clip
+import torch
+import torch.nn.functional as F
+from safetensors.torch import save_file
+from tqdm import tqdm
+
+from explorer import world
+from explorer.models import EMBEDDED_MODEL, register_configs
+
+log = logging.getLogger(__name__)
+
+# An extra loss term a variant adds to the CLIP loss: (model, images, tokens, scenes, captions) -> loss.
+ExtraLoss = Callable[..., torch.Tensor]
+
+
+@dataclass
+class TrainConfig:
+    model: str = EMBEDDED_MODEL
+    coverage: float = world.DEFAULT_COVERAGE
+    seed: int = 0
+    steps: int = 1700
+    batch_size: int = 128
+    lr: float = 1e-3
+    warmup: int = 150
+    weight_decay: float = 0.1
+    threads: int = 2
+    checkpoint_every: int = 50
+    objective: str = "clip"
+
+
+def clip_loss(image: torch.Tensor, text: torch.Tensor, logit_scale: torch.Tensor) -> torch.Tensor:
+    """Symmetric InfoNCE over the batch; ``image`` and ``text`` are L2-normalized."""
+    logits = logit_scale * image @ text.T
+    labels = torch.arange(len(image), device=image.device)
+    return (F.cross_entropy(logits, labels) + F.cross_entropy(logits.T, labels)) / 2
+
+
+def lr_at(step: int, cfg: TrainConfig) -> float:
+    """Linear warm-up then cosine decay to zero."""
+    if step < cfg.warmup:
+        return cfg.lr * (step + 1) / cfg.warmup
+    progress = (step - cfg.warmup) / max(1, cfg.steps - cfg.warmup)
+    return cfg.lr * 0.5 * (1 + math.cos(math.pi * progress))
+
+
+def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
+    decay = [p for p in model.parameters() if p.ndim >= 2]
+    no_decay = [p for p in model.parameters() if p.ndim < 2]
+    groups = [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, lr=cfg.lr, betas=(0.9, 0.98), eps=1e-6)
+
+
+def train(
+    cfg: TrainConfig,
+    run_dir: Path,
+    out: Path,
+    extra_loss: ExtraLoss | None = None,
+) -> dict:
+    """Train (or resume) and write ``out`` (safetensors) plus ``out``'s ``.json`` training record."""
+    torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)
+    register_configs()
+    model, _, preprocess = open_clip.create_model_and_transforms(cfg.model, pretrained=None)
+    tokenizer = open_clip.get_tokenizer(cfg.model)
+    optimizer = make_optimizer(model, cfg)
+    seen = world.seen_combos(cfg.coverage, world.DEFAULT_WORLD_SEED)
+    image_size = model.visual.image_size[0]
+
+    run_dir.mkdir(parents=True, exist_ok=True)
+    state_path = run_dir / "last.pt"
+    start, wall, losses = 0, 0.0, []
+    if state_path.exists():
+        state = torch.load(state_path, weights_only=True)
+        if state["config"] != asdict(cfg):
+            raise ValueError(f"{state_path} was made with another config; use another --run-dir or delete it")
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        start, wall, losses = state["step"], state["wall_s"], state["losses"]
+        log.info("resuming from step %d (%s)", start, state_path)
+
+    model.train()
+    bar = tqdm(range(start, cfg.steps), initial=start, total=cfg.steps, desc="train-world", unit="step")
+    t0 = time.time()
+    for step in bar:
+        rng = np.random.default_rng([cfg.seed, step])
+        scenes, captions = world.training_batch(rng, cfg.batch_size, seen)
+        images = torch.stack([preprocess(s.render(image_size)) for s in scenes])
+        tokens = tokenizer(captions)
+        for group in optimizer.param_groups:
+            group["lr"] = lr_at(step, cfg)
+        img = F.normalize(model.encode_image(images), dim=-1)
+        txt = F.normalize(model.encode_text(tokens), dim=-1)
+        loss = clip_loss(img, txt, model.logit_scale.exp())
+        if extra_loss is not None:
+            loss = loss + extra_loss(model, images, tokens, scenes, captions)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        with torch.no_grad():
+            model.logit_scale.clamp_(0, math.log(100))
+        losses.append(round(loss.item(), 4))
+        bar.set_postfix(loss=f"{np.mean(losses[-20:]):.3f}")
+        if (step + 1) % cfg.checkpoint_every == 0 or step + 1 == cfg.steps:
+            elapsed = wall + time.time() - t0
+            tmp = state_path.with_suffix(".tmp")
+            torch.save(
+                {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": step + 1,
+                 "wall_s": elapsed, "losses": losses, "config": asdict(cfg)},
+                tmp,
+            )
+            tmp.replace(state_path)
+    wall += time.time() - t0
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(out))
+    record = {
+        "config": asdict(cfg),
+        "model_config": open_clip.get_model_config(cfg.model),
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "images_seen": cfg.steps * cfg.batch_size,
+        "wall_s": round(wall, 1),
+        "final_loss": float(np.mean(losses[-50:])),
+        "loss_curve": losses[:: max(1, len(losses) // 50)],
+        "seen_combos": sorted("-".join(c) for c in seen),
+        "torch": torch.__version__,
+        "open_clip": open_clip.__version__,
+    }
+    out.with_suffix(".json").write_text(json.dumps(record, indent=2))
+    log.info("wrote %s (%.1f MB) after %.0f s", out, out.stat().st_size / 1e6, wall)
+    return record

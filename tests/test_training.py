@@ -1,0 +1,81 @@
+import json
+
+import numpy as np
+import open_clip
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from explorer import world
+from explorer.training import world_clip
+from explorer.training.world_clip import TrainConfig, clip_loss, train
+
+TINY = {
+    "embed_dim": 16,
+    "vision_cfg": {"image_size": 32, "layers": 1, "width": 32, "head_width": 16, "patch_size": 8},
+    "text_cfg": {"context_length": 32, "vocab_size": 49408, "width": 16, "heads": 2, "layers": 1},
+}
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("configs")
+    (folder / "world-clip-tiny-test.json").write_text(json.dumps(TINY))
+    open_clip.add_model_config(folder)
+    return "world-clip-tiny-test"
+
+
+def config(model, steps=4):
+    return TrainConfig(model=model, steps=steps, batch_size=8, warmup=1, checkpoint_every=1, threads=1)
+
+
+def test_clip_loss_prefers_matched_pairs():
+    x = torch.nn.functional.normalize(torch.randn(8, 16), dim=-1)
+    matched = clip_loss(x, x, torch.tensor(20.0))
+    shuffled = clip_loss(x, x.roll(1, 0), torch.tensor(20.0))
+    assert matched < shuffled
+
+
+def test_training_writes_weights_and_a_record(tmp_path, tiny_model):
+    record = train(config(tiny_model), tmp_path / "run", tmp_path / "w.safetensors")
+    weights = load_file(tmp_path / "w.safetensors")
+    assert "visual.proj" in weights and record["images_seen"] == 32
+    saved = json.loads((tmp_path / "w.json").read_text())
+    assert saved["config"]["model"] == tiny_model and len(saved["seen_combos"]) == 24
+    assert np.isfinite(saved["final_loss"])
+
+
+def test_an_interrupted_run_resumes_to_the_same_weights(tmp_path, tiny_model, monkeypatch):
+    train(config(tiny_model), tmp_path / "full", tmp_path / "full.safetensors")
+    batches = world.training_batch
+    calls = []
+
+    def dies_at_third(*a, **k):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return batches(*a, **k)
+
+    monkeypatch.setattr(world_clip.world, "training_batch", dies_at_third)
+    with pytest.raises(KeyboardInterrupt):
+        train(config(tiny_model), tmp_path / "cut", tmp_path / "cut.safetensors")
+    monkeypatch.setattr(world_clip.world, "training_batch", batches)
+    state = torch.load(tmp_path / "cut" / "last.pt", weights_only=True)
+    assert state["step"] == 2
+    train(config(tiny_model), tmp_path / "cut", tmp_path / "cut.safetensors")
+    full, resumed = load_file(tmp_path / "full.safetensors"), load_file(tmp_path / "cut.safetensors")
+    for k in full:
+        torch.testing.assert_close(full[k], resumed[k])
+
+
+def test_resuming_with_another_config_is_refused(tmp_path, tiny_model):
+    train(config(tiny_model, steps=2), tmp_path / "run", tmp_path / "w.safetensors")
+    with pytest.raises(ValueError, match="another config"):
+        train(config(tiny_model, steps=3), tmp_path / "run", tmp_path / "w.safetensors")
+
+
+def test_a_few_steps_lower_the_loss(tmp_path, tiny_model):
+    cfg = TrainConfig(model=tiny_model, steps=30, batch_size=16, warmup=2, checkpoint_every=100, threads=1, lr=3e-3)
+    record = train(cfg, tmp_path / "run", tmp_path / "w.safetensors")
+    curve = record["loss_curve"]
+    assert np.mean(curve[-3:]) < np.mean(curve[:3])
