@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import logging
 import os
@@ -56,27 +57,66 @@ def load_encoder(args: argparse.Namespace):
     return DualEncoder(args.model, args.pretrained, args.checkpoint, args.device)
 
 
+def method_options(pairs: list[str]) -> dict[str, dict]:
+    """``["sgi.crop_mode=resize", "sgi.scales=(1.0, 0.5)"]`` -> ``{"sgi": {"crop_mode": "resize", ...}}``."""
+    out: dict[str, dict] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        method, dot, name = key.partition(".")
+        if not (sep and dot and method and name):
+            raise SystemExit(f"--set takes METHOD.OPTION=VALUE, got {pair!r}")
+        try:
+            value = ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            value = raw
+        out.setdefault(method, {})[name] = value
+    return out
+
+
+WORLD_BENCHMARKS = ("world", "world-single")
+PUBLIC_BENCHMARKS = ("sugarcrepe", "winoground", "bivlc", "aro")
+
+
 def _eval(args: argparse.Namespace) -> int:
+    from explorer.benchmarks import evaluate_benchmark, write_reports
     from explorer.evaluate import evaluate_world
     from explorer.methods import get_method
 
+    if args.benchmark in PUBLIC_BENCHMARKS and not args.data:
+        raise SystemExit(f"--data PATH is needed for {args.benchmark}: the benchmark's files in its own layout")
     encoder = load_encoder(args)
-    methods = [get_method(m, encoder) for m in args.methods.split(",")]
-    splits = args.split.split(",")
-    results = evaluate_world(methods, args.benchmark, splits, args.limit)
+    options = method_options(args.set)
+    methods = [get_method(m, encoder, **options.get(m, {})) for m in args.methods.split(",")]
+    if args.benchmark in WORLD_BENCHMARKS:
+        results = evaluate_world(methods, args.benchmark, args.split.split(","), args.limit)
+    else:
+        results = evaluate_benchmark(methods, args.benchmark, Path(args.data), args.limit,
+                                     images=Path(args.images) if args.images else None)
     report = {"benchmark": args.benchmark, "model": encoder.label, "results": results}
     print(json.dumps(report, indent=2))
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(report, indent=2))
+        for path in write_reports(report, Path(args.json)):
+            logging.getLogger(__name__).info("wrote %s", path)
     return 0
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from explorer.bench import sgi_figures
+    from explorer import bench
+    from explorer.encoders import DualEncoder
 
     encoder = load_encoder(args)
-    report = {"model": encoder.label, "device": encoder.device, "figures": sgi_figures(encoder, repeat=args.repeat)}
+    figures = bench.sgi_figures(encoder, repeat=args.repeat)
+    figures |= bench.analysis_figures(encoder, "embedded", runs=args.runs)
+    figures |= bench.eval_figures(encoder, "embedded")
+    figures["memory.peak_mb.embedded"] = bench.peak_memory_mb()
+    if not args.skip_vitb32:
+        vitb32 = DualEncoder("ViT-B-32", pretrained=None, device=args.device)
+        figures |= bench.analysis_figures(vitb32, "vitb32", runs=max(3, args.runs // 4))
+        figures["memory.peak_mb.vitb32"] = bench.peak_memory_mb()
+    report = {"model": encoder.label, "device": encoder.device, "figures": figures}
+    if args.markdown:
+        command = "python -m explorer bench" + (" --skip-vitb32" if args.skip_vitb32 else "")
+        Path(args.markdown).write_text(bench.performance_markdown(report, command))
     print(json.dumps(report, indent=2))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
@@ -100,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--coverage", type=float, default=world.DEFAULT_COVERAGE,
                    help="fraction of colour-shape objects seen in training")
     t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--steps", type=int, default=1700)
+    t.add_argument("--steps", type=int, default=2000)
     t.add_argument("--batch-size", type=int, default=128)
     t.add_argument("--lr", type=float, default=1e-3)
     t.add_argument("--objective", choices=["clip"], default="clip")
@@ -114,17 +154,24 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=_model_card)
 
     e = sub.add_parser("eval", help="evaluate scoring methods on a benchmark")
-    e.add_argument("--benchmark", choices=["world", "world-single"], default="world")
+    e.add_argument("--benchmark", choices=WORLD_BENCHMARKS + PUBLIC_BENCHMARKS, default="world")
+    e.add_argument("--data", help="the benchmark's folder or file (public benchmarks)")
+    e.add_argument("--images", help="image folder, where it is not the benchmark's default")
     e.add_argument("--methods", default="global", help="comma-separated registered methods")
     e.add_argument("--split", default="id,heldout,shift", help="comma-separated world splits")
-    e.add_argument("--limit", type=int, default=200, help="items per split and kind")
-    e.add_argument("--json", help="write the report here")
+    e.add_argument("--limit", type=int, default=200, help="items per split and kind (per category for public ones)")
+    e.add_argument("--json", help="write the report here, with a CSV and an HTML bar chart beside it")
+    e.add_argument("--set", action="append", default=[], metavar="METHOD.OPTION=VALUE",
+                   help="a method option, e.g. sgi.crop_mode=resize (repeatable)")
     add_model_args(e)
     e.set_defaults(func=_eval)
 
     b = sub.add_parser("bench", help="speed figures, measured side by side in one run")
     b.add_argument("--json", help="write the figures here")
-    b.add_argument("--repeat", type=int, default=3, help="runs per timing (the best is kept)")
+    b.add_argument("--repeat", type=int, default=3, help="runs per SGI timing (the best is kept)")
+    b.add_argument("--runs", type=int, default=20, help="analyses timed for the p50 / p95 latencies")
+    b.add_argument("--skip-vitb32", action="store_true", help="skip the ViT-B-32-sized (random weights) column")
+    b.add_argument("--markdown", help="also write the figures as a table, e.g. docs/PERFORMANCE.md")
     add_model_args(b)
     b.set_defaults(func=_bench)
 
@@ -136,4 +183,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-    return args.func(args)
+    from explorer.datasets import DatasetError
+    from explorer.encoders import ModelUnavailable
+
+    try:
+        return args.func(args)
+    except (DatasetError, ModelUnavailable) as exc:
+        logging.getLogger("explorer").error("%s", exc)
+        return 2

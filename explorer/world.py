@@ -27,9 +27,10 @@ COLORS: dict[str, tuple[int, int, int]] = {
     "white": (250, 250, 250),
 }
 SHAPES: tuple[str, ...] = ("circle", "square", "triangle", "star")
-SIZES: dict[str, float] = {"small": 0.2, "large": 0.32}
-BACKGROUNDS = {"plain": (128, 128, 128), "shift": (196, 178, 140)}
-OUTLINE = (60, 40, 20)  # the shift style's outline colour
+SIZES: dict[str, float] = {"small": 0.24, "large": 0.36}
+BACKGROUND = (128, 128, 128)
+OUTLINE = (60, 40, 20)  # the shift style: every object outlined, a look training never shows
+N_OBJECTS_P = (0.4, 0.3, 0.2, 0.1)  # how often scenes hold 1, 2, 3 or 4 objects
 KINDS: tuple[str, ...] = ("attribute", "size", "relation", "object")
 SPLITS: tuple[str, ...] = ("id", "heldout", "shift")
 RELATIONS = ("to the left of", "to the right of", "above", "below")
@@ -77,7 +78,7 @@ class Scene:
     style: Style = "plain"
 
     def render(self, size: int = 128) -> Image.Image:
-        img = Image.new("RGB", (size, size), BACKGROUNDS[self.style])
+        img = Image.new("RGB", (size, size), BACKGROUND)
         draw = ImageDraw.Draw(img)
         for obj in self.objects:
             _draw(draw, obj, size, COLORS[obj.color], OUTLINE if self.style == "shift" else None)
@@ -196,7 +197,7 @@ def random_scene(
 ) -> Scene:
     """1 to 4 distinct objects drawn from ``combos`` at random sizes and places."""
     pool = sorted(combos)
-    n = int(n_objects or rng.integers(1, 5))
+    n = int(n_objects or rng.choice(len(N_OBJECTS_P), p=N_OBJECTS_P) + 1)
     picks = [pool[i] for i in rng.choice(len(pool), size=n, replace=False)]
     sizes = [str(rng.choice(list(SIZES))) for _ in picks]
     centres = _place(rng, [SIZES[s] for s in sizes])

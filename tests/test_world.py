@@ -36,7 +36,7 @@ def test_each_mask_has_its_objects_colour_and_masks_do_not_overlap(rng, style):
             assert xs.min() >= x0 * 128 - 1 and xs.max() <= x1 * 128 + 1
             assert ys.min() >= y0 * 128 - 1 and ys.max() <= y1 * 128 + 1
         background = ~masks.any(axis=0)
-        assert (pixels[background] == world.BACKGROUNDS[style]).all()
+        assert (pixels[background] == world.BACKGROUND).all()
 
 
 def test_coverage_keeps_every_colour_and_shape_and_holds_out_the_rest():

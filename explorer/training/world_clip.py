@@ -36,7 +36,7 @@ class TrainConfig:
     model: str = EMBEDDED_MODEL
     coverage: float = world.DEFAULT_COVERAGE
     seed: int = 0
-    steps: int = 1700
+    steps: int = 2000
     batch_size: int = 128
     lr: float = 1e-3
     warmup: int = 150

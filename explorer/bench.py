@@ -1,0 +1,120 @@
+"""Speed figures measured side by side in one run: ``python -m explorer bench --json PATH``."""
+
+from __future__ import annotations
+
+import logging
+import resource
+import time
+from typing import Callable
+
+import numpy as np
+from tqdm import tqdm
+
+from explorer import world
+from explorer.encoders import DualEncoder
+from explorer.engine import Engine
+from explorer.evaluate import evaluate_swaps
+from explorer.methods import REGISTRY, get_method
+from explorer.methods.sgi import StructureGuided
+
+log = logging.getLogger(__name__)
+
+
+def timed(fn: Callable[[], object], repeat: int = 1) -> tuple[float, object]:
+    """Best wall time over ``repeat`` runs, and the last result."""
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, out
+
+
+def bench_items(n: int) -> list[world.SwapItem]:
+    return world.swap_items("heldout", "attribute", n)
+
+
+def sgi_figures(encoder: DualEncoder, repeat: int = 3) -> dict[str, float]:
+    """SGI batched+cached against the published pair-by-pair, crop-by-crop encoding (same crops)."""
+    item = bench_items(1)[0]
+    image = item.images[0].render(encoder.image_size)
+    captions = list(item.captions)
+    naive_s, naive = timed(lambda: StructureGuided(encoder).score_naive(image, captions), repeat)
+    cold_s, cold = timed(lambda: StructureGuided(encoder).score(image, captions), repeat)
+    warm = StructureGuided(encoder)
+    warm.score(image, captions)
+    edits = iter(f"{c} ({k})" for k in range(10_000) for c in captions[1:])  # a fresh caption every run
+    rescore_s, _ = timed(lambda: warm.score(image, [captions[0], next(edits)]), repeat)
+    gap = max(abs(a.value - b.value) for a, b in zip(naive, cold))  # type: ignore[union-attr]
+    crops = len(cold[0].evidence.regions)  # type: ignore[index]
+    log.info("SGI on %d crops: naive %.3f s, batched %.3f s, re-score %.4f s", crops, naive_s, cold_s, rescore_s)
+    return {
+        "sgi.crops": crops,
+        "sgi.naive_s": round(naive_s, 4),
+        "sgi.batched_s": round(cold_s, 4),
+        "sgi.speedup_vs_naive": round(naive_s / cold_s, 2),
+        "sgi.max_abs_score_gap_naive_vs_batched": float(f"{gap:.2e}"),
+        "sgi.rescore_s": round(rescore_s, 5),
+        "sgi.rescore_speedup": round(cold_s / rescore_s, 2),
+    }
+
+
+def analysis_figures(encoder: DualEncoder, tag: str, runs: int = 20) -> dict[str, float]:
+    """The whole page analysis (every registered method) of a new image and two captions, p50 / p95."""
+    engine = Engine(encoder, method_names=tuple(REGISTRY))
+    items = bench_items(runs + 1)
+    size = encoder.image_size
+    engine.analyze(items[0].images[0].render(size), *items[0].captions)  # warm-up: spaCy, lazy imports
+    cold, rescore = [], []
+    for item in tqdm(items[1:], desc=f"analysis ({tag})", unit="run", leave=False):
+        image = item.images[0].render(size)
+        start = time.perf_counter()
+        engine.analyze(image, *item.captions)
+        cold.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        engine.analyze(image, item.captions[0], item.captions[1] + " on a grey floor")  # a caption edit
+        rescore.append(time.perf_counter() - start)
+    ms = 1000 * np.array(cold)
+    return {
+        f"analysis.p50_ms.{tag}": round(float(np.percentile(ms, 50)), 1),
+        f"analysis.p95_ms.{tag}": round(float(np.percentile(ms, 95)), 1),
+        f"rescore.ms.{tag}": round(float(np.percentile(1000 * np.array(rescore), 50)), 1),
+        f"analysis.methods.{tag}": len(engine.methods),
+    }
+
+
+def eval_figures(encoder: DualEncoder, tag: str, n: int = 16) -> dict[str, float]:
+    """World items (two images, two captions) per second, global and SGI together, cold caches."""
+    items = bench_items(n)
+    methods = [get_method("global", encoder), get_method("sgi", encoder)]
+    start = time.perf_counter()
+    for m in methods:
+        evaluate_swaps(m, items, encoder.image_size, progress=lambda it: it)
+    return {f"eval.items_per_s.{tag}": round(n / (time.perf_counter() - start), 2)}
+
+
+def peak_memory_mb() -> float:
+    """Peak resident memory of this process so far (Linux reports KiB)."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def machine() -> str:
+    """CPU model, cores, memory, and torch build, in one line."""
+    import os
+    import platform
+
+    import torch
+
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
+               platform.processor() or "unknown CPU") if os.path.exists("/proc/cpuinfo") else platform.processor()
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30 if hasattr(os, "sysconf") else 0
+    gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU"
+    return (f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB; {gpu}; torch {torch.__version__} "
+            f"({torch.get_num_threads()} threads), Python {platform.python_version()}")
+
+
+def performance_markdown(report: dict, command: str) -> str:
+    """The figures as a table, with the machine and the command that measured them."""
+    rows = "\n".join(f"| `{name}` | {value} |" for name, value in report["figures"].items())
+    return (f"# Performance\n\nMeasured by `{command}` on {machine()}.\n"
+            f"Model: {report['model']} on {report['device']}.\n\n| figure | value |\n|---|---|\n{rows}\n")

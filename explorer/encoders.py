@@ -1,0 +1,302 @@
+"""DualEncoder: any open_clip model -> global, patch and token features, cached per image.
+
+Loads by registry name and pretrained tag, by local checkpoint file, or the embedded default
+(``world-clip`` with the weights in ``checkpoints/``). Uses CUDA with autocast when present.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import socket
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import open_clip
+import torch
+import torch.nn.functional as F
+from huggingface_hub import try_to_load_from_cache
+from PIL import Image
+
+from explorer.models import EMBEDDED_CHECKPOINT, EMBEDDED_MODEL, register_configs
+
+log = logging.getLogger(__name__)
+
+CACHE_SIZE = int(os.environ.get("EXPLORER_CACHE_SIZE", "512"))
+
+
+class ModelUnavailable(RuntimeError):
+    """A model that cannot be loaded; the message is one sentence meant for the user."""
+
+
+@dataclass(frozen=True)
+class ImageFeatures:
+    """One image: L2-normalized global vector (D,), projected patch tokens (h*w, D) and (h, w)."""
+
+    embedding: torch.Tensor
+    patches: torch.Tensor
+    grid: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class TextFeatures:
+    """One caption: global vector (D,), projected tokens (T, D), and each token's word index."""
+
+    caption: str
+    embedding: torch.Tensor
+    tokens: torch.Tensor
+    token_text: tuple[str, ...]
+    token_word: tuple[int, ...]
+    words: tuple[str, ...]
+    truncated: bool
+
+
+def image_key(image: Image.Image) -> str:
+    """A content hash: two images with the same pixels share cached features."""
+    h = hashlib.sha1(f"{image.mode}{image.size}".encode())
+    h.update(image.tobytes())
+    return h.hexdigest()
+
+
+def _project(x: torch.Tensor, proj) -> torch.Tensor:
+    if proj is None:
+        return x
+    return proj(x) if isinstance(proj, torch.nn.Module) else x @ proj
+
+
+def default_device() -> str:
+    return os.environ.get("EXPLORER_DEVICE") or ("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def _load_state_dict(path: Path) -> dict[str, torch.Tensor]:
+    if path.suffix == ".safetensors":
+        from safetensors.torch import load_file
+
+        state = load_file(str(path))
+    else:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        state = state.get("state_dict", state.get("model", state))
+    return {k.removeprefix("module."): v for k, v in state.items()}
+
+
+def _hub_resolves(host: str = "huggingface.co") -> bool:
+    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):
+        return False
+    try:
+        socket.getaddrinfo(host, 443)
+        return True
+    except OSError:
+        return False
+
+
+def _check_weights_reachable(name: str, tag: str) -> None:
+    """Fail at once, in one sentence, when pretrained weights are neither cached nor fetchable."""
+    if Path(tag).is_file():
+        return
+    cfg = open_clip.get_pretrained_cfg(name, tag)
+    if not cfg:
+        known = ", ".join(open_clip.list_pretrained_tags_by_model(name)) or "none"
+        raise ModelUnavailable(f"'{tag}' is not a pretrained tag of '{name}' (known tags: {known}).")
+    if _hub_resolves():
+        return
+    repo = cfg.get("hf_hub", "").strip("/")
+    files = ("open_clip_model.safetensors", "open_clip_pytorch_model.bin")
+    if repo and any(isinstance(try_to_load_from_cache(repo, f), str) for f in files):
+        return
+    raise ModelUnavailable(
+        f"The pretrained weights '{tag}' of '{name}' are not cached here and the model hub cannot be "
+        f"reached: download them on a machine with access and pass the file with --checkpoint."
+    )
+
+
+class DualEncoder:
+    """A frozen open_clip dual encoder with per-image and per-caption feature caches."""
+
+    def __init__(
+        self,
+        name: str | None = None,
+        pretrained: str | None = None,
+        checkpoint: str | Path | None = None,
+        device: str | None = None,
+    ) -> None:
+        register_configs()
+        if name is None and pretrained is None and checkpoint is None:
+            checkpoint = EMBEDDED_CHECKPOINT
+        self.name = name or EMBEDDED_MODEL
+        self.pretrained = pretrained
+        self.checkpoint = Path(checkpoint) if checkpoint is not None else None
+        self.device = device or default_device()
+        self.model, self.preprocess, self.tokenizer = self._create()
+        self.model.eval().to(self.device)
+        self._images: OrderedDict[str, ImageFeatures] = OrderedDict()
+        self._texts: OrderedDict[str, TextFeatures] = OrderedDict()
+        visual = self.model.visual
+        self.image_size: int = visual.image_size[0] if isinstance(visual.image_size, tuple) else visual.image_size
+        self.context_length: int = self.model.context_length
+
+    @property
+    def label(self) -> str:
+        """How the model is named to a user: ``world-clip (embedded)``, ``ViT-B-32 / openai``."""
+        if self.checkpoint == EMBEDDED_CHECKPOINT:
+            return f"{EMBEDDED_MODEL} (embedded)"
+        if self.checkpoint is not None:
+            return f"{self.name} @ {self.checkpoint.name}"
+        return f"{self.name} / {self.pretrained or 'random weights'}"
+
+    def _create(self):
+        if self.name not in open_clip.list_models():
+            raise ModelUnavailable(
+                f"Unknown model '{self.name}': choose one of open_clip.list_models(), e.g. ViT-B-32."
+            )
+        if self.checkpoint is not None and not self.checkpoint.is_file():
+            hint = " (train it with: python -m explorer train-world)" if self.checkpoint == EMBEDDED_CHECKPOINT else ""
+            raise ModelUnavailable(f"No checkpoint file at {self.checkpoint}{hint}.")
+        if self.pretrained is not None:
+            _check_weights_reachable(self.name, self.pretrained)
+        try:
+            model, _, preprocess = open_clip.create_model_and_transforms(self.name, pretrained=self.pretrained)
+            tokenizer = open_clip.get_tokenizer(self.name)
+        except Exception as exc:  # the hub, a tag, a tokenizer download: report one sentence
+            reason = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+            raise ModelUnavailable(
+                f"Could not load '{self.name}' with pretrained weights '{self.pretrained}' "
+                f"({reason}); if the model hub cannot be reached, download the weights on a machine "
+                f"that can and pass the file with --checkpoint."
+            ) from exc
+        if self.checkpoint is not None:
+            model.load_state_dict(_load_state_dict(self.checkpoint))
+        return model, preprocess, tokenizer
+
+    # --- images -----------------------------------------------------------------------
+
+    def _autocast(self):
+        if self.device.startswith("cuda"):
+            dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+            return torch.autocast("cuda", dtype=dtype)
+        return torch.autocast("cpu", enabled=False)
+
+    @torch.no_grad()
+    def _encode_image_batch(self, images: Sequence[Image.Image]) -> list[ImageFeatures]:
+        x = torch.stack([self.preprocess(im.convert("RGB")) for im in images]).to(self.device)
+        with self._autocast():
+            out = self.model.forward_intermediates(
+                image=x, image_indices=1, normalize_intermediates=True, image_output_fmt="NLC"
+            )
+        tokens = out["image_intermediates"][-1]
+        patches = F.normalize(_project(tokens, getattr(self.model.visual, "proj", None)).float(), dim=-1).cpu()
+        glob = F.normalize(out["image_features"].float(), dim=-1).cpu()
+        grid = tuple(self.model.visual.grid_size)
+        return [ImageFeatures(g, p, grid) for g, p in zip(glob, patches)]  # type: ignore[arg-type]
+
+    def encode_images(self, images: Sequence[Image.Image], batch_size: int = 64) -> list[ImageFeatures]:
+        """Features for each image; an image seen before comes from the cache."""
+        keys = [image_key(im) for im in images]
+        found = {k: self._recall(self._images, k) for k in keys if k in self._images}
+        first = {k: im for k, im in zip(keys, images) if k not in found}
+        todo = list(first)
+        for i in range(0, len(todo), batch_size):
+            chunk = todo[i : i + batch_size]
+            for k, feats in zip(chunk, self._encode_image_batch([first[k] for k in chunk])):
+                found[k] = feats
+                self._remember(self._images, k, feats)
+        return [found[k] for k in keys]
+
+    def encode_image(self, image: Image.Image) -> ImageFeatures:
+        return self.encode_images([image])[0]
+
+    @torch.no_grad()
+    def embed_images(self, images: Sequence[Image.Image], batch_size: int = 64) -> torch.Tensor:
+        """Global L2-normalized embeddings (N, D), uncached: for crops and bulk evaluation."""
+        out = []
+        for i in range(0, len(images), batch_size):
+            x = torch.stack([self.preprocess(im.convert("RGB")) for im in images[i : i + batch_size]])
+            with self._autocast():
+                out.append(self.model.encode_image(x.to(self.device)).float())
+        return F.normalize(torch.cat(out), dim=-1).cpu()
+
+    # --- texts ------------------------------------------------------------------------
+
+    def _word_tokens(self, word: str) -> list[int]:
+        inner = getattr(self.tokenizer, "tokenizer", None)  # HF tokenizers wrap one
+        if inner is not None:
+            return inner.encode(word, add_special_tokens=False)
+        return self.tokenizer.encode(word)
+
+    def _decode(self, token_id: int) -> str:
+        inner = getattr(self.tokenizer, "tokenizer", None)
+        if inner is not None:
+            return inner.decode([token_id])
+        return self.tokenizer.decode([token_id]).strip()
+
+    def _alignment(self, caption: str, ids: torch.Tensor) -> tuple[list[int], list[int], bool]:
+        """Positions of the caption's content tokens in ``ids`` and each one's word index."""
+        words = caption.split()
+        sot = getattr(self.tokenizer, "sot_token_id", None)
+        start = 1 if sot is not None and int(ids[0]) == sot else 0
+        word_of = [w for w, word in enumerate(words) for _ in self._word_tokens(word)]
+        room = self.context_length - start - 1  # keep the end-of-text token
+        positions = list(range(start, start + min(len(word_of), room)))
+        return positions, word_of[: len(positions)], len(word_of) > room
+
+    @torch.no_grad()
+    def encode_texts(self, captions: Sequence[str]) -> list[TextFeatures]:
+        found = {c: self._recall(self._texts, c) for c in captions if c in self._texts}
+        todo = list(dict.fromkeys(c for c in captions if c not in found))
+        if todo:
+            ids = self.tokenizer(todo).to(self.device)
+            with self._autocast():
+                out = self.model.forward_intermediates(text=ids, text_indices=1, normalize_intermediates=True)
+            proj = getattr(self.model, "text_projection", None)
+            if proj is None and hasattr(self.model, "text"):
+                proj = getattr(self.model.text, "text_projection", None)
+            tokens = F.normalize(_project(out["text_intermediates"][-1], proj).float(), dim=-1).cpu()
+            glob = F.normalize(out["text_features"].float(), dim=-1).cpu()
+            for c, row, g, t in zip(todo, ids.cpu(), glob, tokens):
+                pos, word_of, truncated = self._alignment(c, row)
+                if truncated:
+                    log.warning("caption longer than %d tokens, truncated: %r", self.context_length, c)
+                feats = TextFeatures(
+                    caption=c,
+                    embedding=g,
+                    tokens=t[pos],
+                    token_text=tuple(self._decode(int(row[p])) for p in pos),
+                    token_word=tuple(word_of),
+                    words=tuple(c.split()),
+                    truncated=truncated,
+                )
+                found[c] = feats
+                self._remember(self._texts, c, feats)
+        return [found[c] for c in captions]
+
+    def encode_text(self, caption: str) -> TextFeatures:
+        return self.encode_texts([caption])[0]
+
+    @torch.no_grad()
+    def embed_texts(self, captions: Sequence[str], batch_size: int = 256) -> torch.Tensor:
+        """Global L2-normalized caption embeddings (N, D), uncached."""
+        out = []
+        for i in range(0, len(captions), batch_size):
+            ids = self.tokenizer(list(captions[i : i + batch_size])).to(self.device)
+            with self._autocast():
+                out.append(self.model.encode_text(ids).float())
+        return F.normalize(torch.cat(out), dim=-1).cpu()
+
+    # --- cache ------------------------------------------------------------------------
+
+    @staticmethod
+    def _remember(cache: OrderedDict, key: str, value) -> None:
+        cache[key] = value
+        cache.move_to_end(key)
+        while len(cache) > CACHE_SIZE:
+            cache.popitem(last=False)
+
+    @staticmethod
+    def _recall(cache: OrderedDict, key: str):
+        cache.move_to_end(key)
+        return cache[key]
+
+    def cache_info(self) -> dict[str, int]:
+        return {"images": len(self._images), "texts": len(self._texts)}

@@ -1,0 +1,89 @@
+"""User input made safe: any image file -> an upright RGB image of bounded size; caption checks."""
+
+from __future__ import annotations
+
+import logging
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+log = logging.getLogger(__name__)
+
+MAX_SIDE = int(os.environ.get("EXPLORER_MAX_SIDE", "1024"))  # longest side kept after loading
+MAX_PIXELS = int(os.environ.get("EXPLORER_MAX_PIXELS", str(400_000_000)))  # refuse beyond this
+MAX_CAPTION_CHARS = 1000
+
+
+class InputError(ValueError):
+    """Bad user input; the message says what is wrong and what to do."""
+
+
+def _to_rgb(im: Image.Image) -> Image.Image:
+    """RGB from any mode: alpha composited on white, 16-bit and float rescaled to 8 bits."""
+    if im.mode in ("I;16", "I;16B", "I;16L", "I", "F"):
+        a = np.asarray(im, dtype=np.float64)
+        lo, hi = float(a.min()), float(a.max())
+        a = (a - lo) / (hi - lo) * 255 if hi > lo else np.zeros_like(a)
+        im = Image.fromarray(a.astype(np.uint8), "L")
+    if im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
+        im = im.convert("RGBA")
+        background = Image.new("RGBA", im.size, (255, 255, 255, 255))
+        return Image.alpha_composite(background, im).convert("RGB")
+    return im.convert("RGB")
+
+
+def normalize_image(im: Image.Image, max_side: int = MAX_SIDE) -> Image.Image:
+    """Upright (EXIF), RGB, longest side at most ``max_side``."""
+    im = ImageOps.exif_transpose(im)
+    if im.mode not in ("RGB", "RGBA", "L", "LA", "CMYK"):
+        im = _to_rgb(im)  # modes that resampling does not support
+    if max(im.size) > max_side:
+        im.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
+    return _to_rgb(im)
+
+
+def load_image(path: str | Path, max_side: int = MAX_SIDE) -> Image.Image:
+    """Open any image file the user gives; a clear ``InputError`` for anything else."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"No file at {path.name}: upload an image first.")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(path) as im:
+                if im.width * im.height > MAX_PIXELS:
+                    raise InputError(
+                        f"{path.name} is {im.width} x {im.height} pixels, more than this app accepts "
+                        f"({MAX_PIXELS:,}); downscale it first."
+                    )
+                im.draft("RGB", (max_side, max_side))  # JPEG decodes straight at a reduced scale
+                im.load()
+                out = normalize_image(im, max_side)
+    except InputError:
+        raise
+    except (UnidentifiedImageError, Image.DecompressionBombError) as exc:
+        raise InputError(f"{path.name} is not an image this app can read (PNG, JPEG, WebP, TIFF, ...).") from exc
+    except (OSError, ValueError, SyntaxError) as exc:
+        raise InputError(f"{path.name} could not be decoded as an image ({exc}).") from exc
+    log.debug("loaded %s as %s", path.name, out.size)
+    return out
+
+
+def clean_caption(text: str | None, which: str) -> str:
+    """One line of text, whitespace collapsed; empty or overlong captions are refused."""
+    caption = " ".join((text or "").split())
+    if not caption:
+        raise InputError(f"Caption {which} is empty: type a caption.")
+    if len(caption) > MAX_CAPTION_CHARS:
+        raise InputError(f"Caption {which} is longer than {MAX_CAPTION_CHARS} characters: shorten it.")
+    return caption
+
+
+def clean_caption_pair(a: str | None, b: str | None) -> tuple[str, str]:
+    ca, cb = clean_caption(a, "A"), clean_caption(b, "B")
+    if ca.lower() == cb.lower():
+        raise InputError("Captions A and B are the same: edit B, or press 'Swap for me'.")
+    return ca, cb

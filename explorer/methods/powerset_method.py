@@ -1,0 +1,193 @@
+"""PowerCLIP powerset alignment (seed 004): each node of the caption's tree takes its best subset of regions.
+
+Regions (segments, random boxes, SAM masks or the world's objects) are laid on the patch grid; every
+subset pools the patch tokens under its union. The score is the mean over tree nodes of the best
+subset's cosine, enumerated exactly over the ``exact_limit`` largest regions; the NLA-scan value
+(``explorer.powerset``: O(M) for a fixed patch grid, a lower bound, exact for disjoint orthogonal
+regions) is reported beside it, over the same regions and over all of them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import torch
+from PIL import Image
+from torchvision.transforms import Resize
+
+from explorer.encoders import CACHE_SIZE, DualEncoder, image_key
+from explorer.methods.base import Score, ScoringMethod, register
+from explorer.powerset import exact_alignment, nla_scan, subset_masks
+from explorer.regions import Box, Region, fill_color, random_regions, sam_regions, segment_regions
+from explorer.tree import TreeNode, parse_tree
+
+REGION_SOURCES = ("segments", "random", "sam", "world")
+MIN_PATCH_COVER = 0.3  # a patch belongs to a region when this fraction of its pixels is in the mask
+
+
+@dataclass(frozen=True)
+class NodeAlignment:
+    """One tree node's best region subset, exact and by the NLA."""
+
+    node: TreeNode
+    best: tuple[int, ...]  # regions of the exact best subset
+    exact: float  # its cosine
+    nla: float  # NLA-scan over the same regions (<= exact)
+    error: float  # exact - nla
+    nla_best: tuple[int, ...]  # NLA-scan's best subset over all regions
+    nla_all: float  # NLA-scan over all regions
+
+
+@dataclass(frozen=True)
+class PowersetEvidence:
+    """What the UI shows: the tree, the regions, and each node's alignment with its timings."""
+
+    tree: tuple[TreeNode, ...]
+    regions: tuple[Region, ...]  # largest first: boxes and pixel masks
+    masks: np.ndarray  # (M, h, w) bool: the regions on the patch grid
+    alignments: tuple[NodeAlignment, ...]  # one per tree node
+    exact_regions: int  # how many of the largest regions were enumerated exactly
+    exact_seconds: float
+    nla_seconds: float
+
+
+def world_regions(image: Image.Image, max_regions: int = 24, min_frac: float = 0.001) -> list[Region]:
+    """Objects of a plain-background scene (the world's): connected parts unlike the background, largest first."""
+    from scipy import ndimage
+
+    rgb = np.asarray(image.convert("RGB"), dtype=np.int16)
+    labels, n = ndimage.label(np.abs(rgb - np.array(fill_color(image))).max(-1) > 24)
+    sizes = np.bincount(labels.ravel(), minlength=n + 1)[1:]
+    out = []
+    for i in np.argsort(-sizes)[:max_regions]:
+        if sizes[i] < min_frac * labels.size:
+            break
+        mask = labels == i + 1
+        ys, xs = np.nonzero(mask)
+        out.append(Region((int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1), "world", mask))
+    return out
+
+
+def visible_box(width: int, height: int, preprocess) -> Box:
+    """The part of the image the encoder sees: the centre square after a shortest-side resize, else all of it."""
+    sizes = [t.size for t in getattr(preprocess, "transforms", []) if isinstance(t, Resize)]
+    if sizes and (isinstance(sizes[0], int) or len(sizes[0]) == 1):
+        side = min(width, height)
+        x0, y0 = (width - side) // 2, (height - side) // 2
+        return (x0, y0, x0 + side, y0 + side)
+    return (0, 0, width, height)
+
+
+def patch_mask(mask: np.ndarray, grid: tuple[int, int], box: Box) -> np.ndarray:
+    """A pixel mask on the (h, w) patch grid, flat: patches at least MIN_PATCH_COVER inside, else the nearest one."""
+    h, w = grid
+    x0, y0, x1, y1 = box
+    crop = Image.fromarray(mask[y0:y1, x0:x1].astype(np.float32))
+    frac = np.asarray(crop.resize((w, h), Image.Resampling.BOX)).ravel()
+    out = frac >= MIN_PATCH_COVER
+    if not out.any():
+        if frac.max() > 0:
+            out[frac.argmax()] = True
+        else:  # the mask lies outside the visible square: the patch nearest its centroid
+            ys, xs = np.nonzero(mask)
+            gy = int(np.clip((ys.mean() - y0) / max(1, y1 - y0) * h, 0, h - 1))
+            gx = int(np.clip((xs.mean() - x0) / max(1, x1 - x0) * w, 0, w - 1))
+            out[gy * w + gx] = True
+    return out
+
+
+@register
+class PowersetAlignment(ScoringMethod):
+    name = "powerset"
+    label = "PowerCLIP"
+
+    def __init__(
+        self,
+        encoder: DualEncoder,
+        regions: str = "segments",
+        n_random: int = 8,
+        seed: int = 0,
+        sam_checkpoint: str | None = None,
+        exact_limit: int = 10,
+        max_regions: int = 24,
+    ) -> None:
+        super().__init__(encoder)
+        if regions not in REGION_SOURCES:
+            raise ValueError(f"unknown regions {regions!r}; known: {', '.join(REGION_SOURCES)}")
+        if regions == "sam" and not sam_checkpoint:
+            raise ValueError("regions='sam' needs sam_checkpoint, the path of a segment-anything checkpoint")
+        self.source, self.n_random, self.seed, self.sam_checkpoint = regions, n_random, seed, sam_checkpoint
+        self.exact_limit, self.max_regions = exact_limit, max_regions
+        self._cache: OrderedDict[str, tuple[tuple[Region, ...], torch.Tensor]] = OrderedDict()
+
+    def regions(self, image: Image.Image) -> list[Region]:
+        """Region masks from the chosen source, largest first; the whole image when the source finds none."""
+        if self.source == "segments":
+            found = segment_regions(image, self.max_regions)
+        elif self.source == "random":
+            found = random_regions(image, self.n_random, self.seed)
+        elif self.source == "sam":
+            found = sam_regions(image, str(self.sam_checkpoint), self.encoder.device, self.max_regions)
+        else:
+            found = world_regions(image, self.max_regions)
+        found = sorted((r for r in found if r.mask is not None and r.mask.any()), key=lambda r: -int(r.mask.sum()))
+        whole = Region((0, 0, image.width, image.height), "image", np.ones((image.height, image.width), dtype=bool))
+        return found[: self.max_regions] or [whole]
+
+    def region_masks(self, image: Image.Image, grid: tuple[int, int]) -> tuple[tuple[Region, ...], torch.Tensor]:
+        """The regions and their (M, h*w) patch-grid masks; cached by image content."""
+        key = image_key(image)
+        if key not in self._cache:
+            regions = tuple(self.regions(image))
+            box = visible_box(image.width, image.height, self.encoder.preprocess)
+            masks = torch.from_numpy(np.stack([patch_mask(r.mask, grid, box) for r in regions]))
+            self._cache[key] = (regions, masks)
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        self._cache.move_to_end(key)
+        return self._cache[key]
+
+    def prepare(self, images: Sequence[Image.Image]) -> None:
+        for feats, im in zip(self.encoder.encode_images(images), images):
+            self.region_masks(im, feats.grid)
+
+    def _score(
+        self,
+        patches: torch.Tensor,
+        regions: tuple[Region, ...],
+        masks: torch.Tensor,
+        grid: tuple[int, int],
+        caption: str,
+    ) -> Score:
+        tree = parse_tree(caption)
+        texts = torch.stack([t.embedding for t in self.encoder.encode_texts([n.text for n in tree])])
+        m = min(len(regions), self.exact_limit)
+        start = time.perf_counter()
+        exact = exact_alignment(patches, masks[:m], texts)
+        middle = time.perf_counter()
+        nla, _ = nla_scan(patches, masks[:m], texts)
+        end = time.perf_counter()
+        nla_all, nla_subsets = nla_scan(patches, masks, texts)
+        subsets, nla_subsets = subset_masks(m)[exact.best_subset], nla_subsets.T
+        alignments = tuple(
+            NodeAlignment(
+                node, tuple(subsets[k].nonzero().flatten().tolist()), float(exact.best[k]), float(nla[k]),
+                float(exact.best[k] - nla[k]), tuple(nla_subsets[k].nonzero().flatten().tolist()),
+                float(nla_all[k]),
+            )
+            for k, node in enumerate(tree)
+        )
+        evidence = PowersetEvidence(
+            tuple(tree), tuple(regions), masks.reshape(len(regions), *grid).numpy(), alignments, m,
+            middle - start, end - middle,
+        )
+        return Score(self.name, caption, exact.t2r, evidence)
+
+    def score(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
+        feats = self.encoder.encode_image(image)
+        regions, masks = self.region_masks(image, feats.grid)
+        return [self._score(feats.patches, regions, masks, feats.grid, c) for c in captions]

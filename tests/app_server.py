@@ -1,0 +1,27 @@
+"""Start the real page in this process on a free loopback port (for the app and browser tests)."""
+
+from __future__ import annotations
+
+import socket
+from contextlib import contextmanager
+
+from explorer.engine import Engine
+from explorer.ui.app import build_app
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def running_app(encoder):
+    demo = build_app(Engine(encoder))
+    demo.queue()
+    _, url, _ = demo.launch(server_name="127.0.0.1", server_port=free_port(), prevent_thread_lock=True,
+                            quiet=True, share=False)
+    try:
+        yield url
+    finally:
+        demo.close()

@@ -1,0 +1,125 @@
+"""The page through gradio_client, in process: the main flow and every kind of bad input."""
+
+import numpy as np
+import pytest
+from gradio_client import Client, handle_file
+from PIL import Image
+
+from explorer import world
+from tests.app_server import running_app
+
+RIGHT, WRONG = "a red square and a blue circle", "a blue square and a red circle"
+
+
+@pytest.fixture(scope="module")
+def client(embedded):
+    with running_app(embedded) as url:
+        yield Client(url, verbose=False)
+
+
+@pytest.fixture(scope="module")
+def scene_path(tmp_path_factory):
+    a = world.WorldObject("red", "square", "large", 0.27, 0.3)
+    b = world.WorldObject("blue", "circle", "large", 0.72, 0.7)
+    path = tmp_path_factory.mktemp("img") / "scene.png"
+    world.Scene((a, b)).render(128).save(path)
+    return path
+
+
+def analyze(client, path, a=RIGHT, b=WRONG):
+    return client.predict(handle_file(str(path)), a, b, api_name="/analyze")
+
+
+def assert_full_result(out):
+    status, shown, table, overlay_a, overlay_b, heatmap = out
+    assert status.startswith("Done"), status
+    rows = {r[0]: r for r in table["data"]}
+    assert set(rows) == {"global cosine", "SGI"}
+    for row in rows.values():
+        assert row[3] == pytest.approx(row[1] - row[2], abs=2e-4)
+        assert row[4] in ("A", "B", "tie")
+    for path in (shown, overlay_a, overlay_b):
+        assert Image.open(path).size[0] > 0
+    assert heatmap is not None
+    return rows
+
+
+def test_main_flow_scores_both_captions(client, scene_path):
+    rows = assert_full_result(analyze(client, scene_path))
+    assert rows["SGI"][4] == "A"  # the scene has a red square and a blue circle
+    overlay = np.asarray(Image.open(analyze(client, scene_path)[3]))
+    assert overlay.shape[0] == 448  # the scene is shown enlarged with the boxes drawn on it
+
+
+def test_swap_for_me_and_preview(client, scene_path):
+    b, status = client.predict("a black dog and a white cat", api_name="/swap")
+    assert b == "a white dog and a black cat" and "attribute" in status
+    _, status = client.predict("a dog", api_name="/swap")
+    assert "No swap" in status
+    shown, status = client.predict(handle_file(str(scene_path)), api_name="/preview")
+    assert status == "" and Image.open(shown).size == (128, 128)
+
+
+def test_model_menu_reports_an_unreachable_model_and_keeps_the_current_one(client):
+    status, device, model = client.predict("ViT-B-32 / openai", api_name="/load_model")
+    assert "Cannot run" in status and "cannot be reached" in status
+    assert "world-clip (embedded)" in device and "cpu" in device
+    assert model == "world-clip (embedded)"
+
+
+def test_not_an_image(client, tmp_path):
+    path = tmp_path / "notes.png"
+    path.write_text("hello")
+    status, shown, table, overlay_a, overlay_b, heatmap = analyze(client, path)
+    assert "notes.png is not an image" in status
+    assert shown is None and overlay_a is None and overlay_b is None
+
+
+@pytest.mark.parametrize("a, b, needle", [("", WRONG, "Caption A is empty"), (RIGHT, "   ", "Caption B is empty"),
+                                         (RIGHT, RIGHT, "the same")])
+def test_bad_captions_get_a_message(client, scene_path, a, b, needle):
+    status, *_ = analyze(client, scene_path, a, b)
+    assert needle in status
+
+
+def odd_images():
+    base = world.swap_items("id", "attribute", 1)[0].images[0].render(256)
+    yield "grayscale", base.convert("L"), "png", {}
+    rgba = base.convert("RGBA")
+    rgba.putalpha(200)
+    yield "rgba", rgba, "png", {}
+    yield "16-bit", Image.fromarray((np.asarray(base.convert("L")).astype(np.uint16) * 257)), "png", {}
+    yield "cmyk", base.convert("CMYK"), "jpg", {}
+    exif = Image.Exif()
+    exif[0x0112] = 8  # stored turned clockwise; shown after turning it back
+    yield "exif-rotated", base.crop((0, 0, 256, 128)).rotate(-90, expand=True), "jpg", {"exif": exif}
+    yield "huge", Image.new("RGB", (12000, 12000), (128, 128, 128)), "png", {}
+
+
+def test_odd_images_are_read_and_scored(client, tmp_path):
+    for name, image, ext, kw in odd_images():
+        path = tmp_path / f"{name}.{ext}"
+        image.save(path, **kw)
+        out = analyze(client, path)
+        assert_full_result(out)
+        shown = Image.open(out[1])
+        assert max(shown.size) <= 1024, name
+        if name == "exif-rotated":
+            assert shown.size == (256, 128)
+
+
+def test_browse_world_filter_and_send_to_the_main_page(client):
+    items, selection, category, position, status = client.predict("world", "", 3, api_name="/browse_load")
+    assert status == "Loaded 36 items."
+    image_0, image_1, details = client.predict(2, api_name="/browse_show")
+    assert "id/attribute/2" in details and "global cosine with image 1" in details
+    assert Image.open(image_0).size == (128, 128) and Image.open(image_1).size == (128, 128)
+    path, a, b, _, status = client.predict(2, api_name="/browse_send")
+    expected = world.swap_items("id", "attribute", 3)[2]
+    assert (a, b) == expected.captions and status == "Sent."
+    assert np.array_equal(np.asarray(Image.open(path)), np.asarray(expected.images[0].render(128)))
+
+
+def test_browse_a_missing_benchmark_says_so(client, tmp_path):
+    *_, status = client.predict("winoground", str(tmp_path / "nowhere"), 3, api_name="/browse_load")
+    assert "Cannot load" in status and "nowhere" in status

@@ -1,0 +1,44 @@
+"""End to end in a real headless Chromium (Debian's), driven by Playwright."""
+
+import shutil
+
+import pytest
+
+from explorer import world
+from tests.app_server import running_app
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH: `./run test` installs Debian's chromium when run as root"),
+]
+
+
+def test_upload_type_run_and_see_scores_and_overlays(embedded, tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    a = world.WorldObject("red", "square", "large", 0.27, 0.3)
+    b = world.WorldObject("blue", "circle", "large", 0.72, 0.7)
+    scene = tmp_path / "scene.png"
+    world.Scene((a, b)).render(128).save(scene)
+    with running_app(embedded) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1800})
+        page.goto(url)
+        page.locator("#upload input[type=file]").set_input_files(str(scene))
+        page.locator("#caption-a textarea").fill("a red square and a blue circle")
+        page.locator("#caption-b textarea").fill("a blue square and a red circle")
+        page.locator("#run").click()
+        expect(page.locator("#status")).to_contain_text("Done", timeout=60_000)
+        table = page.locator("#scores")
+        expect(table).to_contain_text("SGI")
+        expect(table).to_contain_text("global cosine")
+        for overlay in ("#overlay-a img", "#overlay-b img"):
+            expect(page.locator(overlay)).to_be_visible()
+            assert page.locator(overlay).evaluate("img => img.naturalWidth") > 0
+        expect(page.locator("#heatmap .js-plotly-plot")).to_be_visible()
+        page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
+        browser.close()

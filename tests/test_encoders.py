@@ -1,0 +1,132 @@
+import time
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from PIL import Image
+
+from explorer import world
+from explorer.encoders import DualEncoder, ModelUnavailable
+from explorer.models import EMBEDDED_CHECKPOINT
+
+
+def scene_image(seed=0, size=128):
+    return world.random_scene(np.random.default_rng(seed), world.seen_combos(), 2).render(size)
+
+
+def reference_patch_tokens(model, image_tensor):
+    """Patch tokens by another route: a hook on the last block, then ln_post and proj by hand."""
+    captured = {}
+    hook = model.visual.transformer.resblocks[-1].register_forward_hook(lambda m, i, o: captured.update(x=o))
+    with torch.no_grad():
+        pooled = model.encode_image(image_tensor)
+    hook.remove()
+    x = model.visual.ln_post(captured["x"])
+    return x[:, 1:] @ model.visual.proj, x[:, 0] @ model.visual.proj, pooled
+
+
+@pytest.mark.parametrize("which", ["embedded", "random_vit"])
+def test_patch_tokens_are_the_projected_grid(which, request):
+    enc = request.getfixturevalue(which)
+    image = scene_image()
+    feats = enc.encode_image(image)
+    gh, gw = feats.grid
+    assert feats.patches.shape == (gh * gw, enc.model.embed_dim if hasattr(enc.model, "embed_dim") else feats.patches.shape[1])
+    assert (gh, gw) == (enc.image_size // enc.model.visual.patch_size[0],) * 2
+    x = enc.preprocess(image).unsqueeze(0)
+    patches, cls, pooled = reference_patch_tokens(enc.model, x)
+    torch.testing.assert_close(feats.patches, F.normalize(patches[0], dim=-1), atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(feats.embedding, F.normalize(pooled[0], dim=-1), atol=1e-5, rtol=1e-4)
+    torch.testing.assert_close(F.normalize(cls[0], dim=-1), feats.embedding, atol=1e-5, rtol=1e-4)
+
+
+def test_embedded_grid_and_dimensions(embedded):
+    feats = embedded.encode_image(scene_image())
+    assert feats.grid == (8, 8) and feats.patches.shape == (64, 128) and feats.embedding.shape == (128,)
+    assert torch.allclose(feats.patches.norm(dim=-1), torch.ones(64), atol=1e-5)
+
+
+def test_registry_model_with_random_weights(random_vit):
+    assert random_vit.label == "ViT-B-32 / random weights"
+    feats = random_vit.encode_image(scene_image())
+    assert feats.grid == (7, 7) and feats.patches.shape == (49, 512)
+
+
+def test_token_features_align_to_words(embedded):
+    caption = "a black dog and a white cat"
+    t = embedded.encode_text(caption)
+    assert t.words == tuple(caption.split())
+    assert t.token_text == t.words and t.token_word == tuple(range(7))
+    punct = embedded.encode_text("Dogs, cats!")
+    assert punct.token_text == ("dogs", ",", "cats", "!") and punct.token_word == (0, 0, 1, 1)
+    # the tokens are the text tower's own per-position outputs, projected
+    model = embedded.model
+    ids = embedded.tokenizer([caption])
+    with torch.no_grad():
+        x = model.token_embedding(ids) + model.positional_embedding
+        x = model.ln_final(model.transformer(x, attn_mask=model.attn_mask)) @ model.text_projection
+    torch.testing.assert_close(t.tokens, F.normalize(x[0, 1:8], dim=-1), atol=1e-5, rtol=1e-4)
+    eot = int(ids[0].argmax())
+    torch.testing.assert_close(t.embedding, F.normalize(x[0, eot], dim=-1), atol=1e-5, rtol=1e-4)
+
+
+def test_long_caption_is_truncated_with_a_flag(embedded):
+    long = " and ".join(["a red square"] * 20)
+    t = embedded.encode_text(long)
+    assert t.truncated and len(t.tokens) == embedded.context_length - 2
+    assert not embedded.encode_text("a red square").truncated
+
+
+def test_batches_give_the_same_features_as_one_by_one(embedded):
+    images = [scene_image(s) for s in range(5)]
+    batch = embedded.embed_images(images, batch_size=2)
+    single = torch.cat([embedded.embed_images([im]) for im in images])
+    torch.testing.assert_close(batch, single, atol=1e-5, rtol=1e-4)
+
+
+def test_image_cache_is_keyed_by_content(embedded, monkeypatch):
+    calls = []
+    original = embedded._encode_image_batch
+    monkeypatch.setattr(embedded, "_encode_image_batch", lambda ims: calls.append(len(ims)) or original(ims))
+    a = scene_image(11)
+    first = embedded.encode_image(a)
+    again = embedded.encode_image(Image.fromarray(np.asarray(a).copy()))  # same pixels, new object
+    assert calls == [1] and again is first
+    other = scene_image(12)
+    embedded.encode_images([a, other, other])
+    assert calls == [1, 1]
+
+
+def test_loads_a_local_checkpoint_file(tmp_path, embedded):
+    path = tmp_path / "state.pt"
+    torch.save({"state_dict": embedded.model.state_dict()}, path)
+    enc = DualEncoder("world-clip", checkpoint=path)
+    image = scene_image(3)
+    torch.testing.assert_close(enc.encode_image(image).embedding, embedded.encode_image(image).embedding)
+    assert "state.pt" in enc.label
+
+
+def test_embedded_default_loads_the_shipped_checkpoint(embedded):
+    assert embedded.checkpoint == EMBEDDED_CHECKPOINT and embedded.label == "world-clip (embedded)"
+    assert EMBEDDED_CHECKPOINT.stat().st_size < 50 * 2**20
+
+
+def test_unreachable_pretrained_tag_fails_fast_with_one_sentence():
+    start = time.time()
+    with pytest.raises(ModelUnavailable) as err:
+        DualEncoder("ViT-B-32", pretrained="openai")
+    message = str(err.value)
+    assert time.time() - start < 10
+    assert "ViT-B-32" in message and "openai" in message and "--checkpoint" in message
+    assert "\n" not in message and "Traceback" not in message
+
+
+@pytest.mark.parametrize(
+    "kwargs, needle",
+    [({"name": "No-Such-Model"}, "Unknown model"), ({"name": "ViT-B-32", "pretrained": "nonsense"}, "not a pretrained tag"),
+     ({"name": "world-clip", "checkpoint": "/nonexistent/weights.safetensors"}, "No checkpoint file")],
+)
+def test_other_load_failures_are_clear(kwargs, needle):
+    with pytest.raises(ModelUnavailable, match=needle):
+        DualEncoder(**kwargs)

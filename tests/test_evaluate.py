@@ -1,0 +1,85 @@
+import json
+
+import numpy as np
+import pytest
+
+from explorer import world
+from explorer.cli import main
+from explorer.evaluate import evaluate_world, summarize, swap_outcome
+from explorer.methods import get_method
+
+
+@pytest.mark.parametrize(
+    "s, text, image",
+    [
+        ([[0.9, 0.1], [0.2, 0.8]], True, True),
+        ([[0.9, 0.95], [0.2, 0.8]], True, False),   # caption 0 prefers image 1
+        ([[0.5, 0.1], [0.6, 0.8]], False, True),    # image 0 prefers caption 1
+        ([[0.5, 0.5], [0.5, 0.5]], False, False),   # ties are failures
+    ],
+)
+def test_swap_outcome(s, text, image):
+    o = swap_outcome(np.array(s))
+    assert (o.text, o.image, o.group) == (text, image, text and image)
+
+
+def test_summary_in_percent():
+    from explorer.evaluate import Outcome
+
+    out = summarize([Outcome(True, True), Outcome(True, False), Outcome(False, False), Outcome(False, True)])
+    assert out == {"text": 50.0, "image": 50.0, "group": 25.0, "n": 4}
+
+
+def test_eval_cli_writes_the_documented_json(tmp_path, capsys):
+    path = tmp_path / "r.json"
+    assert main(["eval", "--benchmark", "world", "--methods", "global", "--split", "id,shift", "--limit", "3",
+                 "--json", str(path)]) == 0
+    report = json.loads(path.read_text())
+    assert report["benchmark"] == "world" and report["model"] == "world-clip (embedded)"
+    res = report["results"]["global"]
+    assert set(res) == {"id", "shift"}
+    assert set(res["id"]) == set(world.KINDS) | {"all"}
+    assert res["id"]["all"]["n"] == 12 and res["id"]["attribute"]["n"] == 3
+    assert all(0 <= res["id"][k][m] <= 100 for k in res["id"] for m in ("text", "image", "group"))
+
+
+def test_world_single_cli(tmp_path):
+    path = tmp_path / "s.json"
+    assert main(["eval", "--benchmark", "world-single", "--split", "heldout", "--limit", "5", "--json", str(path)]) == 0
+    single = json.loads(path.read_text())["results"]["global"]["heldout"]["single"]
+    assert single["n"] == 5 and 0 <= single["top1"] <= 100
+
+
+def test_embedded_model_knows_its_concepts(embedded):
+    """The shipped checkpoint: single-object retrieval among all 32 objects' captions, 500 items a split."""
+    res = evaluate_world([get_method("global", embedded)], "world-single", ["id", "heldout"], 500)["global"]
+    assert res["id"]["single"]["top1"] >= 95
+    assert res["heldout"]["single"]["top1"] >= 95
+
+
+def test_eval_cli_on_a_public_benchmark_writes_json_csv_and_chart(tmp_path):
+    from tests.test_datasets import sugarcrepe
+
+    root = sugarcrepe(tmp_path / "sc")
+    out = tmp_path / "sc.json"
+    assert main(["eval", "--benchmark", "sugarcrepe", "--data", str(root), "--methods", "global,sgi",
+                 "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert set(report["results"]) == {"global", "sgi"}
+    assert report["results"]["sgi"]["all"]["n"] == 3
+    assert out.with_suffix(".csv").is_file() and out.with_suffix(".html").is_file()
+
+
+def test_eval_cli_reports_a_malformed_benchmark_in_one_line(tmp_path, caplog):
+    (tmp_path / "swap_att.json").write_text("{oops")
+    assert main(["eval", "--benchmark", "sugarcrepe", "--data", str(tmp_path)]) == 2
+    assert "swap_att.json: invalid JSON" in caplog.text
+
+
+def test_method_options_from_the_command_line():
+    from explorer.cli import method_options
+
+    assert method_options(["sgi.crop_mode=resize", "sgi.scales=(1.0, 0.5)"]) == {
+        "sgi": {"crop_mode": "resize", "scales": (1.0, 0.5)}}
+    with pytest.raises(SystemExit):
+        method_options(["crop_mode=resize"])

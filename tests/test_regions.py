@@ -1,0 +1,58 @@
+import numpy as np
+import pytest
+from PIL import Image
+
+from explorer import world
+from explorer.regions import crop_view, multiscale_crops, random_regions, segment_regions
+
+
+@pytest.mark.parametrize("size", [(128, 128), (640, 480), (300, 900)])
+def test_crops_cover_the_image_at_every_scale(size):
+    w, h = size
+    regions = multiscale_crops(w, h)
+    assert regions[0].box == (0, 0, w, h) and regions[0].source == "image"
+    assert 86 <= len(regions) <= 270 or size != (128, 128)
+    sides = {}
+    for r in regions[1:]:
+        x0, y0, x1, y1 = r.box
+        assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
+        sides.setdefault(x1 - x0, []).append(r.box)
+    assert len(sides) >= 4
+    for boxes in sides.values():  # each scale tiles the whole image
+        covered = np.zeros((h, w), bool)
+        for x0, y0, x1, y1 in boxes:
+            covered[y0:y1, x0:x1] = True
+        assert covered.all()
+
+
+def test_crop_count_follows_scales_and_stride():
+    few = multiscale_crops(128, 128, scales=(1.0, 0.5), stride=1.0)
+    assert [r.box for r in few] == [(0, 0, 128, 128), (0, 0, 64, 64), (64, 0, 128, 64), (0, 64, 64, 128), (64, 64, 128, 128)]
+    assert len(multiscale_crops(128, 128, stride=0.25)) > len(multiscale_crops(128, 128))
+    with pytest.raises(ValueError):
+        multiscale_crops(128, 128, scales=(0,))
+
+
+def test_crop_views_keep_aspect_or_scale():
+    im = Image.new("RGB", (100, 50), (10, 20, 30))
+    im.paste((255, 0, 0), (10, 10, 30, 20))
+    resized = crop_view(im, (10, 10, 50, 20), "resize", fill=(0, 0, 0))
+    assert resized.size == (40, 40)  # padded to a square, not stretched
+    masked = crop_view(im, (10, 10, 30, 20), "mask", fill=(1, 2, 3))
+    assert masked.size == im.size
+    a = np.asarray(masked)
+    assert a[15, 15].tolist() == [255, 0, 0] and a[40, 80].tolist() == [1, 2, 3]
+
+
+def test_segmentation_finds_the_world_objects():
+    scene = world.swap_items("id", "attribute", 1)[0].images[0]
+    regions = segment_regions(scene.render(128))
+    for obj_box in scene.pixel_boxes(128):
+        assert any(max(abs(a - b) for a, b in zip(r.box, obj_box)) <= 3 for r in regions)
+
+
+def test_random_regions_are_seeded():
+    im = Image.new("RGB", (64, 48))
+    a, b = random_regions(im, 5, seed=1), random_regions(im, 5, seed=1)
+    assert [r.box for r in a] == [r.box for r in b]
+    assert all(r.mask.sum() == r.area for r in a)

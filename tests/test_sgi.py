@@ -1,0 +1,63 @@
+import numpy as np
+import pytest
+
+from explorer import world
+from explorer.methods import get_method
+from explorer.methods.sgi import segment_prompts
+
+
+def known_scene():
+    a = world.WorldObject("red", "square", "large", 0.27, 0.3)
+    b = world.WorldObject("blue", "circle", "large", 0.72, 0.7)
+    return world.Scene((a, b)), "a red square and a blue circle", "a blue square and a red circle"
+
+
+def contains(outer, inner, slack=2):
+    return outer[0] <= inner[0] + slack and outer[1] <= inner[1] + slack and outer[2] >= inner[2] - slack and outer[3] >= inner[3] - slack
+
+
+def test_sgi_finds_each_object_and_prefers_the_right_caption(embedded):
+    scene, right, wrong = known_scene()
+    image = scene.render(128)
+    sgi = get_method("sgi", embedded)
+    good, bad = sgi.score(image, [right, wrong])
+    assert good.value > bad.value
+    ev = good.evidence
+    assert [m.segment.text for m in ev.matches] == ["red square", "blue circle"]
+    assert ev.matrix.shape == (2, len(ev.regions))
+    for m, obj_box in zip(ev.matches, scene.pixel_boxes(128)):
+        best = ev.regions[m.crop].box
+        assert contains(best, obj_box), (m.segment.text, best, obj_box)
+        assert (best[2] - best[0]) < 128  # a crop, not the whole image
+        assert m.similarity == pytest.approx(ev.matrix.max(axis=1)[ev.matches.index(m)])
+    assert good.value == pytest.approx(np.mean([m.similarity for m in ev.matches]))
+
+
+def test_batched_and_naive_paths_agree_and_crops_are_encoded_once(embedded, monkeypatch):
+    scene, right, wrong = known_scene()
+    image = scene.render(128)
+    sgi = get_method("sgi", embedded)
+    calls = []
+    original = embedded.embed_images
+    monkeypatch.setattr(embedded, "embed_images", lambda ims, **kw: calls.append(len(ims)) or original(ims, **kw))
+    batched = sgi.score(image, [right, wrong])
+    sgi.score(image, ["a red square", "a red circle and a blue square"])  # a caption edit: no image work
+    n = len(batched[0].evidence.regions)
+    assert calls == [n]
+    naive = sgi.score_naive(image, [right, wrong])
+    assert calls[1:] == [1] * (2 * n)  # one by one, for each caption again
+    for a, b in zip(batched, naive):
+        assert a.value == pytest.approx(b.value, abs=1e-5)
+        assert [m.crop for m in a.evidence.matches] == [m.crop for m in b.evidence.matches]
+
+
+def test_segment_prompts_read_like_captions():
+    prompts = [p for _, p in segment_prompts("a large red square to the left of a small blue circle")]
+    assert prompts == ["a large red square", "a small blue circle", "a square to the left of a circle"]
+    assert [p for _, p in segment_prompts("red")] == ["red"]
+
+
+def test_sgi_runs_on_a_registry_model(random_vit):
+    scene, right, wrong = known_scene()
+    scores = get_method("sgi", random_vit, scales=(1.0, 0.5)).score(scene.render(224), [right, wrong])
+    assert len(scores[0].evidence.regions) == 10 and np.isfinite([s.value for s in scores]).all()
