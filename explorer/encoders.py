@@ -71,17 +71,6 @@ def default_device() -> str:
     return os.environ.get("EXPLORER_DEVICE") or ("cuda" if torch.cuda.is_available() else "cpu")
 
 
-def _load_state_dict(path: Path) -> dict[str, torch.Tensor]:
-    if path.suffix == ".safetensors":
-        from safetensors.torch import load_file
-
-        state = load_file(str(path))
-    else:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-        state = state.get("state_dict", state.get("model", state))
-    return {k.removeprefix("module."): v for k, v in state.items()}
-
-
 def _hub_resolves(host: str = "huggingface.co") -> bool:
     if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):
         return False
@@ -154,10 +143,11 @@ class DualEncoder:
         if self.checkpoint is not None and not self.checkpoint.is_file():
             hint = " (train it with: python -m explorer train-world)" if self.checkpoint == EMBEDDED_CHECKPOINT else ""
             raise ModelUnavailable(f"No checkpoint file at {self.checkpoint}{hint}.")
-        if self.pretrained is not None:
+        if self.pretrained is not None and self.checkpoint is None:
             _check_weights_reachable(self.name, self.pretrained)
-        try:
-            model, _, preprocess = open_clip.create_model_and_transforms(self.name, pretrained=self.pretrained)
+        weights = str(self.checkpoint) if self.checkpoint is not None else self.pretrained
+        try:  # open_clip loads a local file itself: safetensors, or torch.load(weights_only=True)
+            model, _, preprocess = open_clip.create_model_and_transforms(self.name, pretrained=weights)
             tokenizer = open_clip.get_tokenizer(self.name)
         except Exception as exc:  # the hub, a tag, a tokenizer download: report one sentence
             reason = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
@@ -166,8 +156,6 @@ class DualEncoder:
                 f"({reason}); if the model hub cannot be reached, download the weights on a machine "
                 f"that can and pass the file with --checkpoint."
             ) from exc
-        if self.checkpoint is not None:
-            model.load_state_dict(_load_state_dict(self.checkpoint))
         return model, preprocess, tokenizer
 
     # --- images -----------------------------------------------------------------------

@@ -109,12 +109,13 @@ def test_odd_images_are_read_and_scored(client, tmp_path):
 
 
 def test_browse_world_filter_and_send_to_the_main_page(client):
-    items, selection, category, position, status = client.predict("world", "", 3, api_name="/browse_load")
-    assert status == "Loaded 36 items."
+    category, position, status = client.predict("world", "", 3, api_name="/browse_load")
+    assert status == "Loaded 36 items." and position["maximum"] == 35
+    assert "heldout/attribute" in [c[0] for c in category["choices"]]
     image_0, image_1, details = client.predict(2, api_name="/browse_show")
     assert "id/attribute/2" in details and "global cosine with image 1" in details
     assert Image.open(image_0).size == (128, 128) and Image.open(image_1).size == (128, 128)
-    path, a, b, _, status = client.predict(2, api_name="/browse_send")
+    path, a, b, status = client.predict(2, api_name="/browse_send")
     expected = world.swap_items("id", "attribute", 3)[2]
     assert (a, b) == expected.captions and status == "Sent."
     assert np.array_equal(np.asarray(Image.open(path)), np.asarray(expected.images[0].render(128)))

@@ -37,13 +37,13 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str) -> 
             return [], [], gr.update(), gr.update(), f"**Cannot load:** {exc}"
         cats = ["all"] + sorted({it.category for it in items})
         keep = list(range(len(items)))
-        return (items, keep, gr.update(choices=cats, value="all"), gr.update(maximum=max(0, len(keep) - 1), value=0),
+        return (items, keep, gr.update(choices=cats, value="all"), gr.update(maximum=max(1, len(keep) - 1), value=0),
                 f"Loaded {len(items)} items.")
 
     def refilter(items, category: str, wrong_only: bool, progress=gr.Progress(track_tqdm=False)):
         wrong_by = engine.methods["global"] if wrong_only else None
         keep = select(items, category, wrong_by, progress.tqdm if wrong_only else (lambda it: it))
-        return keep, gr.update(maximum=max(0, len(keep) - 1), value=0), f"{len(keep)} of {len(items)} items."
+        return keep, gr.update(maximum=max(1, len(keep) - 1), value=0), f"{len(keep)} of {len(items)} items."
 
     def show(items, keep, position: float):
         if not keep:
@@ -71,7 +71,7 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str) -> 
     with gr.Row():
         category = gr.Dropdown(["all"], value="all", label="Category", elem_id="browse-category")
         wrong_only = gr.Checkbox(label="Only the items the global score gets wrong", elem_id="browse-wrong")
-        position = gr.Slider(0, 0, step=1, value=0, label="Item", elem_id="browse-position")
+        position = gr.Slider(0, 1, step=1, value=0, label="Item", elem_id="browse-position")
     status = gr.Markdown(elem_id="browse-status")
     with gr.Row():
         image_0 = gr.Image(label="Image 0", interactive=False)

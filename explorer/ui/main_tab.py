@@ -62,8 +62,8 @@ def build(engine: Engine) -> MainInputs:
         try:
             engine.switch(choice)
         except ModelUnavailable as exc:
-            return _warn(str(exc)), _device_line(engine), gr.update(value=engine.choice)
-        return f"Loaded {choice}.", _device_line(engine), gr.update()
+            return _warn(str(exc)), _device_line(engine), engine.choice  # the menu goes back to the loaded model
+        return f"Loaded {choice}.", _device_line(engine), engine.choice
 
     def analyze(path: str | None, caption_a: str, caption_b: str, progress=gr.Progress()):
         empty = (None, pd.DataFrame(columns=TABLE_COLUMNS), None, None, None)
