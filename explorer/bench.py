@@ -116,5 +116,10 @@ def machine() -> str:
 def performance_markdown(report: dict, command: str) -> str:
     """The figures as a table, with the machine and the command that measured them."""
     rows = "\n".join(f"| `{name}` | {value} |" for name, value in report["figures"].items())
+    gpu = ("" if report["device"].startswith("cuda") else
+           "\nNo GPU column: this run had no CUDA device (none was lent to the task that measured it). "
+           "On a machine with one, `python -m explorer bench --device cuda` measures the same figures there "
+           "(autocast bf16/fp16).\n")
     return (f"# Performance\n\nMeasured by `{command}` on {machine()}.\n"
-            f"Model: {report['model']} on {report['device']}.\n\n| figure | value |\n|---|---|\n{rows}\n")
+            f"Model: {report['model']} on {report['device']}; `vitb32` is ViT-B-32 with random weights "
+            f"(same size and speed as the pretrained one).\n\n| figure | value |\n|---|---|\n{rows}\n{gpu}")

@@ -102,7 +102,7 @@ def segment_regions(image: Image.Image, max_regions: int = 24, min_frac: float =
     """Region proposals from Felzenszwalb segmentation (scikit-image), largest first, background dropped."""
     from skimage.segmentation import felzenszwalb
 
-    scale = 256 / max(image.size)
+    scale = min(1.0, 256 / max(image.size))  # large images are segmented at 256 px; small ones as they are
     small = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
     work = np.asarray(image.convert("RGB").resize(small))
     labels = felzenszwalb(work, scale=200, sigma=0.6, min_size=20)

@@ -51,7 +51,9 @@ class Swap:
     note: str
 
 
+@lru_cache(maxsize=512)
 def parse(caption: str) -> Doc:
+    """The spaCy parse, cached: every method and the swap proposer read the same caption's parse."""
     return nlp()(caption)
 
 

@@ -72,10 +72,10 @@ def test_eval_cli_on_a_public_benchmark_writes_json_csv_and_chart(tmp_path):
 
     root = sugarcrepe(tmp_path / "sc")
     out = tmp_path / "sc.json"
-    assert main(["eval", "--benchmark", "sugarcrepe", "--data", str(root), "--methods", "global,sgi",
+    assert main(["eval", "--benchmark", "sugarcrepe", "--data", str(root), "--methods", "global,sgi,powerset",
                  "--json", str(out)]) == 0
     report = json.loads(out.read_text())
-    assert set(report["results"]) == {"global", "sgi"}
+    assert set(report["results"]) == {"global", "sgi", "powerset"}
     assert report["results"]["sgi"]["all"]["n"] == 3
     assert out.with_suffix(".csv").is_file() and out.with_suffix(".html").is_file()
 
