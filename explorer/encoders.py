@@ -285,6 +285,3 @@ class DualEncoder:
     def _recall(cache: OrderedDict, key: str):
         cache.move_to_end(key)
         return cache[key]
-
-    def cache_info(self) -> dict[str, int]:
-        return {"images": len(self._images), "texts": len(self._texts)}

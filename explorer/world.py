@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 from dataclasses import dataclass, field, replace
-from typing import Iterator, Literal
+from typing import Literal
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -362,9 +362,3 @@ def single_items(
         scene = random_scene(rng, [combos[rng.integers(len(combos))]], 1, style)  # type: ignore[arg-type]
         items.append(SingleItem(split, scene, ALL_COMBOS.index(scene.objects[0].combo), caps))
     return items
-
-
-def iter_items(splits: list[str], kinds: list[str], n: int, **kw) -> Iterator[SwapItem]:
-    for split in splits:
-        for kind in kinds:
-            yield from swap_items(split, kind, n, **kw)
