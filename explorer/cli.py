@@ -123,6 +123,23 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _binding(args: argparse.Namespace) -> int:
+    import time
+
+    from tqdm import tqdm
+
+    from explorer.binding import figures
+
+    encoder = load_encoder(args)
+    start = time.perf_counter()
+    found = figures(encoder, args.colors, args.shapes, progress=lambda it: tqdm(it, desc="binding", unit="modality"))
+    report = {"model": encoder.label, "figures": found, "seconds": round(time.perf_counter() - start, 1)}
+    print(json.dumps(report, indent=2))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
+    return 0
+
+
 def _make_examples(args: argparse.Namespace) -> int:
     from explorer.examples import write_world_examples
 
@@ -174,6 +191,13 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--markdown", help="also write the figures as a table, e.g. docs/PERFORMANCE.md")
     add_model_args(b)
     b.set_defaults(func=_bench)
+
+    g = sub.add_parser("binding", help="binding-geometry analyses of a model on two-object world scenes")
+    g.add_argument("--colors", type=int, default=8)
+    g.add_argument("--shapes", type=int, default=3, help="8 x 3 = the 24-object grid of seed 002")
+    g.add_argument("--json", help="write the figures here")
+    add_model_args(g)
+    g.set_defaults(func=_binding)
 
     x = sub.add_parser("make-examples", help="render the page's world example scenes into assets/examples")
     x.set_defaults(func=_make_examples)

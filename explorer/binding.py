@@ -1,0 +1,246 @@
+"""Binding geometry (seed 002): how a model's embeddings of two-object scenes combine objects and concepts.
+
+Everything works on a table of scene embeddings indexed by the scene's two objects, so it applies
+to any model's image or caption embeddings, and to synthetic embeddings in tests.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from sklearn.linear_model import LogisticRegression, Ridge
+
+log = logging.getLogger(__name__)
+
+Obj = tuple[int, int]  # (colour index, shape index)
+
+
+@dataclass(frozen=True)
+class SceneTable:
+    """Embeddings (N, D) of two-object scenes; ``pairs[n]`` holds scene n's two objects."""
+
+    pairs: list[tuple[Obj, Obj]]
+    embeddings: np.ndarray
+    n_colors: int
+    n_shapes: int
+
+    @property
+    def objects(self) -> list[Obj]:
+        return [(c, s) for c in range(self.n_colors) for s in range(self.n_shapes)]
+
+
+def all_pairs(n_colors: int, n_shapes: int) -> list[tuple[Obj, Obj]]:
+    """Every unordered pair of distinct colour-shape objects."""
+    objs = [(c, s) for c in range(n_colors) for s in range(n_shapes)]
+    return list(itertools.combinations(objs, 2))
+
+
+def r2(target: np.ndarray, prediction: np.ndarray) -> float:
+    """Coefficient of determination over all dimensions, in percent."""
+    sse = ((target - prediction) ** 2).sum()
+    sst = ((target - target.mean(0)) ** 2).sum()
+    return float(100 * (1 - sse / sst))
+
+
+def object_embeddings(table: SceneTable) -> dict[Obj, np.ndarray]:
+    """Each object's embedding: the centred mean of the scenes that contain it."""
+    centred = table.embeddings - table.embeddings.mean(0)
+    out = {}
+    for obj in table.objects:
+        rows = [i for i, p in enumerate(table.pairs) if obj in p]
+        out[obj] = centred[rows].mean(0)
+    return out
+
+
+def additive_r2(table: SceneTable) -> dict[str, float]:
+    """Level I: scene ~ sum of its objects (least-squares scale); level II: object ~ colour + shape."""
+    mean = table.embeddings.mean(0)
+    objs = object_embeddings(table)
+    summed = np.stack([objs[a] + objs[b] for a, b in table.pairs])
+    target = table.embeddings - mean
+    scale = float((summed * target).sum() / max((summed**2).sum(), 1e-12))
+    level1 = r2(table.embeddings, mean + scale * summed)
+    obj_mat = np.stack([objs[o] for o in table.objects])
+    colors = {c: obj_mat[[i for i, o in enumerate(table.objects) if o[0] == c]].mean(0) for c in range(table.n_colors)}
+    shapes = {s: obj_mat[[i for i, o in enumerate(table.objects) if o[1] == s]].mean(0) for s in range(table.n_shapes)}
+    recon = np.stack([colors[c] + shapes[s] for c, s in table.objects])
+    return {"objects": level1, "concepts": r2(obj_mat, recon)}
+
+
+def edit_top1(table: SceneTable) -> float:
+    """Counterfactual edits e' = e - e(a1, o1) + e(a_t, o1), scored by retrieving the edited scene (percent)."""
+    objs = object_embeddings(table)
+    index = {frozenset(p): i for i, p in enumerate(table.pairs)}
+    emb = table.embeddings / np.linalg.norm(table.embeddings, axis=1, keepdims=True)
+    hits = total = 0
+    for i, (a, b) in enumerate(table.pairs):
+        for new_color in range(table.n_colors):
+            edited = (new_color, a[1])
+            target = index.get(frozenset((edited, b)))
+            if new_color == a[0] or target is None:
+                continue
+            e = table.embeddings[i] - objs[a] + objs[edited]
+            e = e / np.linalg.norm(e)
+            hits += int(np.argmax(emb @ e) == target)
+            total += 1
+    return float(100 * hits / max(total, 1))
+
+
+def _split(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    order = np.random.default_rng(seed).permutation(n)
+    cut = int(0.7 * n)
+    return order[:cut], order[cut:]
+
+
+def probe_accuracy(table: SceneTable) -> dict[str, float]:
+    """Linear probes on held-out scenes: the two colours and shapes present; the two objects present (percent)."""
+    train, test = _split(len(table.pairs))
+    x = table.embeddings
+    out = {}
+    labelings = {
+        "concepts": [lambda p, k=k: [o[k] for o in p] for k in (0, 1)],
+        "objects": [lambda p: [o[0] * table.n_shapes + o[1] for o in p]],
+    }
+    for name, getters in labelings.items():
+        right = np.ones(len(test), dtype=bool)
+        for get in getters:
+            labels = [set(get(p)) for p in table.pairs]
+            classes = sorted(set().union(*labels))
+            y = np.array([[c in lab for c in classes] for lab in labels], dtype=float)
+            scores = np.zeros((len(test), len(classes)))
+            for j in range(len(classes)):
+                if y[train, j].min() == y[train, j].max():
+                    scores[:, j] = y[train, j][0]
+                    continue
+                clf = LogisticRegression(max_iter=2000).fit(x[train], y[train, j])
+                scores[:, j] = clf.decision_function(x[test])
+            for row, i in enumerate(test):
+                k = len(labels[i])
+                predicted = {classes[j] for j in np.argsort(-scores[row])[:k]}
+                right[row] &= predicted == labels[i]
+        out[name] = float(100 * right.mean())
+    return out
+
+
+def _retrieval(pred: np.ndarray, table: SceneTable, rows: np.ndarray) -> float:
+    emb = table.embeddings / np.linalg.norm(table.embeddings, axis=1, keepdims=True)
+    pred = pred / np.linalg.norm(pred, axis=1, keepdims=True)
+    return float(100 * np.mean(np.argmax(pred @ emb.T, axis=1) == rows))
+
+
+def heldout_object_split(table: SceneTable, n_heldout: int | None = None, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Scenes without any held-out object (train) and scenes with one (test)."""
+    objs = table.objects
+    rng = np.random.default_rng(seed)
+    n_heldout = n_heldout or max(1, len(objs) // 6)
+    held = {objs[i] for i in rng.choice(len(objs), size=n_heldout, replace=False)}
+    has = np.array([bool(held & set(p)) for p in table.pairs])
+    return np.nonzero(~has)[0], np.nonzero(has)[0]
+
+
+def _features(table: SceneTable, rows: np.ndarray) -> torch.Tensor:
+    """Concept indices as one-hot counts: colours and shapes of both objects."""
+    x = np.zeros((len(rows), table.n_colors + table.n_shapes), dtype=np.float32)
+    for r, i in enumerate(rows):
+        for c, s in table.pairs[i]:
+            x[r, c] += 1
+            x[r, table.n_colors + s] += 1
+    return torch.from_numpy(x)
+
+
+def _fit(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, steps: int = 600, lr: float = 1e-2) -> None:
+    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=1e-4)
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+
+
+class ProductProbe(torch.nn.Module):
+    """Global product: elementwise product of all objects' (colour * shape) embeddings, then one linear layer."""
+
+    def __init__(self, n_colors: int, n_shapes: int, dim: int, out: int) -> None:
+        super().__init__()
+        self.colors = torch.nn.Embedding(n_colors, dim)
+        self.shapes = torch.nn.Embedding(n_shapes, dim)
+        torch.nn.init.normal_(self.colors.weight, 1.0, 0.5)
+        torch.nn.init.normal_(self.shapes.weight, 1.0, 0.5)
+        self.head = torch.nn.Linear(dim, out)
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:  # idx: (N, objects, 2)
+        per_object = self.colors(idx[..., 0]) * self.shapes(idx[..., 1])
+        return self.head(per_object.prod(dim=1))
+
+
+class AdditiveProbe(ProductProbe):
+    """The same capacity, summing the concept embeddings instead of multiplying them."""
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        per_object = self.colors(idx[..., 0]) + self.shapes(idx[..., 1])
+        return self.head(per_object.sum(dim=1))
+
+
+def _indices(table: SceneTable, rows: np.ndarray) -> torch.Tensor:
+    return torch.tensor([[list(o) for o in table.pairs[i]] for i in rows])
+
+
+def composition_probes(table: SceneTable, widths: tuple[int, ...] = (16, 64, 256), seed: int = 0) -> dict[str, float]:
+    """Scenes with held-out objects predicted from concepts: MLPs of several widths, product and additive probes."""
+    torch.manual_seed(seed)
+    train, test = heldout_object_split(table, seed=seed)
+    y = torch.from_numpy(table.embeddings.astype(np.float32))
+    out = {}
+    xtr, xte = _features(table, train), _features(table, test)
+    for w in widths:
+        mlp = torch.nn.Sequential(torch.nn.Linear(xtr.shape[1], w), torch.nn.ReLU(), torch.nn.Linear(w, y.shape[1]))
+        _fit(mlp, xtr, y[train])
+        out[f"mlp{w}"] = _retrieval(mlp(xte).detach().numpy(), table, test)
+    for name, cls in (("product", ProductProbe), ("additive", AdditiveProbe)):
+        probe = cls(table.n_colors, table.n_shapes, 32, y.shape[1])
+        _fit(probe, _indices(table, train), y[train])
+        out[name] = _retrieval(probe(_indices(table, test)).detach().numpy(), table, test)
+    return out
+
+
+def world_tables(encoder, n_colors: int = 8, n_shapes: int = 3, seed: int = 0) -> dict[str, SceneTable]:
+    """Image and caption embeddings of every two-object world scene over a colour x shape grid."""
+    from explorer import world
+
+    colors, shapes = list(world.COLORS)[:n_colors], list(world.SHAPES)[:n_shapes]
+    rng = np.random.default_rng(seed)
+    pairs = all_pairs(n_colors, n_shapes)
+    scenes, captions = [], []
+    for a, b in pairs:
+        (x0, y0), (x1, y1) = world._place(rng, [world.SIZES["large"]] * 2)
+        objs = [world.WorldObject(colors[a[0]], shapes[a[1]], "large", x0, y0),
+                world.WorldObject(colors[b[0]], shapes[b[1]], "large", x1, y1)]
+        scenes.append(world.Scene(tuple(objs)))
+        captions.append(world.list_caption([objs[i] for i in rng.permutation(2)]))
+    images = encoder.embed_images([s.render(encoder.image_size) for s in scenes]).numpy()
+    texts = encoder.embed_texts(captions).numpy()
+    return {kind: SceneTable(pairs, emb, n_colors, n_shapes) for kind, emb in (("image", images), ("text", texts))}
+
+
+def figures(encoder, n_colors: int = 8, n_shapes: int = 3, progress=lambda it: it) -> dict[str, float]:
+    """All the analyses for image and caption embeddings, as named figures (percent)."""
+    tables = world_tables(encoder, n_colors, n_shapes)
+    out: dict[str, float] = {}
+    for kind, table in progress(list(tables.items())):
+        for level, value in additive_r2(table).items():
+            out[f"r2.{level}.{kind}"] = value
+        out[f"edit.top1.{kind}"] = edit_top1(table)
+        for name, value in probe_accuracy(table).items():
+            out[f"probe.{name}.{kind}"] = value
+        probes = composition_probes(table)
+        for name, value in probes.items():
+            if name.startswith("mlp"):
+                out[f"mlp.heldout_objects.{kind}.width{name[3:]}"] = value
+            else:
+                out[f"{name}.heldout_objects.{kind}"] = value
+        out[f"mlp.heldout_objects.{kind}"] = max(v for k, v in probes.items() if k.startswith("mlp"))
+    return {k: round(v, 2) for k, v in out.items()}
