@@ -62,9 +62,10 @@ open_clip config `{cfg['model']}` (registered from `explorer/configs/`):
 ```
 
 ## Data and training
-- The synthetic world (`explorer/world.py`): 1 to 4 flat shapes on a grey background, {len(world.COLORS)} colours x
+- The synthetic world (`explorer/world.py`): 1 to 4 flat shapes on a grey background (1/2/3/4 objects
+  with probabilities {', '.join(str(p) for p in world.N_OBJECTS_P)}), {len(world.COLORS)} colours x
   {len(world.SHAPES)} shapes x {len(world.SIZES)} sizes; template captions naming objects in random order
-  (relations only for two objects). No hard negatives: plain symmetric CLIP loss over in-batch pairs,
+  (relations only for two objects). The `shift` split outlines every object, a look training never shows. No hard negatives: plain symmetric CLIP loss over in-batch pairs,
   no caption repeated within a batch.
 - Coverage {cfg['coverage']}: {len(record['seen_combos'])} of {len(world.ALL_COMBOS)} colour-shape objects seen.
   Held out (never in training): {', '.join(held) or 'none'}.
