@@ -64,11 +64,15 @@ def additive_r2(table: SceneTable) -> dict[str, float]:
     target = table.embeddings - mean
     scale = float((summed * target).sum() / max((summed**2).sum(), 1e-12))
     level1 = r2(table.embeddings, mean + scale * summed)
-    obj_mat = np.stack([objs[o] for o in table.objects])
-    colors = {c: obj_mat[[i for i, o in enumerate(table.objects) if o[0] == c]].mean(0) for c in range(table.n_colors)}
-    shapes = {s: obj_mat[[i for i, o in enumerate(table.objects) if o[1] == s]].mean(0) for s in range(table.n_shapes)}
-    recon = np.stack([colors[c] + shapes[s] for c, s in table.objects])
-    return {"objects": level1, "concepts": r2(obj_mat, recon)}
+    return {"objects": level1, "concepts": r2(*concept_reconstruction(table, objs))}
+
+
+def concept_reconstruction(table: SceneTable, objs: dict[Obj, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Observed object embeddings (n_objects, D) and their colour + shape sums from concept averages."""
+    observed = np.stack([objs[o] for o in table.objects])
+    colors = {c: observed[[i for i, o in enumerate(table.objects) if o[0] == c]].mean(0) for c in range(table.n_colors)}
+    shapes = {s: observed[[i for i, o in enumerate(table.objects) if o[1] == s]].mean(0) for s in range(table.n_shapes)}
+    return observed, np.stack([colors[c] + shapes[s] for c, s in table.objects])
 
 
 def edit_top1(table: SceneTable) -> float:
@@ -88,6 +92,39 @@ def edit_top1(table: SceneTable) -> float:
             hits += int(np.argmax(emb @ e) == target)
             total += 1
     return float(100 * hits / max(total, 1))
+
+
+@dataclass(frozen=True)
+class Edit:
+    """A counterfactual edit: the scene edited, the scene it should become, and the scene retrieved."""
+
+    source: int
+    target: int | None
+    retrieved: int
+
+    @property
+    def correct(self) -> bool:
+        return self.retrieved == self.target
+
+
+def edit(table: SceneTable, scene: int, which: int, new_color: int) -> Edit:
+    """Recolour object ``which`` (0 or 1) of ``scene`` in embedding space and retrieve the nearest scene."""
+    objs = object_embeddings(table)
+    a, b = table.pairs[scene][which], table.pairs[scene][1 - which]
+    edited = (new_color, a[1])
+    target = {frozenset(p): i for i, p in enumerate(table.pairs)}.get(frozenset((edited, b)))
+    e = table.embeddings[scene] - objs[a] + objs[edited]
+    emb = table.embeddings / np.linalg.norm(table.embeddings, axis=1, keepdims=True)
+    return Edit(scene, target if edited != b else None, int(np.argmax(emb @ (e / np.linalg.norm(e)))))
+
+
+def mds_points(table: SceneTable, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """3D MDS of the observed object embeddings and their colour + shape reconstructions, jointly."""
+    from sklearn.manifold import MDS
+
+    observed, recon = concept_reconstruction(table, object_embeddings(table))
+    xyz = MDS(n_components=3, random_state=seed, n_init=1).fit_transform(np.concatenate([observed, recon]))
+    return xyz[: len(observed)], xyz[len(observed) :]
 
 
 def _split(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -207,8 +244,8 @@ def composition_probes(table: SceneTable, widths: tuple[int, ...] = (16, 64, 256
     return out
 
 
-def world_tables(encoder, n_colors: int = 8, n_shapes: int = 3, seed: int = 0) -> dict[str, SceneTable]:
-    """Image and caption embeddings of every two-object world scene over a colour x shape grid."""
+def world_scenes(n_colors: int = 8, n_shapes: int = 3, seed: int = 0):
+    """Every two-object world scene over the grid (seeded places) with a caption naming them in random order."""
     from explorer import world
 
     colors, shapes = list(world.COLORS)[:n_colors], list(world.SHAPES)[:n_shapes]
@@ -221,6 +258,12 @@ def world_tables(encoder, n_colors: int = 8, n_shapes: int = 3, seed: int = 0) -
                 world.WorldObject(colors[b[0]], shapes[b[1]], "large", x1, y1)]
         scenes.append(world.Scene(tuple(objs)))
         captions.append(world.list_caption([objs[i] for i in rng.permutation(2)]))
+    return pairs, scenes, captions
+
+
+def world_tables(encoder, n_colors: int = 8, n_shapes: int = 3, seed: int = 0) -> dict[str, SceneTable]:
+    """Image and caption embeddings of every two-object world scene over a colour x shape grid."""
+    pairs, scenes, captions = world_scenes(n_colors, n_shapes, seed)
     images = encoder.embed_images([s.render(encoder.image_size) for s in scenes]).numpy()
     texts = encoder.embed_texts(captions).numpy()
     return {kind: SceneTable(pairs, emb, n_colors, n_shapes) for kind, emb in (("image", images), ("text", texts))}

@@ -140,6 +140,18 @@ def _binding(args: argparse.Namespace) -> int:
     return 0
 
 
+def _binding_sweep(args: argparse.Namespace) -> int:
+    import sys
+
+    from explorer.training.sweep import sweep, write
+
+    coverages = [float(c) for c in args.coverages.split(",")]
+    frame = sweep(coverages, args.steps, args.batch_size, args.seed, Path(args.runs))
+    summary = write(frame, Path(args.out), "python -m explorer " + " ".join(sys.argv[1:]))
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
 def _make_examples(args: argparse.Namespace) -> int:
     from explorer.examples import write_world_examples
 
@@ -198,6 +210,16 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--json", help="write the figures here")
     add_model_args(g)
     g.set_defaults(func=_binding)
+
+    w = sub.add_parser("binding-sweep", help="train small world encoders at several coverages; plot held-out "
+                                             "recognition against the multiplicative fit")
+    w.add_argument("--coverages", default="0.25,0.4,0.55,0.7,0.85")
+    w.add_argument("--steps", type=int, default=400)
+    w.add_argument("--batch-size", type=int, default=64)
+    w.add_argument("--seed", type=int, default=0)
+    w.add_argument("--runs", default="runs/binding-sweep", help="where the small encoders are kept (resumable)")
+    w.add_argument("--out", default="docs", help="where the figure and its data go")
+    w.set_defaults(func=_binding_sweep)
 
     x = sub.add_parser("make-examples", help="render the page's world example scenes into assets/examples")
     x.set_defaults(func=_make_examples)

@@ -75,3 +75,19 @@ def sgi_heatmap(evidence: dict[str, SGIEvidence]) -> go.Figure:
         fig.update_xaxes(title_text="region (0 = whole image)", row=row, col=1)
     fig.update_layout(height=220 * len(evidence) + 80, margin=dict(l=10, r=10, t=40, b=10))
     return fig
+
+
+def binding_mds_figure(observed: np.ndarray, reconstructed: np.ndarray, labels: list[str]) -> go.Figure:
+    """Observed object embeddings beside their colour + shape reconstructions, joined by lines (3D MDS)."""
+    fig = go.Figure()
+    for pts, name, symbol in ((observed, "observed object", "circle"), (reconstructed, "colour + shape", "diamond")):
+        fig.add_trace(go.Scatter3d(x=pts[:, 0], y=pts[:, 1], z=pts[:, 2], mode="markers+text", name=name, text=labels,
+                                   marker=dict(size=5, symbol=symbol), textfont=dict(size=9)))
+    xs, ys, zs = [], [], []
+    for a, b in zip(observed, reconstructed):
+        xs += [a[0], b[0], None]
+        ys += [a[1], b[1], None]
+        zs += [a[2], b[2], None]
+    fig.add_trace(go.Scatter3d(x=xs, y=ys, z=zs, mode="lines", name="residual", line=dict(color="grey")))
+    fig.update_layout(height=560, margin=dict(l=0, r=0, t=30, b=0), title="Objects: observed vs additive (3D MDS)")
+    return fig

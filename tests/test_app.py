@@ -124,3 +124,10 @@ def test_browse_world_filter_and_send_to_the_main_page(client):
 def test_browse_a_missing_benchmark_says_so(client, tmp_path):
     *_, status = client.predict("winoground", str(tmp_path / "nowhere"), 3, api_name="/browse_load")
     assert "Cannot load" in status and "nowhere" in status
+
+
+def test_binding_tab_analyses_and_edits(client):
+    table, mds, note = client.predict(api_name="/binding")
+    assert [row[0] for row in table["data"]] == ["image", "text"] and "276" in note
+    before, after, verdict = client.predict(0, "first", "orange", api_name="/binding_edit")
+    assert "Retrieved" in verdict and Image.open(after).size == (256, 256)

@@ -63,4 +63,14 @@ def test_binding_cli_reports_the_named_figures(tmp_path):
     for name in ("r2.objects.image", "r2.concepts.image", "r2.objects.text", "edit.top1.image", "probe.concepts.image",
                  "probe.objects.image", "mlp.heldout_objects.image", "product.heldout_objects.image"):
         assert 0 <= report["figures"][name] <= 100 or name.startswith("r2")
-    assert report["seconds"] < 60
+    assert report["model"] == "world-clip (embedded)"
+
+
+def test_single_edit_and_mds_on_additive_objects():
+    from explorer.binding import edit, mds_points
+
+    t = table_from(object_additive)
+    result = edit(t, 0, 1, 3)
+    assert result.correct and result.target is not None
+    observed, recon = mds_points(t)
+    assert observed.shape == recon.shape == (24, 3)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from explorer.engine import Engine
-from explorer.ui import browse_tab, main_tab
+from explorer.ui import binding_tab, browse_tab, main_tab
 
 TITLE = "Binding explorer"
 INTRO = (
@@ -23,4 +23,6 @@ def build_app(engine: Engine) -> gr.Blocks:
                 main = main_tab.build(engine)
             with gr.Tab("Browse a benchmark", id="browse"):
                 browse_tab.build(engine, main, tabs, "main")
+            with gr.Tab("Binding geometry", id="binding"):
+                binding_tab.build(engine)
     return demo
