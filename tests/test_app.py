@@ -129,5 +129,6 @@ def test_browse_a_missing_benchmark_says_so(client, tmp_path):
 def test_binding_tab_analyses_and_edits(client):
     table, mds, note = client.predict(api_name="/binding")
     assert [row[0] for row in table["data"]] == ["image", "text"] and "276" in note
-    before, after, verdict = client.predict(0, "first", "orange", api_name="/binding_edit")
-    assert "Retrieved" in verdict and Image.open(after).size == (256, 256)
+    before, after, verdict = client.predict(0, "red circle", "orange", api_name="/binding_edit")
+    assert "the red circle made orange" in verdict and "Retrieved" in verdict
+    assert Image.open(after).size == (256, 256)

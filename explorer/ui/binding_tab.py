@@ -34,14 +34,18 @@ def build(engine: Engine) -> None:
         note = f"Model: **{engine.encoder.label}**. Figures in percent, on all {len(pairs)} two-object scenes."
         return tables, pd.DataFrame(rows), viz.binding_mds_figure(observed, recon, labels), note
 
+    def object_names(scene: int) -> list[str]:
+        return [f"{colors[c]} {world.SHAPES[s]}" for c, s in pairs[int(scene)]]
+
     def do_edit(tables, scene: int, which: str, new_color: str):
         if tables is None:
             return None, None, "Run the analysis first."
-        which_i = 0 if which == "first" else 1
+        names = object_names(scene)
+        which_i = names.index(which) if which in names else 0
         result = binding.edit(tables["image"], scene, which_i, colors.index(new_color))
         target = "none (that object is already in the scene)" if result.target is None else captions[result.target]
         verdict = "right" if result.correct else "wrong"
-        text = (f"Edited: *{captions[scene]}*, {which} object to {new_color}.  \nShould become: *{target}*.  \n"
+        text = (f"Edited: *{captions[scene]}*, the {names[which_i]} made {new_color}.  \nShould become: *{target}*.  \n"
                 f"Retrieved: *{captions[result.retrieved]}* ({verdict}).")
         return scenes[scene].render(256), scenes[result.retrieved].render(256), text
 
@@ -51,7 +55,7 @@ def build(engine: Engine) -> None:
     mds = gr.Plot(label="3D MDS", elem_id="binding-mds")
     with gr.Row():
         scene = gr.Dropdown([(c, i) for i, c in enumerate(captions)], value=0, label="Scene")
-        which = gr.Radio(["first", "second"], value="first", label="Object (in the order of the scene's pair)")
+        which = gr.Radio(object_names(0), value=object_names(0)[0], label="Object to recolour")
         new_color = gr.Dropdown(colors, value=colors[1], label="New colour")
         edit_btn = gr.Button("Edit in embedding space", elem_id="binding-edit")
     with gr.Row():
@@ -59,4 +63,5 @@ def build(engine: Engine) -> None:
         after = gr.Image(label="Scene retrieved", interactive=False)
     verdict = gr.Markdown(elem_id="binding-verdict")
     run.click(analyse, None, [tables_state, table, mds, note], api_name="binding")
+    scene.change(lambda i: gr.update(choices=object_names(i), value=object_names(i)[0]), scene, which)
     edit_btn.click(do_edit, [tables_state, scene, which, new_color], [before, after, verdict], api_name="binding_edit")
