@@ -12,7 +12,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from explorer.datasets import PairItem, SingleItem, load_benchmark
-from explorer.evaluate import item_similarities, summarize, swap_outcome
+from explorer.evaluate import chunks, item_similarities, summarize, swap_outcome
 from explorer.methods import ScoringMethod
 
 log = logging.getLogger(__name__)
@@ -44,8 +44,7 @@ def evaluate_benchmark(
     items = load_benchmark(benchmark, Path(data), limit, images)
     progress = progress or (lambda it: tqdm(it, desc=benchmark, unit="batch", leave=False))
     found: dict[str, dict[str, list]] = {m.name: defaultdict(list) for m in methods}
-    parts = [items[i : i + chunk] for i in range(0, len(items), chunk)]
-    for part in progress(parts):
+    for part in progress(chunks(items, chunk)):
         loaded = [[ref.load() for ref in (it.images if isinstance(it, PairItem) else (it.image,))] for it in part]
         for method in methods:  # images are read once per batch and shared by all methods
             method.prepare([im for ims in loaded for im in ims])

@@ -10,7 +10,6 @@ import hashlib
 import logging
 import os
 import socket
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -21,12 +20,10 @@ import torch.nn.functional as F
 from huggingface_hub import try_to_load_from_cache
 from PIL import Image
 
+from explorer.cache import LRUCache
 from explorer.models import EMBEDDED_CHECKPOINT, EMBEDDED_MODEL, register_configs
 
 log = logging.getLogger(__name__)
-
-CACHE_SIZE = int(os.environ.get("EXPLORER_CACHE_SIZE", "512"))
-
 
 class ModelUnavailable(RuntimeError):
     """A model that cannot be loaded; the message is one sentence meant for the user."""
@@ -120,8 +117,8 @@ class DualEncoder:
         self.device = device or default_device()
         self.model, self.preprocess, self.tokenizer = self._create()
         self.model.eval().to(self.device)
-        self._images: OrderedDict[str, ImageFeatures] = OrderedDict()
-        self._texts: OrderedDict[str, TextFeatures] = OrderedDict()
+        self._images: LRUCache[ImageFeatures] = LRUCache()
+        self._texts: LRUCache[TextFeatures] = LRUCache()
         visual = self.model.visual
         self.image_size: int = visual.image_size[0] if isinstance(visual.image_size, tuple) else visual.image_size
         self.context_length: int = self.model.context_length
@@ -182,14 +179,13 @@ class DualEncoder:
     def encode_images(self, images: Sequence[Image.Image], batch_size: int = 64) -> list[ImageFeatures]:
         """Features for each image; an image seen before comes from the cache."""
         keys = [image_key(im) for im in images]
-        found = {k: self._recall(self._images, k) for k in keys if k in self._images}
+        found = {k: self._images.get(k) for k in keys if k in self._images}
         first = {k: im for k, im in zip(keys, images) if k not in found}
         todo = list(first)
         for i in range(0, len(todo), batch_size):
             chunk = todo[i : i + batch_size]
             for k, feats in zip(chunk, self._encode_image_batch([first[k] for k in chunk])):
-                found[k] = feats
-                self._remember(self._images, k, feats)
+                found[k] = self._images.put(k, feats)
         return [found[k] for k in keys]
 
     def encode_image(self, image: Image.Image) -> ImageFeatures:
@@ -231,7 +227,7 @@ class DualEncoder:
 
     @torch.no_grad()
     def encode_texts(self, captions: Sequence[str]) -> list[TextFeatures]:
-        found = {c: self._recall(self._texts, c) for c in captions if c in self._texts}
+        found = {c: self._texts.get(c) for c in captions if c in self._texts}
         todo = list(dict.fromkeys(c for c in captions if c not in found))
         if todo:
             ids = self.tokenizer(todo).to(self.device)
@@ -255,8 +251,7 @@ class DualEncoder:
                     words=tuple(c.split()),
                     truncated=truncated,
                 )
-                found[c] = feats
-                self._remember(self._texts, c, feats)
+                found[c] = self._texts.put(c, feats)
         return [found[c] for c in captions]
 
     def encode_text(self, caption: str) -> TextFeatures:
@@ -271,17 +266,3 @@ class DualEncoder:
             with self._autocast():
                 out.append(self.model.encode_text(ids).float())
         return F.normalize(torch.cat(out), dim=-1).cpu()
-
-    # --- cache ------------------------------------------------------------------------
-
-    @staticmethod
-    def _remember(cache: OrderedDict, key: str, value) -> None:
-        cache[key] = value
-        cache.move_to_end(key)
-        while len(cache) > CACHE_SIZE:
-            cache.popitem(last=False)
-
-    @staticmethod
-    def _recall(cache: OrderedDict, key: str):
-        cache.move_to_end(key)
-        return cache[key]

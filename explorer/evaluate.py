@@ -53,7 +53,8 @@ def item_similarities(method: ScoringMethod, images: Sequence[Image.Image], capt
     return np.array(cols).T
 
 
-def _chunks(items: Sequence, size: int) -> list[Sequence]:
+def chunks(items: Sequence, size: int) -> list[Sequence]:
+    """Consecutive slices of at most ``size`` items."""
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
@@ -71,7 +72,7 @@ def evaluate_swaps(
     """Scores per kind and over all kinds, for world swap items."""
     progress = progress or _tqdm(method.name)
     by_kind: dict[str, list[Outcome]] = defaultdict(list)
-    for part in progress(_chunks(items, chunk)):
+    for part in progress(chunks(items, chunk)):
         rendered = [[sc.render(render_size) for sc in it.images] for it in part]
         method.prepare([im for pair in rendered for im in pair])
         for it, imgs in zip(part, rendered):
@@ -91,7 +92,7 @@ def evaluate_single(
     """Top-1 retrieval of each single-object image's caption among all objects' captions."""
     progress = progress or _tqdm(method.name)
     hits = 0
-    for part in progress(_chunks(items, chunk)):
+    for part in progress(chunks(items, chunk)):
         images = [it.scene.render(render_size) for it in part]
         method.prepare(images)
         for it, im in zip(part, images):

@@ -130,3 +130,15 @@ def test_unreachable_pretrained_tag_fails_fast_with_one_sentence():
 def test_other_load_failures_are_clear(kwargs, needle):
     with pytest.raises(ModelUnavailable, match=needle):
         DualEncoder(**kwargs)
+
+
+def test_lru_cache_keeps_the_most_recently_used():
+    from explorer.cache import LRUCache
+
+    cache = LRUCache(size=2)
+    cache.put("a", 1)
+    cache.put("b", 2)
+    assert cache.get("a") == 1  # "a" is now the most recent
+    cache.put("c", 3)
+    assert "b" not in cache and "a" in cache and len(cache) == 2
+    assert cache.get_or_compute("a", lambda: 99) == 1 and cache.get_or_compute("d", lambda: 4) == 4

@@ -10,7 +10,6 @@ regions) is reported beside it, over the same regions and over all of them.
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -19,7 +18,8 @@ import torch
 from PIL import Image
 from torchvision.transforms import Resize
 
-from explorer.encoders import CACHE_SIZE, DualEncoder, image_key
+from explorer.cache import LRUCache
+from explorer.encoders import DualEncoder, image_key
 from explorer.methods.base import Score, ScoringMethod, register
 from explorer.powerset import exact_alignment, nla_scan, subset_masks
 from explorer.regions import Box, Region, fill_color, random_regions, sam_regions, segment_regions
@@ -122,7 +122,7 @@ class PowersetAlignment(ScoringMethod):
             raise ValueError("regions='sam' needs sam_checkpoint, the path of a segment-anything checkpoint")
         self.source, self.n_random, self.seed, self.sam_checkpoint = regions, n_random, seed, sam_checkpoint
         self.exact_limit, self.max_regions = exact_limit, max_regions
-        self._cache: OrderedDict[str, tuple[tuple[Region, ...], torch.Tensor]] = OrderedDict()
+        self._cache: LRUCache[tuple[tuple[Region, ...], torch.Tensor]] = LRUCache()
 
     def regions(self, image: Image.Image) -> list[Region]:
         """Region masks from the chosen source, largest first; the whole image when the source finds none."""
@@ -140,16 +140,12 @@ class PowersetAlignment(ScoringMethod):
 
     def region_masks(self, image: Image.Image, grid: tuple[int, int]) -> tuple[tuple[Region, ...], torch.Tensor]:
         """The regions and their (M, h*w) patch-grid masks; cached by image content."""
-        key = image_key(image)
-        if key not in self._cache:
+        def compute() -> tuple[tuple[Region, ...], torch.Tensor]:
             regions = tuple(self.regions(image))
             box = visible_box(image.width, image.height, self.encoder.preprocess)
-            masks = torch.from_numpy(np.stack([patch_mask(r.mask, grid, box) for r in regions]))
-            self._cache[key] = (regions, masks)
-            while len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
-        self._cache.move_to_end(key)
-        return self._cache[key]
+            return regions, torch.from_numpy(np.stack([patch_mask(r.mask, grid, box) for r in regions]))
+
+        return self._cache.get_or_compute(image_key(image), compute)
 
     def prepare(self, images: Sequence[Image.Image]) -> None:
         for feats, im in zip(self.encoder.encode_images(images), images):

@@ -8,7 +8,6 @@ paths agree.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -17,7 +16,8 @@ import torch
 from PIL import Image
 
 from explorer import text
-from explorer.encoders import CACHE_SIZE, DualEncoder, image_key
+from explorer.cache import LRUCache
+from explorer.encoders import DualEncoder, image_key
 from explorer.methods.base import Score, ScoringMethod, register
 from explorer.regions import DEFAULT_SCALES, DEFAULT_STRIDE, CropMode, Region, crop_view, fill_color, multiscale_crops, segment_regions, sam_regions
 
@@ -80,7 +80,7 @@ class StructureGuided(ScoringMethod):
         super().__init__(encoder)
         self.scales, self.stride, self.crop_mode = tuple(scales), stride, crop_mode
         self.proposals, self.sam_checkpoint = proposals, sam_checkpoint
-        self._cache: OrderedDict[str, RegionFeatures] = OrderedDict()
+        self._cache: LRUCache[RegionFeatures] = LRUCache()
 
     def regions(self, image: Image.Image) -> list[Region]:
         regions = multiscale_crops(image.width, image.height, self.scales, self.stride)
@@ -98,16 +98,11 @@ class StructureGuided(ScoringMethod):
 
     def region_features(self, image: Image.Image) -> RegionFeatures:
         """Every region of the image encoded in batches; cached by image content."""
-        key = image_key(image)
-        if key in self._cache:
-            self._cache.move_to_end(key)
-            return self._cache[key]
-        regions = self.regions(image)
-        feats = RegionFeatures(tuple(regions), self.encoder.embed_images(self.views(image, regions)))
-        self._cache[key] = feats
-        while len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
-        return feats
+        def encode() -> RegionFeatures:
+            regions = self.regions(image)
+            return RegionFeatures(tuple(regions), self.encoder.embed_images(self.views(image, regions)))
+
+        return self._cache.get_or_compute(image_key(image), encode)
 
     def prepare(self, images: Sequence[Image.Image]) -> None:
         for im in images:
