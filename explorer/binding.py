@@ -253,7 +253,7 @@ def world_scenes(n_colors: int = 8, n_shapes: int = 3, seed: int = 0):
     pairs = all_pairs(n_colors, n_shapes)
     scenes, captions = [], []
     for a, b in pairs:
-        (x0, y0), (x1, y1) = world._place(rng, [world.SIZES["large"]] * 2)
+        (x0, y0), (x1, y1) = world.place_objects(rng, [world.SIZES["large"]] * 2)
         objs = [world.WorldObject(colors[a[0]], shapes[a[1]], "large", x0, y0),
                 world.WorldObject(colors[b[0]], shapes[b[1]], "large", x1, y1)]
         scenes.append(world.Scene(tuple(objs)))

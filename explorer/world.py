@@ -169,7 +169,7 @@ def heldout_combos(coverage: float = DEFAULT_COVERAGE, seed: int = DEFAULT_WORLD
 # --- sampling ---------------------------------------------------------------------------
 
 
-def _place(rng: np.random.Generator, extents: list[float], tries: int = 200) -> list[tuple[float, float]]:
+def place_objects(rng: np.random.Generator, extents: list[float], tries: int = 200) -> list[tuple[float, float]]:
     """Non-overlapping centres for squares of the given extents (with a small gap)."""
     for _ in range(tries):
         centres: list[tuple[float, float]] = []
@@ -200,7 +200,7 @@ def random_scene(
     n = int(n_objects or rng.choice(len(N_OBJECTS_P), p=N_OBJECTS_P) + 1)
     picks = [pool[i] for i in rng.choice(len(pool), size=n, replace=False)]
     sizes = [str(rng.choice(list(SIZES))) for _ in picks]
-    centres = _place(rng, [SIZES[s] for s in sizes])
+    centres = place_objects(rng, [SIZES[s] for s in sizes])
     objs = tuple(WorldObject(c, s, z, x, y) for (c, s), z, (x, y) in zip(picks, sizes, centres))
     return Scene(objs, style)
 
@@ -285,7 +285,7 @@ def _swap_item(rng: np.random.Generator, kind: str, split: str, seen: frozenset[
     if kind == "relation":
         centres = _relation_centres(rng, max(SIZES[s] for s in sizes))
     else:
-        centres = _place(rng, [max(SIZES.values())] * 2)
+        centres = place_objects(rng, [max(SIZES.values())] * 2)
     a = WorldObject(c1, s1, sizes[0], *centres[0])
     b = WorldObject(c2, s2, sizes[1], *centres[1])
     if kind == "attribute":
