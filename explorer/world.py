@@ -67,8 +67,11 @@ class WorldObject:
         h = self.extent / 2
         return (self.cx - h, self.cy - h, self.cx + h, self.cy + h)
 
-    def phrase(self, with_size: bool = False) -> str:
-        words = ([self.size] if with_size else []) + [self.color, self.shape]
+    def phrase(self, with_size: bool = False, omit: Literal["color", "shape"] | None = None) -> str:
+        """"a (large) red square"; ``omit`` leaves out the colour ("a square") or names no shape ("a red shape")."""
+        color = [] if omit == "color" else [self.color]
+        shape = "shape" if omit == "shape" else self.shape
+        words = ([self.size] if with_size else []) + color + [shape]
         return f"{article(words[0])} {' '.join(words)}"
 
 
@@ -213,25 +216,41 @@ def relation_word(a: WorldObject, b: WorldObject) -> str:
     return "above" if dy < 0 else "below"
 
 
-def list_caption(objects: list[WorldObject] | tuple[WorldObject, ...], with_size: bool = False) -> str:
-    return " and ".join(o.phrase(with_size) for o in objects)
+def list_caption(
+    objects: list[WorldObject] | tuple[WorldObject, ...],
+    with_size: bool = False,
+    omit: list[Literal["color", "shape"] | None] | None = None,
+) -> str:
+    omit = omit or [None] * len(objects)
+    return " and ".join(o.phrase(with_size, leave) for o, leave in zip(objects, omit))
 
 
 def relation_caption(a: WorldObject, b: WorldObject) -> str:
     return f"{a.phrase()} {relation_word(a, b)} {b.phrase()}"
 
 
-def training_caption(scene: Scene, rng: np.random.Generator) -> str:
-    """A caption for training: objects in random order; relations only for two objects."""
+def training_caption(scene: Scene, rng: np.random.Generator, partial: float = 0.0) -> str:
+    """A caption for training: objects in random order; relations only for two objects.
+
+    With probability ``partial`` an object of a list caption is described by one concept only
+    (its colour or its shape, equally often), as people often describe things.
+    """
     objs = [scene.objects[i] for i in rng.permutation(len(scene.objects))]
     r = rng.random()
     if len(objs) == 2 and r < 0.3:
         return relation_caption(objs[0], objs[1])
-    return list_caption(objs, with_size=r >= 0.65)
+    omit = [_omitted(rng, partial) for _ in objs] if partial > 0 else None
+    return list_caption(objs, with_size=r >= 0.65, omit=omit)
+
+
+def _omitted(rng: np.random.Generator, partial: float) -> Literal["color", "shape"] | None:
+    if rng.random() >= partial:
+        return None
+    return "color" if rng.random() < 0.5 else "shape"
 
 
 def training_batch(
-    rng: np.random.Generator, batch_size: int, combos: frozenset[Combo]
+    rng: np.random.Generator, batch_size: int, combos: frozenset[Combo], partial: float = 0.0
 ) -> tuple[list[Scene], list[str]]:
     """A batch of scenes with captions, no caption repeated (repeats would be false negatives)."""
     scenes: list[Scene] = []
@@ -239,7 +258,7 @@ def training_batch(
     seen: set[str] = set()
     while len(scenes) < batch_size:
         scene = random_scene(rng, combos)
-        caption = training_caption(scene, rng)
+        caption = training_caption(scene, rng, partial)
         if caption in seen:
             continue
         seen.add(caption)
@@ -307,6 +326,11 @@ def _swap_item(rng: np.random.Generator, kind: str, split: str, seen: frozenset[
         cap0 = list_caption([(a, b)[i] for i in order], with_size)
         cap1 = list_caption([(a2, b2)[i] for i in order], with_size)
     return SwapItem(kind, split, (img0, img1), (cap0, cap1))
+
+
+def training_swaps(rng: np.random.Generator, n: int, seen: frozenset[Combo]) -> list[SwapItem]:
+    """Swap items of random kinds over training objects only, drawn from ``rng`` (not the benchmark's streams)."""
+    return [_swap_item(rng, str(rng.choice(KINDS)), "id", seen) for _ in range(n)]
 
 
 def _relation_centres(rng: np.random.Generator, extent: float) -> list[tuple[float, float]]:

@@ -119,3 +119,20 @@ def test_relation_words_follow_positions():
     assert world.relation_caption(b, a) == "a blue circle to the right of a red square"
     c = world.WorldObject("orange", "star", "large", 0.5, 0.9)
     assert world.relation_caption(c, a).startswith("an orange star below")
+
+
+def test_partial_captions_name_one_concept_of_some_objects():
+    rng = np.random.default_rng(5)
+    scenes, captions = world.training_batch(rng, 200, world.seen_combos(), partial=0.5)
+    shapes = set(world.SHAPES)
+    bare_shape = color_only = 0
+    for scene, caption in zip(scenes, captions):
+        for phrase in caption.split(" and "):
+            words = phrase.split()
+            if " of " in phrase or "above" in words or "below" in words:
+                break  # relation captions always name both concepts
+            bare_shape += words[-1] in shapes and not set(words) & set(world.COLORS)
+            color_only += words[-1] == "shape"
+    assert bare_shape > 20 and color_only > 20
+    plain = world.training_batch(np.random.default_rng(5), 50, world.seen_combos())[1]
+    assert not any(c.endswith(" shape") or " shape and" in c for c in plain)
