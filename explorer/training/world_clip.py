@@ -24,11 +24,13 @@ from tqdm import tqdm
 
 from explorer import world
 from explorer.models import EMBEDDED_MODEL, register_configs
+from explorer.training import state
 
 log = logging.getLogger(__name__)
 
-# An extra loss term a variant adds to the CLIP loss: (model, images, tokens, scenes, captions) -> loss.
+# An objective's term added to the CLIP loss: (model, patch tokens (B, N, width), scenes, captions) -> loss.
 ExtraLoss = Callable[..., torch.Tensor]
+OBJECTIVES = ("clip", "powerclip")
 
 
 @dataclass
@@ -44,6 +46,7 @@ class TrainConfig:
     threads: int = 2
     checkpoint_every: int = 50
     objective: str = "clip"
+    partial_captions: float = 0.0  # how often a training caption names one concept of an object only
 
 
 def clip_loss(image: torch.Tensor, text: torch.Tensor, logit_scale: torch.Tensor) -> torch.Tensor:
@@ -68,12 +71,34 @@ def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.Opti
     return torch.optim.AdamW(groups, lr=cfg.lr, betas=(0.9, 0.98), eps=1e-6)
 
 
-def train(
-    cfg: TrainConfig,
-    run_dir: Path,
-    out: Path,
-    extra_loss: ExtraLoss | None = None,
-) -> dict:
+def image_with_tokens(model: torch.nn.Module, images: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """One pass of the image tower: the global embedding (B, D) and the patch tokens before the projection."""
+    visual = model.visual
+    visual.output_tokens = True
+    try:
+        return visual(images)
+    finally:
+        visual.output_tokens = False
+
+
+def project_tokens(model: torch.nn.Module, tokens: torch.Tensor) -> torch.Tensor:
+    """Patch tokens into the joint space, as the global embedding is."""
+    proj = model.visual.proj
+    return tokens @ proj if proj is not None else tokens
+
+
+def objective_term(cfg: TrainConfig, tokenizer, image_size: int, grid: int) -> ExtraLoss | None:
+    """The term ``cfg.objective`` adds to the CLIP loss (None for plain CLIP)."""
+    if cfg.objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {cfg.objective!r}; known: {', '.join(OBJECTIVES)}")
+    if cfg.objective == "powerclip":
+        from explorer.training.powerclip import PowerCLIPLoss
+
+        return PowerCLIPLoss(tokenizer, image_size, grid)
+    return None
+
+
+def train(cfg: TrainConfig, run_dir: Path, out: Path) -> dict:
     """Train (or resume) and write ``out`` (safetensors) plus ``out``'s ``.json`` training record."""
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
@@ -83,34 +108,29 @@ def train(
     optimizer = make_optimizer(model, cfg)
     seen = world.seen_combos(cfg.coverage, world.DEFAULT_WORLD_SEED)
     image_size = model.visual.image_size[0]
+    extra_loss = objective_term(cfg, tokenizer, image_size, model.visual.grid_size[0])
 
-    run_dir.mkdir(parents=True, exist_ok=True)
-    state_path = run_dir / "last.pt"
-    start, wall, losses = 0, 0.0, []
-    if state_path.exists():
-        state = torch.load(state_path, weights_only=True)
-        if state["config"] != asdict(cfg):
-            raise ValueError(f"{state_path} was made with another config; use another --run-dir or delete it")
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        start, wall, losses = state["step"], state["wall_s"], state["losses"]
-        log.info("resuming from step %d (%s)", start, state_path)
+    start, wall, losses = state.resume(run_dir, asdict(cfg), model, optimizer)
 
     model.train()
     bar = tqdm(range(start, cfg.steps), initial=start, total=cfg.steps, desc="train-world", unit="step")
     t0 = time.time()
     for step in bar:
         rng = np.random.default_rng([cfg.seed, step])
-        scenes, captions = world.training_batch(rng, cfg.batch_size, seen)
+        scenes, captions = world.training_batch(rng, cfg.batch_size, seen, cfg.partial_captions)
         images = torch.stack([preprocess(s.render(image_size)) for s in scenes])
         tokens = tokenizer(captions)
         for group in optimizer.param_groups:
             group["lr"] = lr_at(step, cfg)
-        img = F.normalize(model.encode_image(images), dim=-1)
+        if extra_loss is None:
+            img = F.normalize(model.encode_image(images), dim=-1)
+        else:
+            pooled, tokens_out = image_with_tokens(model, images)
+            img = F.normalize(pooled, dim=-1)
         txt = F.normalize(model.encode_text(tokens), dim=-1)
         loss = clip_loss(img, txt, model.logit_scale.exp())
         if extra_loss is not None:
-            loss = loss + extra_loss(model, images, tokens, scenes, captions)
+            loss = loss + extra_loss(model, tokens_out, scenes, captions)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
@@ -119,14 +139,7 @@ def train(
         losses.append(round(loss.item(), 4))
         bar.set_postfix(loss=f"{np.mean(losses[-20:]):.3f}")
         if (step + 1) % cfg.checkpoint_every == 0 or step + 1 == cfg.steps:
-            elapsed = wall + time.time() - t0
-            tmp = state_path.with_suffix(".tmp")
-            torch.save(
-                {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": step + 1,
-                 "wall_s": elapsed, "losses": losses, "config": asdict(cfg)},
-                tmp,
-            )
-            tmp.replace(state_path)
+            state.save(run_dir, asdict(cfg), model, optimizer, step + 1, wall + time.time() - t0, losses)
     wall += time.time() - t0
 
     out.parent.mkdir(parents=True, exist_ok=True)
