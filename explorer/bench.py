@@ -8,14 +8,18 @@ import time
 from typing import Callable
 
 import numpy as np
+import torch
 from tqdm import tqdm
 
 from explorer import world
 from explorer.encoders import DualEncoder
 from explorer.engine import Engine
 from explorer.evaluate import evaluate_swaps
-from explorer.methods import REGISTRY, get_method
+from explorer.methods import get_method
+from explorer.methods.powerset_method import PowersetAlignment
 from explorer.methods.sgi import StructureGuided
+from explorer.powerset import TAU, exact_alignment, nla_alignment, region_scores, subset_masks
+from explorer.tree import parse_tree
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +65,7 @@ def sgi_figures(encoder: DualEncoder, repeat: int = 3) -> dict[str, float]:
 
 def analysis_figures(encoder: DualEncoder, tag: str, runs: int = 20) -> dict[str, float]:
     """The whole page analysis (every registered method) of a new image and two captions, p50 / p95."""
-    engine = Engine(encoder, method_names=tuple(REGISTRY))
+    engine = Engine(encoder)
     items = bench_items(runs + 1)
     size = encoder.image_size
     engine.analyze(items[0].images[0].render(size), *items[0].captions)  # warm-up: spaCy, lazy imports
@@ -91,6 +95,77 @@ def eval_figures(encoder: DualEncoder, tag: str, n: int = 16) -> dict[str, float
     for m in methods:
         evaluate_swaps(m, items, encoder.image_size, progress=lambda it: it)
     return {f"eval.items_per_s.{tag}": round(n / (time.perf_counter() - start), 2)}
+
+
+def powerset_inputs(encoder: DualEncoder, n: int, m: int) -> list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+    """Real features of ``n`` world scenes: patches (N, D), ``m`` random region masks (m, N), tree nodes (K, D)."""
+    method = PowersetAlignment(encoder, regions="random", n_random=m, max_regions=m)
+    out = []
+    for item in bench_items(4 * n):
+        image = item.images[0].render(encoder.image_size)
+        feats = encoder.encode_image(image)
+        _, masks = method.region_masks(image, feats.grid)
+        if len(masks) == m:
+            nodes = encoder.encode_texts([node.text for node in parse_tree(item.captions[0])])
+            out.append((feats.patches, masks, torch.stack([t.embedding for t in nodes])))
+        if len(out) == n:
+            return out
+    raise RuntimeError(f"fewer than {n} scenes gave {m} distinct random regions")
+
+
+def powerset_figures(encoder: DualEncoder, n: int = 64, m: int = 12, big_m: int = 64) -> dict[str, float]:
+    """Exact powerset enumeration against the NLAs at M = m (same regions, same nodes), and the NLAs at M = big_m.
+
+    Exact runs item by item (its grouping of patches differs per item); the NLAs run on the whole batch at once,
+    as training and evaluation call them. ``nla_speedup_m12_single`` times the NLAs on one item alone.
+    The error compares each NLA with the enumeration of the quantity it computes (NLA-max and NLA-soft are exact
+    identities; NLA-r2t is a bracket, its bound is reported); ``surrogate_gap`` is how far the additive surrogate's
+    maximum lies from the exact cosine maximum, for the same regions.
+    """
+    inputs = powerset_inputs(encoder, n, m)
+    patches, masks, nodes = (torch.stack(x) for x in zip(*_padded(inputs)))
+    exact_s, exact = timed(lambda: [exact_alignment(p, mk, t) for p, mk, t in inputs], 3)
+    nla_s, nla = timed(lambda: nla_alignment(patches, masks.float(), nodes), 20)
+    single_s, _ = timed(lambda: nla_alignment(*(x[:1] for x in (patches, masks.float(), nodes))), 20)
+    errors, gaps, r2t_widths = [], [], []
+    for i, ((p, mk, t), ex) in enumerate(zip(inputs, exact)):
+        a = region_scores(p, mk, t)
+        sums = subset_masks(m).double() @ a  # (2^m - 1, K): the surrogate of every subset, enumerated
+        k = len(t)
+        errors.append(float((nla.best[i, :k].double() - sums.max(0).values).abs().max()))
+        errors.append(float((nla.soft[i, :k].double() - torch.logsumexp(TAU * sums, 0) / TAU).abs().max()))
+        gaps.append(float((sums.max(0).values - ex.best).abs().max()))
+        r2t_widths.append(float(nla.r2t_upper[i] - nla.r2t_lower[i]))
+    big = [(torch.randn(p.shape[0], p.shape[1]), torch.rand(big_m, p.shape[0]) < 0.1, t) for p, _, t in inputs[:1]]
+    big_s, _ = timed(lambda: nla_alignment(big[0][0], big[0][1].float(), big[0][2]), 20)
+    log.info("powerset at M=%d: exact %.2f ms/item, NLA %.3f ms/item (batch of %d)", m, 1e3 * exact_s / n, 1e3 * nla_s / n, n)
+    return {
+        "powerset.exact_ms_per_item_m12": round(1e3 * exact_s / n, 3),
+        "powerset.nla_ms_per_item_m12": round(1e3 * nla_s / n, 4),
+        "powerset.nla_speedup_m12": round(exact_s / nla_s, 1),
+        "powerset.nla_speedup_m12_single": round(exact_s / n / single_s, 1),
+        "powerset.nla_max_abs_error_m12": float(f"{max(errors):.2e}"),
+        "powerset.nla_r2t_max_bracket_m12": round(max(r2t_widths), 4),
+        "powerset.surrogate_gap_m12": round(max(gaps), 4),
+        "powerset.nla_ms_m64": round(1e3 * big_s, 3),
+    }
+
+
+def _padded(inputs: list) -> list:
+    """Items with their node lists padded to one length (repeating the root), so they stack into a batch."""
+    k = max(len(t) for _, _, t in inputs)
+    return [(p, mk, torch.cat([t, t[:1].expand(k - len(t), -1)])) for p, mk, t in inputs]
+
+
+def tflocal_figures(encoder: DualEncoder, n: int = 32) -> dict[str, float]:
+    """TFLocal scoring time per image-caption pair on cached features (the page's re-score path)."""
+    method = get_method("tflocal", encoder)
+    items = bench_items(n)
+    images = [it.images[0].render(encoder.image_size) for it in items]
+    encoder.encode_images(images)
+    encoder.encode_texts([c for it in items for c in it.captions])
+    seconds, _ = timed(lambda: [method.score(im, list(it.captions)) for im, it in zip(images, items)], 3)
+    return {"tflocal.ms_per_pair": round(1e3 * seconds / (2 * n), 3)}
 
 
 def peak_memory_mb() -> float:

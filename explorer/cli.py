@@ -17,7 +17,7 @@ def _train_world(args: argparse.Namespace) -> int:
     from explorer.training.world_clip import TrainConfig, train
 
     cfg = TrainConfig(coverage=args.coverage, seed=args.seed, steps=args.steps, batch_size=args.batch_size,
-                      lr=args.lr, objective=args.objective)
+                      lr=args.lr, objective=args.objective, partial_captions=args.partial_captions)
     out = Path(args.out or EMBEDDED_CHECKPOINT)
     run_dir = Path(args.run_dir or f"runs/train-world-{args.objective}-c{args.coverage}-s{args.seed}")
     train(cfg, run_dir, out)
@@ -33,6 +33,27 @@ def _write_card(checkpoint: Path, objective: str) -> Path:
     path = write_card(checkpoint, f"{title} ({objective} objective)")
     logging.getLogger(__name__).info("wrote %s", path)
     return path
+
+
+def _train_align(args: argparse.Namespace) -> int:
+    from explorer.methods.tflocal import ALIGN_CHECKPOINTS, FINETUNE_CHECKPOINT
+    from explorer.training.align import AlignTrainConfig, train_align
+    from explorer.training.card import write_align_card
+
+    cfg = AlignTrainConfig(variant=args.variant, seed=args.seed, steps=args.steps, batch_items=args.batch_items,
+                           data=args.data, images=args.images)
+    encoder = load_encoder(args)
+    if args.out:
+        out = Path(args.out)
+    elif encoder.is_embedded and not args.data:
+        out = FINETUNE_CHECKPOINT if args.variant == "finetune" else ALIGN_CHECKPOINTS[args.variant]
+    else:
+        raise SystemExit("--out PATH is needed unless the embedded model is trained on the world")
+    run_dir = Path(args.run_dir or f"runs/train-align-{args.variant}-{out.stem}-s{args.seed}")
+    train_align(cfg, encoder, run_dir, out)
+    if not args.no_card and not args.data:
+        logging.getLogger(__name__).info("wrote %s", write_align_card(out))
+    return 0
 
 
 def _model_card(args: argparse.Namespace) -> int:
@@ -108,6 +129,8 @@ def _bench(args: argparse.Namespace) -> int:
     figures = bench.sgi_figures(encoder, repeat=args.repeat)
     figures |= bench.analysis_figures(encoder, "embedded", runs=args.runs)
     figures |= bench.eval_figures(encoder, "embedded")
+    figures |= bench.powerset_figures(encoder)
+    figures |= bench.tflocal_figures(encoder)
     figures["memory.peak_mb.embedded"] = bench.peak_memory_mb()
     if not args.skip_vitb32:
         vitb32 = DualEncoder("ViT-B-32", pretrained=None, device=args.device)
@@ -172,11 +195,27 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--steps", type=int, default=2000)
     t.add_argument("--batch-size", type=int, default=128)
     t.add_argument("--lr", type=float, default=1e-3)
-    t.add_argument("--objective", choices=["clip"], default="clip")
+    t.add_argument("--objective", choices=["clip", "powerclip"], default="clip",
+                   help="clip: the CLIP loss; powerclip: plus the NLA powerset triplet loss (seed 004)")
+    t.add_argument("--partial-captions", type=float, default=0.0,
+                   help="how often a caption names only the colour or only the shape of an object (default 0)")
     t.add_argument("--out", help=f"weights file to write (default {EMBEDDED_CHECKPOINT})")
     t.add_argument("--run-dir", help="where resumable state is kept (default runs/train-world-...)")
     t.add_argument("--no-card", action="store_true", help="skip measuring and writing the model card")
     t.set_defaults(func=_train_world)
+
+    a = sub.add_parser("train-align", help="train TFLocal, TFGlobal or the fine-tuned baseline over an encoder")
+    a.add_argument("--variant", choices=["local", "global", "finetune"], default="local")
+    a.add_argument("--seed", type=int, default=0)
+    a.add_argument("--steps", type=int, default=1200)
+    a.add_argument("--batch-items", type=int, default=16, help="swap items (or image-caption pairs) per step")
+    a.add_argument("--data", help="a COCO-style captions JSON to train on instead of the world")
+    a.add_argument("--images", help="the folder of the JSON's file_name entries (default: beside the JSON)")
+    a.add_argument("--out", help="weights file to write (default: checkpoints/world-clip-tf<variant> / -finetune)")
+    a.add_argument("--run-dir", help="where resumable state is kept (default runs/train-align-...)")
+    a.add_argument("--no-card", action="store_true", help="skip measuring and writing the model card")
+    add_model_args(a)
+    a.set_defaults(func=_train_align)
 
     c = sub.add_parser("model-card", help="measure a trained checkpoint and (re)write its model card")
     c.add_argument("--checkpoint", help=f"weights file with its .json record (default {EMBEDDED_CHECKPOINT})")

@@ -133,18 +133,24 @@ def exact_alignment(
     return ExactAlignment(best, arg, soft, float(best.mean()), float(sims.max(1).values.mean()))
 
 
+def surrogate_regions(unit_patches: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    """Region vectors r_i = sum_{n in R_i} p_n / (m_n Z), batched: (..., N, D), (..., M, N) -> (..., M, D).
+
+    ``a_ik = r_i . t_k``; the shares of a covered patch add up to one, so ``Z = ||sum_i r_i Z||``.
+    """
+    masks = masks.to(unit_patches.dtype)
+    pooled = (masks / masks.sum(-2, keepdim=True).clamp_min(1)) @ unit_patches
+    return pooled / pooled.sum(-2, keepdim=True).norm(dim=-1, keepdim=True).clamp_min(EPS)
+
+
 def region_scores(patches: torch.Tensor, masks: torch.Tensor, texts: torch.Tensor) -> torch.Tensor:
     """The additive surrogate's per-region scores a (M, K), so that s_k(S) = sum_{i in S} a_ik."""
-    masks = masks.bool()
-    unit = _unit(patches)
-    share = masks.double() / masks.sum(0).clamp_min(1)
-    z = unit[masks.any(0)].sum(0).norm().clamp_min(EPS)
-    return (share @ unit) @ _unit(texts).T / z
+    return surrogate_regions(_unit(patches), masks.bool()) @ _unit(texts).T
 
 
 def nla_max(a: torch.Tensor) -> torch.Tensor:
-    """NLA-max: max over non-empty subsets of sum_{i in S} a_i, per column of a (M, K); exact."""
-    return a.clamp_min(0).sum(0) + a.max(0).values.clamp_max(0)
+    """NLA-max: max over non-empty subsets of sum_{i in S} a_i, per column of a (..., M, K); exact."""
+    return a.clamp_min(0).sum(-2) + a.max(-2).values.clamp_max(0)
 
 
 def nla_best_subset(a: torch.Tensor) -> torch.Tensor:
@@ -177,15 +183,38 @@ def soft_gap_bound(a: torch.Tensor, tau: float = TAU) -> torch.Tensor:
     return torch.where(a.max(0).values >= 0, torch.minimum(sharp, general), general)
 
 
+def r2t_bounds(a: torch.Tensor, taus: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """The NLA-r2t bounds [L, U] on mean_S max_k s_k(S), batched over a's leading dims: a (..., M, K) -> (...), (...)."""
+    m = a.shape[-2]
+    lower = a.sum(-2).max(-1).values / (2.0 - 2.0 ** (1 - m))
+    if taus is None:
+        taus = torch.logspace(-1, 4, 26, dtype=a.dtype) / a.detach().abs().max().clamp_min(EPS)
+    scale = taus.view(-1, *([1] * a.dim()))
+    per_tau = torch.logsumexp(_log_nonempty(scale * a), dim=-1)  # (taus, ...)
+    upper = ((per_tau - log_subset_count(m)) / taus.view(-1, *([1] * (a.dim() - 2)))).min(0).values
+    return lower, torch.maximum(upper, lower)
+
+
 def nla_r2t(a: torch.Tensor, alpha: float = 0.5, taus: torch.Tensor | None = None) -> R2TBracket:
     """NLA-r2t: bounds on mean over subsets of max over nodes of s_k(S), from a (M, K) in O(M K |taus|)."""
-    m = a.shape[0]
-    lower = float(a.sum(0).max()) / (2.0 - 2.0 ** (1 - m))
-    if taus is None:
-        taus = torch.logspace(-1, 4, 26, dtype=a.dtype) / a.abs().max().clamp_min(EPS)
-    per_tau = torch.logsumexp(_log_nonempty(taus[:, None, None] * a), dim=-1)
-    upper = max(float(((per_tau - log_subset_count(m)) / taus).min()), lower)
+    lower, upper = (float(x) for x in r2t_bounds(a, taus))
     return R2TBracket(lower, upper, lower + alpha * (upper - lower), max(alpha, 1 - alpha) * (upper - lower))
+
+
+@dataclass(frozen=True)
+class NLAAlignment:
+    """The O(M) aggregations of the additive surrogate, batched over leading dimensions."""
+
+    best: torch.Tensor  # (..., K) NLA-max: max over subsets of s_k(S), exact
+    soft: torch.Tensor  # (..., K) NLA-soft: (1/tau) log sum over subsets of exp(tau s_k(S)), exact
+    r2t_lower: torch.Tensor  # (...,) the NLA-r2t bracket
+    r2t_upper: torch.Tensor
+
+
+def nla_alignment(patches: torch.Tensor, masks: torch.Tensor, texts: torch.Tensor, tau: float = TAU) -> NLAAlignment:
+    """Every NLA from patches (..., N, D), region masks (..., M, N) and nodes (..., K, D), without enumeration."""
+    a = surrogate_regions(F.normalize(patches, dim=-1), masks) @ F.normalize(texts, dim=-1).transpose(-1, -2)
+    return NLAAlignment(nla_max(a), nla_soft(a, tau), *r2t_bounds(a))
 
 
 def nla_scan(patches: torch.Tensor, masks: torch.Tensor, texts: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
