@@ -124,9 +124,18 @@ class DualEncoder:
         self.context_length: int = self.model.context_length
 
     @property
+    def is_embedded(self) -> bool:
+        return self.checkpoint == EMBEDDED_CHECKPOINT
+
+    @property
+    def embed_dim(self) -> int:
+        """The width of the joint embedding space."""
+        return int(self.encode_text("a").embedding.shape[0])
+
+    @property
     def label(self) -> str:
         """How the model is named to a user: ``world-clip (embedded)``, ``ViT-B-32 / openai``."""
-        if self.checkpoint == EMBEDDED_CHECKPOINT:
+        if self.is_embedded:
             return f"{EMBEDDED_MODEL} (embedded)"
         if self.checkpoint is not None:
             return f"{self.name} @ {self.checkpoint.name}"

@@ -12,6 +12,7 @@ from typing import Literal, Sequence
 import numpy as np
 import torch
 from PIL import Image
+from torchvision.transforms import Resize
 
 log = logging.getLogger(__name__)
 
@@ -159,3 +160,13 @@ def random_regions(image: Image.Image, n: int, seed: int = 0) -> list[Region]:
         mask[y : y + rh, x : x + rw] = True
         out.append(Region((x, y, x + rw, y + rh), "random", mask))
     return out
+
+
+def visible_box(width: int, height: int, preprocess) -> Box:
+    """The part of the image the encoder sees: the centre square after a shortest-side resize, else all of it."""
+    sizes = [t.size for t in getattr(preprocess, "transforms", []) if isinstance(t, Resize)]
+    if sizes and (isinstance(sizes[0], int) or len(sizes[0]) == 1):
+        side = min(width, height)
+        x0, y0 = (width - side) // 2, (height - side) // 2
+        return (x0, y0, x0 + side, y0 + side)
+    return (0, 0, width, height)

@@ -16,13 +16,12 @@ from typing import Sequence
 import numpy as np
 import torch
 from PIL import Image
-from torchvision.transforms import Resize
 
 from explorer.cache import LRUCache
 from explorer.encoders import DualEncoder, image_key
 from explorer.methods.base import Score, ScoringMethod, register
 from explorer.powerset import exact_alignment, nla_scan, subset_masks
-from explorer.regions import Box, Region, fill_color, random_regions, sam_regions, segment_regions
+from explorer.regions import Box, Region, fill_color, random_regions, sam_regions, segment_regions, visible_box
 from explorer.tree import TreeNode, parse_tree
 
 REGION_SOURCES = ("segments", "random", "sam", "world")
@@ -70,16 +69,6 @@ def world_regions(image: Image.Image, max_regions: int = 24, min_frac: float = 0
         ys, xs = np.nonzero(mask)
         out.append(Region((int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1), "world", mask))
     return out
-
-
-def visible_box(width: int, height: int, preprocess) -> Box:
-    """The part of the image the encoder sees: the centre square after a shortest-side resize, else all of it."""
-    sizes = [t.size for t in getattr(preprocess, "transforms", []) if isinstance(t, Resize)]
-    if sizes and (isinstance(sizes[0], int) or len(sizes[0]) == 1):
-        side = min(width, height)
-        x0, y0 = (width - side) // 2, (height - side) // 2
-        return (x0, y0, x0 + side, y0 + side)
-    return (0, 0, width, height)
 
 
 def patch_mask(mask: np.ndarray, grid: tuple[int, int], box: Box) -> np.ndarray:

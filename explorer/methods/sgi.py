@@ -97,10 +97,15 @@ class StructureGuided(ScoringMethod):
         return [crop_view(image, r.box, self.crop_mode, fill) for r in regions]
 
     def region_features(self, image: Image.Image) -> RegionFeatures:
-        """Every region of the image encoded in batches; cached by image content."""
+        """Every region of the image encoded in batches, each distinct view once; cached by image content."""
         def encode() -> RegionFeatures:
             regions = self.regions(image)
-            return RegionFeatures(tuple(regions), self.encoder.embed_images(self.views(image, regions)))
+            views = self.views(image, regions)
+            keys = [image_key(v) for v in views]
+            unique = {k: v for k, v in reversed(list(zip(keys, views)))}  # regions that see the same pixels
+            row = {k: i for i, k in enumerate(unique)}
+            embeddings = self.encoder.embed_images(list(unique.values()))
+            return RegionFeatures(tuple(regions), embeddings[[row[k] for k in keys]])
 
         return self._cache.get_or_compute(image_key(image), encode)
 

@@ -10,6 +10,7 @@ from explorer.encoders import DualEncoder
 from explorer.evaluate import evaluate_world
 from explorer.methods import get_method
 from explorer.models import EMBEDDED_CHECKPOINT
+from explorer.training.align import RANDOM_NEGATIVES
 
 
 def score_table(results: dict, kinds=world.KINDS) -> str:
@@ -35,8 +36,23 @@ def measure(encoder: DualEncoder, limit: int = 500) -> dict:
 def train_command(cfg: dict, checkpoint: Path) -> str:
     """The command line that reproduces a training run from its recorded config."""
     out = "" if checkpoint.resolve() == EMBEDDED_CHECKPOINT.resolve() else f" --out {checkpoint}"
+    partial = f" --partial-captions {cfg['partial_captions']}" if cfg.get("partial_captions") else ""
     return (f"python -m explorer train-world --coverage {cfg['coverage']} --seed {cfg['seed']} --steps {cfg['steps']} "
-            f"--batch-size {cfg['batch_size']} --lr {cfg['lr']} --objective {cfg['objective']}{out}")
+            f"--batch-size {cfg['batch_size']} --lr {cfg['lr']} --objective {cfg['objective']}{partial}{out}")
+
+
+def objective_line(objective: str) -> str:
+    """How the loss was made, in the card's words."""
+    clip = "symmetric CLIP loss over in-batch pairs, no caption repeated within a batch"
+    if objective == "powerclip":
+        from explorer.training import powerclip
+
+        return (f"Loss: the {clip}, plus lambda = {powerclip.WEIGHT} times PowerCLIP's bidirectional triplet margin "
+                f"loss (margin {powerclip.MARGIN}, hardest in-batch negative) on the NLA powerset score of the first "
+                f"{powerclip.SUBSET} items of each batch: the scene's object masks on the patch grid against the caption's "
+                f"tree nodes, NLA-soft (tau {powerclip.TAU}) text-to-region plus the NLA-r2t lower bound "
+                f"(`explorer/training/powerclip.py`). Negatives are other scenes' captions, never constructed swaps.")
+    return f"Loss: the {clip}; no hard negatives."
 
 
 def write_card(checkpoint: Path, title: str, limit: int = 500) -> Path:
@@ -65,8 +81,8 @@ open_clip config `{cfg['model']}` (registered from `explorer/configs/`):
 - The synthetic world (`explorer/world.py`): 1 to 4 flat shapes on a grey background (1/2/3/4 objects
   with probabilities {', '.join(str(p) for p in world.N_OBJECTS_P)}), {len(world.COLORS)} colours x
   {len(world.SHAPES)} shapes x {len(world.SIZES)} sizes; template captions naming objects in random order
-  (relations only for two objects). The `shift` split outlines every object, a look training never shows. No hard negatives: plain symmetric CLIP loss over in-batch pairs,
-  no caption repeated within a batch.
+  (relations only for two objects). The `shift` split outlines every object, a look training never shows.
+  {objective_line(cfg['objective'])}
 - Coverage {cfg['coverage']}: {len(record['seen_combos'])} of {len(world.ALL_COMBOS)} colour-shape objects seen.
   Held out (never in training): {', '.join(held) or 'none'}.
 - {cfg['steps']} steps x batch {cfg['batch_size']} = {record['images_seen']:,} images; AdamW lr {cfg['lr']},
@@ -81,6 +97,44 @@ Swap items, text / image / group score in percent (chance of group: 16.7 for ran
 {score_table(scores['swaps'])}
 
 These are the phenomenon the explorer shows; nothing was tuned to raise or lower them.
+"""
+    out = checkpoint.with_suffix(".md")
+    out.write_text(text)
+    return out
+
+
+ALIGN_METHODS = {"local": "tflocal", "global": "tfglobal", "finetune": "finetune"}
+
+
+def write_align_card(checkpoint: Path, limit: int = 200) -> Path:
+    """Evaluate a ``train-align`` checkpoint on the world with the embedded encoder; write ``<checkpoint>.md``."""
+    record = json.loads(checkpoint.with_suffix(".json").read_text())
+    cfg = record["config"]
+    method = get_method(ALIGN_METHODS[cfg["variant"]], DualEncoder(), checkpoint=str(checkpoint))
+    scores = evaluate_world([method], "world", list(world.SPLITS), limit)[method.name]
+    record["measured"] = {"swaps": scores, "limit": limit}
+    checkpoint.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
+    what = ("the whole encoder, fine-tuned end to end (global cosine at inference)" if cfg["variant"] == "finetune"
+            else f"the alignment transformer over the frozen encoder's {'patch and token' if cfg['variant'] == 'local' else 'global'} "
+                 f"features: {json.dumps(record['align_config'])}")
+    text = f"""# {checkpoint.stem}: {method.label} for {record['encoder']}
+
+`{checkpoint.name}`: {checkpoint.stat().st_size / 2**20:.1f} MiB, safetensors; {record['trainable_parameters']:,} trainable parameters,
+{what}. Made by `python -m explorer train-align --variant {cfg['variant']} --seed {cfg['seed']} --steps {cfg['steps']} --batch-items {cfg['batch_items']}` with torch {record['torch']}.
+
+## Data and training
+- {cfg['steps']} steps x {cfg['batch_items']} swap items of random kinds (attribute, size, relation, object) over the
+  world's {cfg['coverage']} coverage training objects, drawn from their own seeded stream (never the benchmark's).
+  Each step scores its {2 * cfg['batch_items']} images against their own caption, the swapped caption of the same
+  item and {RANDOM_NEGATIVES} other captions of the batch; cross-entropy image -> caption and caption -> image.
+- AdamW lr {cfg['finetune_lr'] if cfg['variant'] == 'finetune' else cfg['lr']}, warm-up {cfg['warmup']}, cosine decay,
+  weight decay {cfg['weight_decay']}; seed {cfg['seed']}.
+- Wall time {record['wall_s'] / 60:.1f} min on {cfg['threads']} CPU threads; final loss {record['final_loss']:.3f}.
+
+## Measured (`{method.name}`, {limit} items per split and kind)
+Text / image / group score in percent:
+
+{score_table(scores)}
 """
     out = checkpoint.with_suffix(".md")
     out.write_text(text)

@@ -1,0 +1,136 @@
+"""TFLocal, TFGlobal and the fine-tuned baseline (seeds 000/003) as scoring methods.
+
+TFLocal and TFGlobal run the alignment transformer (``explorer.alignment``) over the frozen encoder's
+cached features; their weights come from ``train-align`` (the embedded model's ship in
+``checkpoints/``). For another encoder without trained weights they run with seeded random weights and
+say so in their evidence. ``finetune`` is global cosine under the fully fine-tuned encoder.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar, Sequence
+
+import numpy as np
+import torch
+from PIL import Image
+from safetensors.torch import load_file
+
+from explorer.alignment import AlignConfig, AlignmentTransformer, pair_inputs
+from explorer.encoders import DualEncoder
+from explorer.methods.base import Score, ScoringMethod, get_method, register
+from explorer.models import CHECKPOINT_DIR, EMBEDDED_MODEL
+from explorer.regions import visible_box
+
+log = logging.getLogger(__name__)
+
+ALIGN_CHECKPOINTS = {v: CHECKPOINT_DIR / f"{EMBEDDED_MODEL}-tf{v}.safetensors" for v in ("local", "global")}
+FINETUNE_CHECKPOINT = CHECKPOINT_DIR / f"{EMBEDDED_MODEL}-finetune.safetensors"
+
+
+@dataclass(frozen=True)
+class AttentionEvidence:
+    """Cross-attention of each caption token over the image, for every layer and head."""
+
+    tokens: tuple[str, ...]  # the caption's tokens as the encoder read them
+    attention: np.ndarray  # (layers, heads, tokens, patches); rows sum to one over patches
+    grid: tuple[int, int]  # the patch grid (h, w); (1, 1) for TFGlobal
+    box: tuple[int, int, int, int]  # the part of the image the patch grid covers, in pixels
+    cosine: float  # the global cosine the score head adds to
+    trained: bool  # False: seeded random weights (no trained head for this encoder)
+
+
+def load_aligner(path: str | Path) -> AlignmentTransformer:
+    """Weights from ``train-align`` (safetensors) with the config in the ``.json`` beside them."""
+    path = Path(path)
+    record = json.loads(path.with_suffix(".json").read_text())
+    model = AlignmentTransformer(AlignConfig(**record["align_config"]))
+    model.load_state_dict(load_file(str(path)))
+    return model.eval()
+
+
+class AlignedMethod(ScoringMethod):
+    """TFLocal or TFGlobal over one frozen encoder."""
+
+    variant: ClassVar[str]
+
+    def __init__(self, encoder: DualEncoder, checkpoint: str | None = None, seed: int = 0) -> None:
+        super().__init__(encoder)
+        path = Path(checkpoint) if checkpoint else ALIGN_CHECKPOINTS[self.variant] if encoder.is_embedded else None
+        if path is not None and path.is_file():
+            self.model = load_aligner(path)
+            if self.model.cfg.dim != encoder.embed_dim or self.model.cfg.variant != self.variant:
+                raise ValueError(f"{path} is a {self.model.cfg.variant} aligner of width {self.model.cfg.dim}; "
+                                 f"{encoder.label} needs {self.variant} with width {encoder.embed_dim}")
+            self.trained = True
+        else:
+            if path is not None:
+                log.warning("no %s weights at %s: using random weights", self.label, path)
+            torch.manual_seed(seed)
+            self.model = AlignmentTransformer(AlignConfig(encoder.embed_dim, self.variant)).eval()
+            self.trained = False
+        self.model.to(encoder.device)
+
+    @torch.no_grad()
+    def score(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
+        img = self.encoder.encode_image(image)
+        texts = self.encoder.encode_texts(captions)
+        n = len(texts)
+        inputs = pair_inputs(
+            self.variant,
+            img.embedding.expand(n, -1),
+            img.patches.expand(n, -1, -1),
+            torch.stack([t.embedding for t in texts]),
+            [t.tokens for t in texts],
+        )
+        values, maps = self.model(*(x.to(self.encoder.device) for x in inputs))
+        grid = img.grid if self.variant == "local" else (1, 1)
+        box = visible_box(image.width, image.height, self.encoder.preprocess)
+        out = []
+        for i, t in enumerate(texts):
+            length = max(1, len(t.tokens)) if self.variant == "local" else 1
+            tokens = t.token_text if self.variant == "local" else ("[caption]",)
+            evidence = AttentionEvidence(tokens, maps[i, :, :, :length].float().cpu().numpy(), grid, box,
+                                         float(inputs[3][i]), self.trained)
+            out.append(Score(self.name, t.caption, float(values[i]), evidence))
+        return out
+
+
+@register
+class TFLocal(AlignedMethod):
+    name = "tflocal"
+    label = "TFLocal"
+    variant = "local"
+
+
+@register
+class TFGlobal(AlignedMethod):
+    name = "tfglobal"
+    label = "TFGlobal"
+    variant = "global"
+
+
+@register
+class FineTuned(ScoringMethod):
+    """Global cosine under the encoder fine-tuned end to end on the same data (the baseline)."""
+
+    name = "finetune"
+    label = "Fine-tuned"
+
+    def __init__(self, encoder: DualEncoder, checkpoint: str | None = None) -> None:
+        super().__init__(encoder)
+        path = Path(checkpoint) if checkpoint else FINETUNE_CHECKPOINT if encoder.is_embedded else None
+        if path is None or not path.is_file():
+            raise ValueError(f"no fine-tuned weights for {encoder.label}: train them with "
+                             f"`python -m explorer train-align --variant finetune` and pass finetune.checkpoint=PATH")
+        self.tuned = DualEncoder(encoder.name, checkpoint=path, device=encoder.device)
+        self.inner = get_method("global", self.tuned)
+
+    def prepare(self, images: Sequence[Image.Image]) -> None:
+        self.inner.prepare(images)
+
+    def score(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
+        return [Score(self.name, s.caption, s.value, s.evidence) for s in self.inner.score(image, captions)]

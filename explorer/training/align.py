@@ -1,0 +1,218 @@
+"""``train-align``: TFLocal, TFGlobal, or full fine-tuning of the encoder, on the same data and budget.
+
+Every step draws ``batch_items`` swap items of random kinds over the world's training objects (two
+images, two captions each: each caption's hard negatives are the other image and the swapped caption),
+or, with ``--data``, image-caption pairs from a COCO-style JSON whose hard negatives are captions with
+a swap proposed by ``explorer.text``. All images in the step are scored against all captions; the loss is
+cross-entropy from each image to its caption and from each caption to its image. TFLocal and TFGlobal
+train only the alignment transformer over the frozen encoder's features; ``finetune`` trains the whole
+encoder with its cosine. Batches come from ``numpy.random.default_rng([seed, step])``, so a run resumed
+from ``last.pt`` continues exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from PIL import Image
+from safetensors.torch import save_file
+from tqdm import tqdm
+
+from explorer import text, world
+from explorer.alignment import AlignConfig, AlignmentTransformer, pair_inputs
+from explorer.encoders import DualEncoder
+from explorer.inputs import InputError, load_image
+from explorer.training import state
+from explorer.training.world_clip import lr_at, make_optimizer
+
+log = logging.getLogger(__name__)
+
+VARIANTS = ("local", "global", "finetune")
+RANDOM_NEGATIVES = 6  # other captions of the batch each image is also scored against
+
+
+@dataclass
+class AlignTrainConfig:
+    variant: str = "local"
+    seed: int = 0
+    steps: int = 1200
+    batch_items: int = 16  # swap items (world) or image-caption pairs (--data) per step
+    lr: float = 3e-4  # aligners; fine-tuning uses finetune_lr
+    finetune_lr: float = 3e-5
+    warmup: int = 100
+    weight_decay: float = 0.1
+    threads: int = 2
+    checkpoint_every: int = 50
+    coverage: float = world.DEFAULT_COVERAGE
+    data: str | None = None  # a COCO-style captions JSON instead of the world
+    images: str | None = None  # the folder its file_name entries are in
+
+
+@dataclass(frozen=True)
+class Batch:
+    images: list[Image.Image]
+    captions: list[str]  # caption i describes image i; the rest are hard negatives only
+    caption_image: list[int]  # the image each caption describes; -1 for a hard-negative-only caption
+    candidates: torch.Tensor  # (I, C) bool: the pairs scored: own caption, hard negatives, random others
+
+
+def load_pairs(data: str | Path, images: str | Path | None = None) -> list[tuple[Path, str]]:
+    """(image path, caption) from a COCO-style JSON: {"images": [{id, file_name}], "annotations": [{image_id, caption}]}."""
+    data = Path(data)
+    try:
+        record = json.loads(data.read_text())
+        files = {im["id"]: im["file_name"] for im in record["images"]}
+        folder = Path(images) if images else data.parent
+        pairs = [(folder / files[a["image_id"]], str(a["caption"]).strip()) for a in record["annotations"]]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"{data} is not a COCO-style captions file ({exc.__class__.__name__}: {exc}); expected "
+                         '{"images": [{"id", "file_name"}], "annotations": [{"image_id", "caption"}]}') from exc
+    missing = [p for p, _ in pairs if not p.is_file()]
+    if not pairs or missing:
+        raise InputError(f"{data}: {len(missing)} of {len(pairs)} images not found (first: {missing[:1]}); pass --images DIR")
+    return pairs
+
+
+def candidate_pairs(rng: np.random.Generator, hard: list[list[int]], n_captions: int) -> torch.Tensor:
+    """(I, C) bool: image i against caption i, its hard-negative captions ``hard[i]`` and RANDOM_NEGATIVES others."""
+    out = torch.zeros(len(hard), n_captions, dtype=torch.bool)
+    for i, negatives in enumerate(hard):
+        others = rng.choice(n_captions, size=min(n_captions, RANDOM_NEGATIVES + 1), replace=False)
+        out[i, [i, *negatives, *others.tolist()]] = True
+    return out
+
+
+def world_batch(rng: np.random.Generator, n: int, seen: frozenset, size: int) -> Batch:
+    items = world.training_swaps(rng, n, seen)
+    images = [scene.render(size) for it in items for scene in it.images]
+    captions = [c for it in items for c in it.captions]
+    hard = [[i ^ 1] for i in range(len(images))]  # the other caption of the same swap item
+    return Batch(images, captions, list(range(len(captions))), candidate_pairs(rng, hard, len(captions)))
+
+
+def pairs_batch(rng: np.random.Generator, n: int, pairs: Sequence[tuple[Path, str]]) -> Batch:
+    picked = [pairs[i] for i in rng.choice(len(pairs), size=min(n, len(pairs)), replace=False)]
+    captions = [c for _, c in picked]
+    hard: list[list[int]] = []
+    for caption in list(captions):
+        swap = text.propose_swap(caption)
+        if swap is not None:
+            captions.append(swap.caption)
+        hard.append([len(captions) - 1] if swap is not None else [])
+    owners = list(range(len(picked))) + [-1] * (len(captions) - len(picked))
+    return Batch([load_image(p) for p, _ in picked], captions, owners, candidate_pairs(rng, hard, len(captions)))
+
+
+def batch_loss(scores: torch.Tensor, batch: Batch) -> torch.Tensor:
+    """Cross-entropy over the scored pairs from image i to caption i, and from each described caption to its image."""
+    owner = torch.tensor(batch.caption_image)
+    if not torch.equal(owner[: len(scores)], torch.arange(len(scores))):
+        raise ValueError("caption i must describe image i for every image i")
+    scores = scores.masked_fill(~batch.candidates, float("-inf"))
+    described = (owner >= 0).nonzero().squeeze(1)
+    i2t = F.cross_entropy(scores, torch.arange(len(scores)))
+    t2i = F.cross_entropy(scores[:, described].T, owner[described])
+    return (i2t + t2i) / 2
+
+
+class AlignScorer:
+    """Scores (I, C) of a batch's candidate pairs through the aligner, over the frozen encoder's features."""
+
+    def __init__(self, encoder: DualEncoder, aligner: AlignmentTransformer) -> None:
+        self.encoder, self.aligner = encoder, aligner
+
+    def __call__(self, batch: Batch) -> torch.Tensor:
+        imgs = self.encoder.encode_images(batch.images)
+        txts = self.encoder.encode_texts(batch.captions)
+        ii, cc = batch.candidates.nonzero(as_tuple=True)
+        glob = torch.stack([f.embedding for f in imgs])
+        patches = torch.stack([f.patches for f in imgs])
+        tglob = torch.stack([t.embedding for t in txts])
+        inputs = pair_inputs(self.aligner.cfg.variant, glob[ii], patches[ii], tglob[cc], [txts[c].tokens for c in cc])
+        scores = torch.zeros(batch.candidates.shape)
+        return scores.index_put((ii, cc), self.aligner(*inputs)[0])
+
+
+class FinetuneScorer:
+    """All-pairs scaled cosines (I, C) under the encoder being fine-tuned."""
+
+    def __init__(self, encoder: DualEncoder) -> None:
+        self.encoder = encoder
+
+    def __call__(self, batch: Batch) -> torch.Tensor:
+        model = self.encoder.model
+        x = torch.stack([self.encoder.preprocess(im.convert("RGB")) for im in batch.images])
+        img = F.normalize(model.encode_image(x), dim=-1)
+        txt = F.normalize(model.encode_text(self.encoder.tokenizer(batch.captions)), dim=-1)
+        return model.logit_scale.exp() * img @ txt.T
+
+
+def train_align(cfg: AlignTrainConfig, encoder: DualEncoder, run_dir: Path, out: Path) -> dict:
+    """Train (or resume) one variant and write ``out`` (safetensors) with its ``.json`` record."""
+    if cfg.variant not in VARIANTS:
+        raise ValueError(f"unknown variant {cfg.variant!r}; known: {', '.join(VARIANTS)}")
+    torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)
+    pairs = load_pairs(cfg.data, cfg.images) if cfg.data else None
+    seen = world.seen_combos(cfg.coverage, world.DEFAULT_WORLD_SEED)
+    if cfg.variant == "finetune":
+        trained: torch.nn.Module = encoder.model
+        scorer = FinetuneScorer(encoder)
+        lr = cfg.finetune_lr
+    else:
+        align_cfg = AlignConfig(encoder.embed_dim, cfg.variant)
+        trained = AlignmentTransformer(align_cfg)
+        scorer = AlignScorer(encoder, trained)
+        lr = cfg.lr
+    schedule = AlignTrainConfig(**{**asdict(cfg), "lr": lr})
+    optimizer = make_optimizer(trained, schedule)
+
+    start, wall, losses = state.resume(run_dir, asdict(cfg), trained, optimizer)
+
+    trained.train()
+    bar = tqdm(range(start, cfg.steps), initial=start, total=cfg.steps, desc=f"train-align {cfg.variant}", unit="step")
+    t0 = time.time()
+    for step in bar:
+        rng = np.random.default_rng([cfg.seed, step])
+        if pairs is None:
+            batch = world_batch(rng, cfg.batch_items, seen, encoder.image_size)
+        else:
+            batch = pairs_batch(rng, cfg.batch_items, pairs)
+        for group in optimizer.param_groups:
+            group["lr"] = lr_at(step, schedule)
+        loss = batch_loss(scorer(batch), batch)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        losses.append(round(loss.item(), 4))
+        bar.set_postfix(loss=f"{np.mean(losses[-20:]):.3f}")
+        if (step + 1) % cfg.checkpoint_every == 0 or step + 1 == cfg.steps:
+            state.save(run_dir, asdict(cfg), trained, optimizer, step + 1, wall + time.time() - t0, losses)
+    wall += time.time() - t0
+    trained.eval()
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save_file({k: v.contiguous() for k, v in trained.state_dict().items()}, str(out))
+    record = {
+        "config": asdict(cfg),
+        "encoder": encoder.label,
+        "encoder_model": encoder.name,
+        "trainable_parameters": sum(p.numel() for p in trained.parameters()),
+        "wall_s": round(wall, 1),
+        "final_loss": float(np.mean(losses[-50:])),
+        "loss_curve": losses[:: max(1, len(losses) // 50)],
+        "torch": torch.__version__,
+    }
+    if cfg.variant != "finetune":
+        record["align_config"] = asdict(align_cfg)
+    out.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
+    log.info("wrote %s after %.0f s", out, wall)
+    return record

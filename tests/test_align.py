@@ -1,0 +1,163 @@
+"""TFLocal / TFGlobal / fine-tuning: attention evidence, training, checkpoints, COCO-style data."""
+
+import json
+
+import numpy as np
+import open_clip
+import pytest
+import torch
+from PIL import Image
+from safetensors.torch import load_file
+
+from explorer import world
+from explorer.alignment import AlignConfig, AlignmentTransformer, pair_inputs
+from explorer.encoders import DualEncoder
+from explorer.inputs import InputError
+from explorer.methods import get_method
+from explorer.methods.tflocal import ALIGN_CHECKPOINTS, FINETUNE_CHECKPOINT, load_aligner
+from explorer.training.align import AlignScorer, AlignTrainConfig, batch_loss, load_pairs, pairs_batch, train_align, world_batch
+from tests.test_training import TINY
+
+
+@pytest.fixture(scope="module")
+def tiny_encoder(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("configs")
+    (folder / "world-clip-tiny-align.json").write_text(json.dumps(TINY))
+    open_clip.add_model_config(folder)
+    return DualEncoder("world-clip-tiny-align", pretrained=None, device="cpu")
+
+
+@pytest.fixture(scope="module")
+def item():
+    return world.swap_items("id", "attribute", 1)[0]
+
+
+def test_attention_has_the_patch_grid_and_sums_to_one(embedded, item):
+    image = item.images[0].render(embedded.image_size)
+    scores = get_method("tflocal", embedded).score(image, list(item.captions))
+    for score in scores:
+        ev = score.evidence
+        layers, heads, tokens, patches = ev.attention.shape
+        assert (layers, heads) == (3, 4) and patches == ev.grid[0] * ev.grid[1] == 64
+        assert tokens == len(ev.tokens) == len(score.caption.split())  # one token per word in world captions
+        np.testing.assert_allclose(ev.attention.sum(-1), 1.0, atol=1e-5)
+        assert ev.box == (0, 0, 128, 128)
+
+
+def test_tflocal_runs_with_random_weights_on_a_registry_model(random_vit, item):
+    method = get_method("tflocal", random_vit)
+    assert not method.trained and method.model.cfg.dim == 512
+    assert 12e6 < method.model.parameter_count < 14e6  # about the published 13M for a ViT-B CLIP
+    a, b = method.score(item.images[0].render(224), list(item.captions))
+    assert a.evidence.attention.shape[-1] == 49 and np.isfinite([a.value, b.value]).all()
+
+
+def test_tfglobal_sees_only_the_global_vectors(embedded, item):
+    ev = get_method("tfglobal", embedded).score(item.images[0].render(128), [item.captions[0]])[0].evidence
+    assert ev.attention.shape == (3, 4, 1, 1) and ev.grid == (1, 1)
+
+
+def test_training_steps_lower_the_loss_on_a_tiny_batch(embedded):
+    torch.manual_seed(0)
+    aligner = AlignmentTransformer(AlignConfig(embedded.embed_dim, "local"))
+    scorer = AlignScorer(embedded, aligner)
+    batch = world_batch(np.random.default_rng(0), 4, world.seen_combos(), embedded.image_size)
+    optimizer = torch.optim.AdamW(aligner.parameters(), lr=1e-3)
+    losses = []
+    for _ in range(10):
+        loss = batch_loss(scorer(batch), batch)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    assert losses[1] < losses[0] and losses[-1] < 0.9 * losses[0]
+
+
+def test_batch_loss_scores_only_candidates_and_rejects_a_wrong_layout():
+    batch = world_batch(np.random.default_rng(1), 3, world.seen_combos(), 32)
+    assert batch.candidates.diagonal().all() and batch.candidates[0, 1] and batch.candidates[1, 0]  # hard negatives
+    right = torch.where(torch.eye(6, dtype=torch.bool), 10.0, 0.0)
+    assert batch_loss(right, batch) < batch_loss(torch.zeros(6, 6), batch)
+    wrong = type(batch)(batch.images, batch.captions, [1, 0, 2, 3, 4, 5], batch.candidates)
+    with pytest.raises(ValueError, match="caption i must describe image i"):
+        batch_loss(right, wrong)
+
+
+def cfg(variant, steps):
+    return AlignTrainConfig(variant=variant, steps=steps, batch_items=2, warmup=1, checkpoint_every=1, threads=1)
+
+
+@pytest.mark.parametrize("variant", ["local", "finetune"])
+def test_checkpoints_load_weights_only_and_a_resumed_run_matches(tmp_path, tiny_encoder, variant):
+    def run(name, steps, state_from=None):
+        enc = DualEncoder("world-clip-tiny-align", pretrained=None, device="cpu")
+        enc.model.load_state_dict(tiny_encoder.model.state_dict())
+        if state_from:
+            (tmp_path / name).mkdir()
+            state = torch.load(tmp_path / state_from / "last.pt", weights_only=True)
+            state["config"]["steps"] = steps
+            torch.save(state, tmp_path / name / "last.pt")
+        return train_align(cfg(variant, steps), enc, tmp_path / name, tmp_path / f"{name}.safetensors")
+
+    run("full", 3)
+    run("part", 2)
+    state = torch.load(tmp_path / "part" / "last.pt", weights_only=True)  # plain tensors and numbers only
+    assert state["step"] == 2
+    run("resumed", 3, state_from="part")
+    full, resumed = load_file(tmp_path / "full.safetensors"), load_file(tmp_path / "resumed.safetensors")
+    assert full.keys() == resumed.keys() and all(torch.equal(full[k], resumed[k]) for k in full)
+    if variant == "local":
+        model = load_aligner(tmp_path / "full.safetensors")
+        assert model.cfg == AlignConfig(tiny_encoder.embed_dim, "local")
+
+
+@pytest.mark.parametrize("variant", ["local", "global", "finetune"])
+def test_shipped_checkpoints_are_trained_and_load(embedded, variant):
+    path = FINETUNE_CHECKPOINT if variant == "finetune" else ALIGN_CHECKPOINTS[variant]
+    assert path.is_file() and path.with_suffix(".md").is_file(), f"{path} and its model card must be committed"
+    record = json.loads(path.with_suffix(".json").read_text())
+    assert record["wall_s"] < 30 * 60  # the issue's training budget on 2 CPU cores
+    method = get_method({"local": "tflocal", "global": "tfglobal", "finetune": "finetune"}[variant], embedded)
+    assert getattr(method, "trained", True)
+
+
+def test_finetune_needs_weights_for_other_models(random_vit):
+    with pytest.raises(ValueError, match="train-align --variant finetune"):
+        get_method("finetune", random_vit)
+
+
+def test_a_mismatched_aligner_is_refused(tmp_path, random_vit, tiny_encoder):
+    train_align(cfg("local", 1), tiny_encoder, tmp_path / "run", tmp_path / "tiny.safetensors")
+    with pytest.raises(ValueError, match="needs local with width 512"):
+        get_method("tflocal", random_vit, checkpoint=str(tmp_path / "tiny.safetensors"))
+
+
+def test_coco_style_pairs_train_with_proposed_swaps(tmp_path, tiny_encoder):
+    for i, color in enumerate(["red", "blue"]):
+        Image.new("RGB", (40, 30), color).save(tmp_path / f"{i}.png")
+    data = {"images": [{"id": 7, "file_name": "0.png"}, {"id": 8, "file_name": "1.png"}],
+            "annotations": [{"image_id": 7, "caption": "a black dog and a white cat"},
+                            {"image_id": 8, "caption": "a blue square"}]}
+    (tmp_path / "captions.json").write_text(json.dumps(data))
+    pairs = load_pairs(tmp_path / "captions.json")
+    batch = pairs_batch(np.random.default_rng(0), 2, pairs)
+    assert len(batch.images) == 2 and len(batch.captions) == 3  # one caption had a swap to propose
+    assert batch.caption_image[2] == -1 and "white dog" in batch.captions[2]
+    c = AlignTrainConfig(variant="local", steps=1, batch_items=2, warmup=1, threads=1, data=str(tmp_path / "captions.json"))
+    record = train_align(c, tiny_encoder, tmp_path / "run", tmp_path / "coco.safetensors")
+    assert np.isfinite(record["final_loss"])
+
+
+def test_bad_coco_files_get_a_clear_message(tmp_path):
+    (tmp_path / "bad.json").write_text('{"images": []}')
+    with pytest.raises(InputError, match="COCO-style"):
+        load_pairs(tmp_path / "bad.json")
+    (tmp_path / "missing.json").write_text(json.dumps({"images": [{"id": 1, "file_name": "no.png"}],
+                                                        "annotations": [{"image_id": 1, "caption": "x"}]}))
+    with pytest.raises(InputError, match="not found"):
+        load_pairs(tmp_path / "missing.json")
+
+
+def test_pair_inputs_feed_tfglobal_one_token_each():
+    img, text, pad, cos = pair_inputs("global", torch.randn(3, 8), torch.randn(3, 5, 8), torch.randn(3, 8), [])
+    assert img.shape == (3, 1, 8) and text.shape == (3, 1, 8) and not pad.any() and cos.shape == (3,)
