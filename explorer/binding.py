@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.linear_model import LogisticRegression
 
 log = logging.getLogger(__name__)
 

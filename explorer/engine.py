@@ -17,7 +17,7 @@ from explorer.methods import REGISTRY, Score, ScoringMethod, get_method
 log = logging.getLogger(__name__)
 
 EMBEDDED_CHOICE = "world-clip (embedded)"
-DEFAULT_METHODS = ("global", "sgi")
+DEFAULT_METHODS = ("global", "sgi", "tflocal", "powerset")  # what the page computes
 
 
 def model_choices(current: str = EMBEDDED_CHOICE) -> list[str]:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.colors import qualitative
+from plotly.colors import qualitative, sample_colorscale, unlabel_rgb
 from plotly.subplots import make_subplots
 from PIL import Image, ImageDraw, ImageFont
 
+from explorer.methods.powerset_method import PowersetEvidence
 from explorer.methods.sgi import SGIEvidence
+from explorer.methods.tflocal import AttentionEvidence
 
 PALETTE = qualitative.D3
 DISPLAY_SIDE = 448
@@ -90,4 +92,83 @@ def binding_mds_figure(observed: np.ndarray, reconstructed: np.ndarray, labels: 
         zs += [a[2], b[2], None]
     fig.add_trace(go.Scatter3d(x=xs, y=ys, z=zs, mode="lines", name="residual", line=dict(color="grey")))
     fig.update_layout(height=560, margin=dict(l=0, r=0, t=30, b=0), title="Objects: observed vs additive (3D MDS)")
+    return fig
+
+
+def _viridis() -> np.ndarray:
+    """A (256, 3) uint8 lookup table of plotly's Viridis."""
+    return np.array([unlabel_rgb(c) for c in sample_colorscale("Viridis", list(np.linspace(0, 1, 256)))], dtype=np.uint8)
+
+
+def attention_map(evidence: AttentionEvidence, tokens: list[int], layer: int | None, head: int | None) -> np.ndarray:
+    """The chosen tokens' attention over the patch grid (h, w): mean over tokens, and over layers / heads when None."""
+    maps = evidence.attention  # (layers, heads, tokens, patches)
+    maps = maps.mean(0) if layer is None else maps[layer]
+    maps = maps.mean(0) if head is None else maps[head]
+    chosen = [t for t in tokens if 0 <= t < maps.shape[0]] or list(range(maps.shape[0]))
+    return maps[chosen].mean(0).reshape(evidence.grid)
+
+
+def attention_overlay(
+    image: Image.Image, evidence: AttentionEvidence, tokens: list[int], layer: int | None = None,
+    head: int | None = None, side: int = DISPLAY_SIDE, alpha: float = 0.6,
+) -> Image.Image:
+    """The image with the attention of the chosen tokens as a Viridis heat layer over the part the encoder sees."""
+    heat = attention_map(evidence, tokens, layer, head)
+    span = heat.max() - heat.min()
+    heat = (heat - heat.min()) / span if span > 0 else np.zeros_like(heat)
+    canvas, f = display_image(image, side)
+    x0, y0, x1, y1 = (round(v * f) for v in evidence.box)
+    cells = Image.fromarray((heat * 255).astype(np.uint8)).resize((max(1, x1 - x0), max(1, y1 - y0)), Image.Resampling.BILINEAR)
+    colored = Image.fromarray(_viridis()[np.asarray(cells)])
+    region = canvas.crop((x0, y0, x1, y1))
+    canvas.paste(Image.blend(region, colored, alpha), (x0, y0))
+    return canvas
+
+
+def subset_overlay(image: Image.Image, evidence: PowersetEvidence, regions: tuple[int, ...], side: int = DISPLAY_SIDE) -> Image.Image:
+    """The union of the chosen regions' pixel masks tinted, everything else dimmed, each region's box outlined."""
+    canvas, f = display_image(image, side)
+    union = np.zeros((image.height, image.width), dtype=bool)
+    for i in regions:
+        union |= evidence.regions[i].mask
+    mask = Image.fromarray(union).resize(canvas.size, Image.Resampling.NEAREST)
+    dim = Image.blend(canvas, Image.new("RGB", canvas.size, (0, 0, 0)), 0.65)
+    out = Image.composite(canvas, dim, mask)
+    draw = ImageDraw.Draw(out)
+    for j, i in enumerate(regions):
+        x0, y0, x1, y1 = (v * f for v in evidence.regions[i].box)
+        draw.rectangle((x0, y0, x1 - 1, y1 - 1), outline=segment_color(j), width=max(2, side // 150))
+    return out
+
+
+def _depths(evidence: PowersetEvidence) -> list[int]:
+    out = []
+    for node in evidence.tree:
+        out.append(0 if node.parent is None else out[node.parent] + 1)
+    return out
+
+
+def tree_figure(evidence: PowersetEvidence, caption: str, selected: int | None = None) -> go.Figure:
+    """The caption's phrase tree, root on top; each node placed over its words, coloured by its exact best cosine."""
+    depths = _depths(evidence)
+    xs = [(n.tokens[0] + n.tokens[1] - 1) / 2 for n in evidence.tree]
+    fig = go.Figure()
+    for i, node in enumerate(evidence.tree):
+        if node.parent is not None:
+            fig.add_trace(go.Scatter(x=[xs[node.parent], xs[i]], y=[-depths[node.parent], -depths[i]], mode="lines",
+                                     line=dict(color="#999"), hoverinfo="skip", showlegend=False))
+    values = [a.exact for a in evidence.alignments]
+    hover = [f"{n.label}: {n.text}<br>exact {a.exact:.3f} over regions {list(a.best)}<br>NLA {a.nla:.3f} "
+             f"(error {a.error:.2e})" for n, a in zip(evidence.tree, evidence.alignments)]
+    sizes = [26 if i == selected else 16 for i in range(len(evidence.tree))]
+    fig.add_trace(go.Scatter(
+        x=xs, y=[-d for d in depths], mode="markers+text", text=[f"{n.label}: {n.text}" for n in evidence.tree],
+        textposition="bottom center", hovertext=hover, hoverinfo="text", showlegend=False,
+        marker=dict(size=sizes, color=values, colorscale="Viridis", showscale=True, colorbar=dict(title="cosine"),
+                    line=dict(width=[3 if i == selected else 0 for i in range(len(evidence.tree))], color="red")),
+    ))
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, range=[-max(depths) - 0.8, 0.4])
+    fig.update_layout(title=caption, height=140 + 90 * (max(depths) + 1), margin=dict(l=10, r=10, t=40, b=10))
     return fig

@@ -34,7 +34,7 @@ def assert_full_result(out):
     status, shown, table, overlay_a, overlay_b, heatmap = out
     assert status.startswith("Done"), status
     rows = {r[0]: r for r in table["data"]}
-    assert set(rows) == {"global cosine", "SGI"}
+    assert set(rows) == {"global cosine", "SGI", "TFLocal", "PowerCLIP"}
     for row in rows.values():
         assert row[3] == pytest.approx(row[1] - row[2], abs=2e-4)
         assert row[4] in ("A", "B", "tie")

@@ -17,7 +17,7 @@ pytestmark = [
 ]
 
 
-def test_upload_type_run_and_see_scores_and_overlays(embedded, tmp_path):
+def test_upload_type_run_and_see_scores_overlays_and_method_tabs(embedded, tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
     a = world.WorldObject("red", "square", "large", 0.27, 0.3)
@@ -41,4 +41,15 @@ def test_upload_type_run_and_see_scores_and_overlays(embedded, tmp_path):
             assert page.locator(overlay).evaluate("img => img.naturalWidth") > 0
         expect(page.locator("#heatmap .js-plotly-plot")).to_be_visible()
         page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
+
+        page.get_by_role("tab", name="TFLocal attention").click()
+        expect(page.locator("#tflocal-scores")).to_contain_text("TFLocal", timeout=30_000)
+        for heat in ("#attention-a img", "#attention-b img"):
+            expect(page.locator(heat)).to_be_visible(timeout=30_000)
+        expect(page.locator("#tokens-a")).to_contain_text("square")
+
+        page.get_by_role("tab", name="PowerCLIP powerset").click()
+        expect(page.locator("#powerset-note")).to_contain_text("NLA", timeout=30_000)
+        for shown in ("#tree-a .js-plotly-plot", "#tree-b .js-plotly-plot", "#subset-a img", "#subset-b img"):
+            expect(page.locator(shown)).to_be_visible(timeout=30_000)
         browser.close()

@@ -21,11 +21,12 @@ TABLE_COLUMNS = ["method", "score A", "score B", "A - B", "prefers"]
 
 @dataclass(frozen=True)
 class MainInputs:
-    """The main page's inputs that other tabs fill (an image and two captions)."""
+    """The main page's inputs that other tabs fill (an image and two captions), and its last result."""
 
     upload: gr.File
     caption_a: gr.Textbox
     caption_b: gr.Textbox
+    result: gr.State  # (image, Analysis) of the last comparison; the method tabs draw from it
 
 
 def _warn(message: str) -> str:
@@ -66,7 +67,7 @@ def build(engine: Engine) -> MainInputs:
         return f"Loaded {choice}.", _device_line(engine), engine.choice
 
     def analyze(path: str | None, caption_a: str, caption_b: str, progress=gr.Progress()):
-        empty = (None, pd.DataFrame(columns=TABLE_COLUMNS), None, None, None)
+        empty = (None, pd.DataFrame(columns=TABLE_COLUMNS), None, None, None, None)
         if not path:
             return (_warn("Upload an image or pick an example first."),) + empty
         try:
@@ -83,7 +84,7 @@ def build(engine: Engine) -> MainInputs:
             overlays = [viz.sgi_overlay(image, s.evidence) for s in result.scores["sgi"]]
             heat = viz.sgi_heatmap(evidence)
         status = " ".join(("Done.",) + result.notices)
-        return status, image, table, overlays[0], overlays[1], heat
+        return status, image, table, overlays[0], overlays[1], heat, (image, result)
 
     with gr.Row():
         with gr.Column(scale=1):
@@ -108,10 +109,11 @@ def build(engine: Engine) -> MainInputs:
         overlay_b = gr.Image(label="SGI: best region of each segment of caption B", interactive=False,
                              elem_id="overlay-b")
     heatmap = gr.Plot(label="SGI: segment x region cosine", elem_id="heatmap")
+    result = gr.State(None)
 
     upload.change(preview, upload, [shown, status], api_name="preview")
     swap_btn.click(swap, caption_a, [caption_b, status], api_name="swap")
     model.change(switch_model, model, [status, device, model], api_name="load_model")
-    run_btn.click(analyze, [upload, caption_a, caption_b], [status, shown, table, overlay_a, overlay_b, heatmap],
+    run_btn.click(analyze, [upload, caption_a, caption_b], [status, shown, table, overlay_a, overlay_b, heatmap, result],
                   api_name="analyze")
-    return MainInputs(upload, caption_a, caption_b)
+    return MainInputs(upload, caption_a, caption_b, result)

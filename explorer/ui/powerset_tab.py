@@ -1,0 +1,75 @@
+"""PowerCLIP tab: the captions' phrase trees; a node's best region subset; exact vs NLA values and times."""
+
+from __future__ import annotations
+
+import gradio as gr
+import pandas as pd
+
+from explorer import viz
+from explorer.methods.powerset_method import PowersetEvidence
+
+NODE_COLUMNS = ["caption", "node", "phrase", "exact", "NLA", "exact - NLA", "best regions"]
+
+
+def _nodes(evidence: PowersetEvidence) -> list[tuple[str, int]]:
+    return [(f"{n.label}: {n.text}", i) for i, n in enumerate(evidence.tree)]
+
+
+def _table(analysis) -> tuple[pd.DataFrame, str]:
+    rows, times = [], []
+    for which, score in zip("AB", analysis.scores["powerset"]):
+        ev: PowersetEvidence = score.evidence
+        for node, al in zip(ev.tree, ev.alignments):
+            rows.append({"caption": which, "node": node.label, "phrase": node.text, "exact": round(al.exact, 4),
+                         "NLA": round(al.nla, 4), "exact - NLA": round(al.error, 5), "best regions": str(list(al.best))})
+        times.append(f"{which}: exact over {2 ** ev.exact_regions - 1} subsets of {ev.exact_regions} regions "
+                     f"{1000 * ev.exact_seconds:.2f} ms, NLA {1000 * ev.nla_seconds:.2f} ms")
+    return pd.DataFrame(rows, columns=NODE_COLUMNS), "  \n".join(times)
+
+
+def show_alignments(result_value: tuple | None):
+    """The note with scores and timings, the per-node table, and the nodes to pick from."""
+    if result_value is None or "powerset" not in result_value[1].scores:
+        none = gr.update(choices=[], value=None)
+        return "Run a comparison on the first tab: this tab shows its PowerCLIP evidence.", None, none, none
+    analysis = result_value[1]
+    a, b = (s.evidence for s in analysis.scores["powerset"])
+    table, times = _table(analysis)
+    pa, pb = (s.value for s in analysis.scores["powerset"])
+    note = f"PowerCLIP score A {pa:.4f}, B {pb:.4f} (A - B {pa - pb:+.4f}).  \n{times}"
+    return note, table, gr.update(choices=_nodes(a), value=0), gr.update(choices=_nodes(b), value=0)
+
+
+def draw_nodes(result_value: tuple | None, node_a: int | None, node_b: int | None):
+    """Both trees with the chosen node marked, and each chosen node's best region subset on the image."""
+    if result_value is None or "powerset" not in result_value[1].scores:
+        return None, None, None, None
+    image, analysis = result_value
+    out = []
+    for score, node in zip(analysis.scores["powerset"], (node_a, node_b)):
+        ev: PowersetEvidence = score.evidence
+        k = int(node or 0)
+        out.append(viz.tree_figure(ev, score.caption, k))
+        out.append(viz.subset_overlay(image, ev, ev.alignments[k].best))
+    return out[0], out[2], out[1], out[3]
+
+
+def build(result: gr.State) -> None:
+    """Lay out the PowerCLIP tab inside the current ``gr.Tab``; it draws from the main tab's last comparison."""
+    gr.Markdown("Every subset of the image's regions against every phrase of the caption's tree: each node takes "
+                "its best subset (exact enumeration), next to the linear-time NLA value over the same regions.")
+    note = gr.Markdown(elem_id="powerset-note")
+    with gr.Row():
+        node_a = gr.Dropdown([], label="Node of caption A", elem_id="node-a")
+        node_b = gr.Dropdown([], label="Node of caption B", elem_id="node-b")
+    with gr.Row():
+        tree_a = gr.Plot(label="Tree of caption A", elem_id="tree-a")
+        tree_b = gr.Plot(label="Tree of caption B", elem_id="tree-b")
+    with gr.Row():
+        subset_a = gr.Image(label="Best region subset for the node of A", interactive=False, elem_id="subset-a")
+        subset_b = gr.Image(label="Best region subset for the node of B", interactive=False, elem_id="subset-b")
+    table = gr.Dataframe(headers=NODE_COLUMNS, label="Exact and NLA per node", interactive=False, elem_id="powerset-table")
+    inputs = [result, node_a, node_b]
+    result.change(show_alignments, result, [note, table, node_a, node_b]).then(draw_nodes, inputs, [tree_a, tree_b, subset_a, subset_b])
+    for control in (node_a, node_b):
+        control.change(draw_nodes, inputs, [tree_a, tree_b, subset_a, subset_b])

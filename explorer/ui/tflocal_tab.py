@@ -1,0 +1,68 @@
+"""TFLocal tab: each caption token's cross-attention over the image, A and B side by side, with the scores."""
+
+from __future__ import annotations
+
+import gradio as gr
+import pandas as pd
+
+from explorer import viz
+from explorer.alignment import HEADS, LAYERS
+from explorer.engine import Analysis
+from explorer.ui.main_tab import TABLE_COLUMNS, MainInputs
+
+MEAN = "mean"
+SHOWN_METHODS = ("global", "sgi", "tflocal")
+
+
+def _token_choices(evidence) -> list[tuple[str, int]]:
+    return [(f"{i}: {t}", i) for i, t in enumerate(evidence.tokens)]
+
+
+def _index(choice: str) -> int | None:
+    return None if choice == MEAN else int(choice) - 1
+
+
+def show_scores(result: tuple | None):
+    """The scores table, a note, and each caption's tokens to pick from."""
+    if result is None or "tflocal" not in result[1].scores:
+        none = gr.update(choices=[], value=[])
+        return "Run a comparison on the first tab: this tab shows its TFLocal evidence.", None, none, none
+    analysis: Analysis = result[1]
+    rows = [r for r, name in zip(analysis.rows(), analysis.scores) if name in SHOWN_METHODS]
+    a, b = (s.evidence for s in analysis.scores["tflocal"])
+    note = "" if a.trained else " **Untrained head**: no TFLocal weights for this model, so the attention is random."
+    text = f"A: *{analysis.captions[0]}*  \nB: *{analysis.captions[1]}*{note}"
+    pick = lambda ev: gr.update(choices=_token_choices(ev), value=[])  # noqa: E731
+    return text, pd.DataFrame(rows, columns=TABLE_COLUMNS), pick(a), pick(b)
+
+
+def draw_heatmaps(result: tuple | None, tokens_a: list[int], tokens_b: list[int], layer: str, head: str):
+    """The chosen tokens' attention over the image for caption A and B."""
+    if result is None or "tflocal" not in result[1].scores:
+        return None, None
+    image, analysis = result
+    a, b = (s.evidence for s in analysis.scores["tflocal"])
+    return (viz.attention_overlay(image, a, tokens_a, _index(layer), _index(head)),
+            viz.attention_overlay(image, b, tokens_b, _index(layer), _index(head)))
+
+
+def build(main: MainInputs) -> None:
+    """Lay out the TFLocal tab inside the current ``gr.Tab``; it draws from the main tab's last comparison."""
+    gr.Markdown("Caption tokens attend to the image's patch tokens in each layer of the TFLocal transformer "
+                "(over the frozen encoder). Pick tokens (none = all of them), a layer and a head, or their mean.")
+    note = gr.Markdown(elem_id="tflocal-note")
+    table = gr.Dataframe(headers=TABLE_COLUMNS, label="Scores", interactive=False, elem_id="tflocal-scores")
+    with gr.Row():
+        layer = gr.Dropdown([MEAN] + [str(i + 1) for i in range(LAYERS)], value=MEAN, label="Layer")
+        head = gr.Dropdown([MEAN] + [str(i + 1) for i in range(HEADS)], value=MEAN, label="Head")
+    with gr.Row():
+        with gr.Column():
+            tokens_a = gr.CheckboxGroup([], label="Tokens of caption A", elem_id="tokens-a")
+            heat_a = gr.Image(label="TFLocal attention, caption A", interactive=False, elem_id="attention-a")
+        with gr.Column():
+            tokens_b = gr.CheckboxGroup([], label="Tokens of caption B", elem_id="tokens-b")
+            heat_b = gr.Image(label="TFLocal attention, caption B", interactive=False, elem_id="attention-b")
+    inputs = [main.result, tokens_a, tokens_b, layer, head]
+    main.result.change(show_scores, main.result, [note, table, tokens_a, tokens_b]).then(draw_heatmaps, inputs, [heat_a, heat_b])
+    for control in (tokens_a, tokens_b, layer, head):
+        control.change(draw_heatmaps, inputs, [heat_a, heat_b])
