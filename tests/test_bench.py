@@ -1,0 +1,22 @@
+"""The performance harness's own checks: both SGI paths agree; the NLAs match what they compute."""
+
+from explorer import bench
+
+
+def test_sgi_paths_agree_and_repeated_views_are_encoded_once(embedded):
+    item = bench.bench_items(1)[0]
+    figures = bench._sgi_speed(embedded, item.images[0].render(128), list(item.captions), "sgi", repeat=1)
+    assert figures["sgi.max_abs_score_gap_naive_vs_batched"] < 1e-5
+    assert figures["sgi.crops"] == 88 and figures["sgi.distinct_views"] < figures["sgi.crops"]
+    assert figures["sgi.speedup_vs_naive"] > 1 and figures["sgi.rescore_speedup"] > 1
+
+
+def test_powerset_figures_match_enumeration(embedded):
+    figures = bench.powerset_figures(embedded, n=4, m=6, big_m=16)
+    assert figures["powerset.nla_max_abs_error_m6"] < 1e-5  # NLA-max and NLA-soft are exact identities
+    assert figures["powerset.nla_r2t_max_bracket_m6"] >= 0 and figures["powerset.surrogate_gap_m6"] >= 0
+    assert figures["powerset.nla_ms_m16"] > 0 and figures["powerset.nla_speedup_m6"] > 0
+
+
+def test_tflocal_time_per_pair(embedded):
+    assert bench.tflocal_figures(embedded, n=2)["tflocal.ms_per_pair"] > 0
