@@ -11,6 +11,7 @@ from explorer import world
 from explorer.methods.powerset_method import PowersetAlignment
 from explorer.powerset import (
     exact_alignment,
+    nla_alignment,
     nla_best_subset,
     nla_max,
     nla_r2t,
@@ -203,6 +204,18 @@ def test_scan_is_exact_for_disjoint_orthogonal_regions():
         values, _ = nla_scan(*(torch.tensor(x) for x in (patches, masks, texts)))
         positive = best > 0
         np.testing.assert_allclose(values.numpy()[positive], best[positive], atol=1e-9)
+
+
+@pytest.mark.parametrize("m", [1, 5, 9])
+def test_batched_nlas_equal_the_enumerated_surrogate_item_by_item(m):
+    items = [problem(m, seed=300 + m + i) for i in range(3)]
+    patches, masks, texts = (torch.tensor(np.stack(x)) for x in zip(*items))
+    nla = nla_alignment(patches, masks.double(), texts, tau=TAU)
+    for i, item in enumerate(items):
+        best, soft, r2t = brute_aggregates(brute_surrogate(*item), TAU)
+        np.testing.assert_allclose(nla.best[i].numpy(), best, atol=1e-9)
+        np.testing.assert_allclose(nla.soft[i].numpy(), soft, atol=1e-9)
+        assert nla.r2t_lower[i] - 1e-9 <= r2t <= nla.r2t_upper[i] + 1e-9
 
 
 def test_nlas_run_at_64_regions():
