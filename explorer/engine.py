@@ -42,7 +42,7 @@ def encoder_for_choice(choice: str, device: str | None = None) -> DualEncoder:
     return DualEncoder(name, tag or None, device=device)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: gradio's State hashes what it holds
 class Analysis:
     captions: tuple[str, str]
     scores: dict[str, tuple[Score, Score]]
