@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -172,7 +172,7 @@ def train_align(cfg: AlignTrainConfig, encoder: DualEncoder, run_dir: Path, out:
         trained = AlignmentTransformer(align_cfg)
         scorer = AlignScorer(encoder, trained)
         lr = cfg.lr
-    schedule = AlignTrainConfig(**{**asdict(cfg), "lr": lr})
+    schedule = replace(cfg, lr=lr)
     optimizer = make_optimizer(trained, schedule)
 
     start, wall, losses = state.resume(run_dir, asdict(cfg), trained, optimizer)

@@ -23,6 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from explorer import text, world
+from explorer.methods.powerset_method import patch_mask
 from explorer.powerset import nla_soft, surrogate_regions
 from explorer.training.world_clip import project_tokens
 from explorer.tree import parse_tree
@@ -31,23 +32,19 @@ MARGIN = 0.2
 WEIGHT = 1.0  # lambda
 SUBSET = 8  # items of each batch that carry the triplet term: keeps a step within 1.1x of a CLIP step
 TAU = 50.0  # sharpness of the soft maximum over subsets
-MIN_PATCH_COVER = 0.3  # as in the powerset method: a patch belongs to a region from this share of its pixels
 PADDING = -1e3  # a missing region's score: exp(TAU * PADDING) is 0, so it joins no subset that matters
 
 
 def object_masks(scenes: Sequence[world.Scene], image_size: int, grid: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Every scene's objects on the patch grid, padded: masks (B, M, grid*grid) and which rows are real (B, M)."""
+    """Every scene's objects on the patch grid (as the powerset method lays regions), padded: (B, M, grid*grid), (B, M)."""
     m = max(len(s.objects) for s in scenes)
     masks = torch.zeros(len(scenes), m, grid * grid)
     valid = torch.zeros(len(scenes), m, dtype=torch.bool)
-    cell = image_size // grid
+    whole = (0, 0, image_size, image_size)
     for b, scene in enumerate(scenes):
-        pixels = torch.from_numpy(scene.masks(image_size)).float()  # (n, H, W)
-        frac = F.avg_pool2d(pixels[:, None], cell).flatten(1)  # (n, grid*grid)
-        cover = frac >= MIN_PATCH_COVER
-        cover[torch.arange(len(frac)), frac.argmax(1)] = True  # a tiny object keeps its best patch
-        masks[b, : len(frac)] = cover.float()
-        valid[b, : len(frac)] = True
+        for i, pixels in enumerate(scene.masks(image_size)):
+            masks[b, i] = torch.from_numpy(patch_mask(pixels, (grid, grid), whole))
+            valid[b, i] = True
     return masks, valid
 
 
