@@ -94,6 +94,19 @@ def crop_view(image: Image.Image, box: Box, mode: CropMode = "resize", fill: tup
     return out
 
 
+def visible_extent(nonfill: np.ndarray, box: Box) -> Box | None:
+    """The tight box of the pixels inside ``box`` that differ from the fill (``nonfill``, boolean (H, W)).
+
+    Two boxes with the same extent have the same mask view; None where the box holds only fill.
+    """
+    x0, y0, x1, y1 = box
+    inside = nonfill[y0:y1, x0:x1]
+    rows, cols = np.flatnonzero(inside.any(axis=1)), np.flatnonzero(inside.any(axis=0))
+    if rows.size == 0:
+        return None
+    return (x0 + int(cols[0]), y0 + int(rows[0]), x0 + int(cols[-1]) + 1, y0 + int(rows[-1]) + 1)
+
+
 def _box_of(mask: np.ndarray) -> Box:
     ys, xs = np.nonzero(mask)
     return (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)

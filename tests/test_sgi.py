@@ -66,3 +66,19 @@ def test_sgi_runs_on_a_registry_model(random_vit):
     scene, right, wrong = known_scene()
     scores = get_method("sgi", random_vit, scales=(1.0, 0.5)).score(scene.render(224), [right, wrong])
     assert len(scores[0].evidence.regions) == 10 and np.isfinite([s.value for s in scores]).all()
+
+
+@pytest.mark.parametrize("mode", ["mask", "resize"])
+def test_distinct_views_are_exactly_the_distinct_pixels(embedded, mode):
+    from skimage import data
+    from PIL import Image
+
+    scene_image = known_scene()[0].render(128)
+    photo = Image.fromarray(data.astronaut()).resize((96, 96))
+    sgi = get_method("sgi", embedded, crop_mode=mode)
+    for image in (scene_image, photo):
+        regions = sgi.regions(image)
+        views, rows = sgi.distinct_views(image, regions)
+        pixels = [image_key(v) for v in sgi.views(image, regions)]
+        assert len(views) == len(set(pixels))  # nothing merged that differs, nothing encoded twice
+        assert [image_key(views[r]) for r in rows] == pixels  # each region reads its own view

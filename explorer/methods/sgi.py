@@ -19,7 +19,10 @@ from explorer import text
 from explorer.cache import LRUCache
 from explorer.encoders import DualEncoder, image_key
 from explorer.methods.base import Score, ScoringMethod, register
-from explorer.regions import DEFAULT_SCALES, DEFAULT_STRIDE, CropMode, Region, crop_view, fill_color, multiscale_crops, segment_regions, sam_regions
+from explorer.regions import (
+    DEFAULT_SCALES, DEFAULT_STRIDE, CropMode, Region, crop_view, fill_color, multiscale_crops, sam_regions,
+    segment_regions, visible_extent,
+)
 
 
 @dataclass(frozen=True)
@@ -96,16 +99,31 @@ class StructureGuided(ScoringMethod):
         fill = fill_color(image)
         return [crop_view(image, r.box, self.crop_mode, fill) for r in regions]
 
+    def distinct_views(self, image: Image.Image, regions: Sequence[Region]) -> tuple[list[Image.Image], list[int]]:
+        """Each distinct view once, and for every region the index of its view.
+
+        A mask view is known by the extent of the non-fill pixels its box holds, so on a plain background
+        boxes around the same objects share one view without building it twice; other views by their pixels.
+        """
+        fill = fill_color(image)
+        if self.crop_mode == "mask":
+            nonfill = (np.asarray(image.convert("RGB")) != np.asarray(fill, dtype=np.uint8)).any(axis=-1)
+            keys: list[object] = [visible_extent(nonfill, r.box) for r in regions]
+            first = {k: r for k, r in reversed(list(zip(keys, regions)))}
+            views = {k: crop_view(image, r.box, "mask", fill) for k, r in first.items()}
+        else:
+            every = [crop_view(image, r.box, self.crop_mode, fill) for r in regions]
+            keys = [image_key(v) for v in every]
+            views = {k: v for k, v in reversed(list(zip(keys, every)))}
+        row = {k: i for i, k in enumerate(views)}
+        return list(views.values()), [row[k] for k in keys]
+
     def region_features(self, image: Image.Image) -> RegionFeatures:
         """Every region of the image encoded in batches, each distinct view once; cached by image content."""
         def encode() -> RegionFeatures:
             regions = self.regions(image)
-            views = self.views(image, regions)
-            keys = [image_key(v) for v in views]
-            unique = {k: v for k, v in reversed(list(zip(keys, views)))}  # regions that see the same pixels
-            row = {k: i for i, k in enumerate(unique)}
-            embeddings = self.encoder.embed_images(list(unique.values()))
-            return RegionFeatures(tuple(regions), embeddings[[row[k] for k in keys]])
+            views, rows = self.distinct_views(image, regions)
+            return RegionFeatures(tuple(regions), self.encoder.embed_images(views)[rows])
 
         return self._cache.get_or_compute(image_key(image), encode)
 
