@@ -17,7 +17,8 @@ def _train_world(args: argparse.Namespace) -> int:
     from explorer.training.world_clip import TrainConfig, train
 
     cfg = TrainConfig(coverage=args.coverage, seed=args.seed, steps=args.steps, batch_size=args.batch_size,
-                      lr=args.lr, objective=args.objective, partial_captions=args.partial_captions)
+                      lr=args.lr, objective=args.objective, partial_captions=args.partial_captions,
+                      grey_images=args.grey_images)
     out = Path(args.out or EMBEDDED_CHECKPOINT)
     run_dir = Path(args.run_dir or f"runs/train-world-{args.objective}-c{args.coverage}-s{args.seed}")
     train(cfg, run_dir, out)
@@ -199,6 +200,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="clip: the CLIP loss; powerclip: plus the NLA powerset triplet loss (seed 004)")
     t.add_argument("--partial-captions", type=float, default=0.0,
                    help="how often a caption names only the colour or only the shape of an object (default 0)")
+    t.add_argument("--grey-images", type=float, default=0.0,
+                   help="how often a training scene is black and white, captioned without colours (default 0)")
     t.add_argument("--out", help=f"weights file to write (default {EMBEDDED_CHECKPOINT})")
     t.add_argument("--run-dir", help="where resumable state is kept (default runs/train-world-...)")
     t.add_argument("--no-card", action="store_true", help="skip measuring and writing the model card")

@@ -37,7 +37,7 @@ RELATIONS = ("to the left of", "to the right of", "above", "below")
 DEFAULT_COVERAGE = 0.75
 DEFAULT_WORLD_SEED = 0
 
-Style = Literal["plain", "shift"]
+Style = Literal["plain", "shift", "grey"]  # grey: a black-and-white picture, for training only
 Combo = tuple[str, str]  # (color, shape)
 
 ALL_COMBOS: tuple[Combo, ...] = tuple(itertools.product(COLORS, SHAPES))
@@ -85,7 +85,7 @@ class Scene:
         draw = ImageDraw.Draw(img)
         for obj in self.objects:
             _draw(draw, obj, size, COLORS[obj.color], OUTLINE if self.style == "shift" else None)
-        return img
+        return img.convert("L").convert("RGB") if self.style == "grey" else img
 
     def masks(self, size: int = 128) -> np.ndarray:
         """Boolean masks, one per object, shape (n_objects, size, size)."""
@@ -225,21 +225,23 @@ def list_caption(
     return " and ".join(o.phrase(with_size, leave) for o, leave in zip(objects, omit))
 
 
-def relation_caption(a: WorldObject, b: WorldObject) -> str:
-    return f"{a.phrase()} {relation_word(a, b)} {b.phrase()}"
+def relation_caption(a: WorldObject, b: WorldObject, omit: Literal["color", "shape"] | None = None) -> str:
+    return f"{a.phrase(omit=omit)} {relation_word(a, b)} {b.phrase(omit=omit)}"
 
 
 def training_caption(scene: Scene, rng: np.random.Generator, partial: float = 0.0) -> str:
     """A caption for training: objects in random order; relations only for two objects.
 
     With probability ``partial`` an object of a list caption is described by one concept only
-    (its colour or its shape, equally often), as people often describe things.
+    (its colour or its shape, equally often), as people often describe things. A grey scene's
+    caption names no colour.
     """
     objs = [scene.objects[i] for i in rng.permutation(len(scene.objects))]
     r = rng.random()
+    grey: Literal["color"] | None = "color" if scene.style == "grey" else None
     if len(objs) == 2 and r < 0.3:
-        return relation_caption(objs[0], objs[1])
-    omit = [_omitted(rng, partial) for _ in objs] if partial > 0 else None
+        return relation_caption(objs[0], objs[1], grey)
+    omit = [grey or _omitted(rng, partial) for _ in objs] if partial > 0 or grey else None
     return list_caption(objs, with_size=r >= 0.65, omit=omit)
 
 
@@ -250,14 +252,18 @@ def _omitted(rng: np.random.Generator, partial: float) -> Literal["color", "shap
 
 
 def training_batch(
-    rng: np.random.Generator, batch_size: int, combos: frozenset[Combo], partial: float = 0.0
+    rng: np.random.Generator, batch_size: int, combos: frozenset[Combo], partial: float = 0.0, grey: float = 0.0
 ) -> tuple[list[Scene], list[str]]:
-    """A batch of scenes with captions, no caption repeated (repeats would be false negatives)."""
+    """A batch of scenes with captions, no caption repeated (repeats would be false negatives).
+
+    With probability ``grey`` a scene is a black-and-white picture whose caption names shapes only.
+    """
     scenes: list[Scene] = []
     captions: list[str] = []
     seen: set[str] = set()
     while len(scenes) < batch_size:
-        scene = random_scene(rng, combos)
+        style: Style = "grey" if grey > 0 and rng.random() < grey else "plain"
+        scene = random_scene(rng, combos, style=style)
         caption = training_caption(scene, rng, partial)
         if caption in seen:
             continue

@@ -136,3 +136,18 @@ def test_partial_captions_name_one_concept_of_some_objects():
     assert bare_shape > 20 and color_only > 20
     plain = world.training_batch(np.random.default_rng(5), 50, world.seen_combos())[1]
     assert not any(c.endswith(" shape") or " shape and" in c for c in plain)
+
+
+def test_grey_scenes_are_black_and_white_and_captioned_without_colours():
+    scenes, captions = world.training_batch(np.random.default_rng(3), 120, world.seen_combos(), grey=0.3)
+    grey = [(s, c) for s, c in zip(scenes, captions) if s.style == "grey"]
+    assert 10 < len(grey) < 60
+    for scene, caption in grey:
+        pixels = np.asarray(scene.render(64)).astype(int)
+        assert (pixels[..., 0] == pixels[..., 1]).all() and (pixels[..., 1] == pixels[..., 2]).all()
+        assert not set(caption.split()) & set(world.COLORS)
+        assert all(o.shape in caption for o in scene.objects)
+    coloured = [c for s, c in zip(scenes, captions) if s.style == "plain"]
+    assert all(set(c.split()) & set(world.COLORS) for c in coloured)
+    off = world.training_batch(np.random.default_rng(3), 120, world.seen_combos())
+    assert off == world.training_batch(np.random.default_rng(3), 120, world.seen_combos(), grey=0.0)

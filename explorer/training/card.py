@@ -37,6 +37,7 @@ def train_command(cfg: dict, checkpoint: Path) -> str:
     """The command line that reproduces a training run from its recorded config."""
     out = "" if checkpoint.resolve() == EMBEDDED_CHECKPOINT.resolve() else f" --out {checkpoint}"
     partial = f" --partial-captions {cfg['partial_captions']}" if cfg.get("partial_captions") else ""
+    partial += f" --grey-images {cfg['grey_images']}" if cfg.get("grey_images") else ""
     return (f"python -m explorer train-world --coverage {cfg['coverage']} --seed {cfg['seed']} --steps {cfg['steps']} "
             f"--batch-size {cfg['batch_size']} --lr {cfg['lr']} --objective {cfg['objective']}{partial}{out}")
 

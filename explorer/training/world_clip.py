@@ -47,6 +47,7 @@ class TrainConfig:
     checkpoint_every: int = 50
     objective: str = "clip"
     partial_captions: float = 0.0  # how often a training caption names one concept of an object only
+    grey_images: float = 0.0  # how often a training scene is black and white, captioned without colours
 
 
 def clip_loss(image: torch.Tensor, text: torch.Tensor, logit_scale: torch.Tensor) -> torch.Tensor:
@@ -117,7 +118,7 @@ def train(cfg: TrainConfig, run_dir: Path, out: Path) -> dict:
     t0 = time.time()
     for step in bar:
         rng = np.random.default_rng([cfg.seed, step])
-        scenes, captions = world.training_batch(rng, cfg.batch_size, seen, cfg.partial_captions)
+        scenes, captions = world.training_batch(rng, cfg.batch_size, seen, cfg.partial_captions, cfg.grey_images)
         images = torch.stack([preprocess(s.render(image_size)) for s in scenes])
         tokens = tokenizer(captions)
         for group in optimizer.param_groups:
