@@ -42,6 +42,17 @@ def train_command(cfg: dict, checkpoint: Path) -> str:
             f"--batch-size {cfg['batch_size']} --lr {cfg['lr']} --objective {cfg['objective']}{partial}{out}")
 
 
+def caption_line(cfg: dict) -> str:
+    """How the training captions and pictures depart from the plain template, where they do."""
+    parts = []
+    if cfg.get("partial_captions"):
+        parts.append(f"with probability {cfg['partial_captions']} an object of a list caption is named by its colour "
+                     f"or its shape only")
+    if cfg.get("grey_images"):
+        parts.append(f"with probability {cfg['grey_images']} a scene is black and white and its caption names no colour")
+    return f"Training data: {'; '.join(parts)}." if parts else ""
+
+
 def objective_line(objective: str) -> str:
     """How the loss was made, in the card's words."""
     clip = "symmetric CLIP loss over in-batch pairs, no caption repeated within a batch"
@@ -83,7 +94,7 @@ open_clip config `{cfg['model']}` (registered from `explorer/configs/`):
   with probabilities {', '.join(str(p) for p in world.N_OBJECTS_P)}), {len(world.COLORS)} colours x
   {len(world.SHAPES)} shapes x {len(world.SIZES)} sizes; template captions naming objects in random order
   (relations only for two objects). The `shift` split outlines every object, a look training never shows.
-  {objective_line(cfg['objective'])}
+  {' '.join(filter(None, [objective_line(cfg['objective']), caption_line(cfg)]))}
 - Coverage {cfg['coverage']}: {len(record['seen_combos'])} of {len(world.ALL_COMBOS)} colour-shape objects seen.
   Held out (never in training): {', '.join(held) or 'none'}.
 - {cfg['steps']} steps x batch {cfg['batch_size']} = {record['images_seen']:,} images; AdamW lr {cfg['lr']},
