@@ -13,7 +13,7 @@ from PIL import Image
 from tqdm import tqdm
 
 from explorer import world
-from explorer.encoders import DualEncoder, image_key
+from explorer.encoders import DualEncoder
 from explorer.engine import Engine
 from explorer.evaluate import evaluate_swaps
 from explorer.methods import get_method
@@ -73,7 +73,7 @@ def _sgi_speed(encoder: DualEncoder, image: Image.Image, captions: list[str], ta
     rescore_s, _ = timed(lambda: warm.score(image, [captions[0], next(edits)]), repeat)
     gap = max(abs(a.value - b.value) for a, b in zip(naive, cold))  # type: ignore[union-attr]
     crops = len(cold[0].evidence.regions)  # type: ignore[index]
-    distinct = len({image_key(v) for v in warm.views(image, warm.regions(image))})
+    distinct = len(warm.distinct_views(image, warm.regions(image))[0])
     log.info("%s on %d crops (%d distinct): naive %.3f s, batched %.3f s, re-score %.4f s",
              tag, crops, distinct, naive_s, cold_s, rescore_s)
     return {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import qualitative, sample_colorscale, unlabel_rgb
@@ -95,6 +97,7 @@ def binding_mds_figure(observed: np.ndarray, reconstructed: np.ndarray, labels: 
     return fig
 
 
+@lru_cache(maxsize=1)
 def _viridis() -> np.ndarray:
     """A (256, 3) uint8 lookup table of plotly's Viridis."""
     return np.array([unlabel_rgb(c) for c in sample_colorscale("Viridis", list(np.linspace(0, 1, 256)))], dtype=np.uint8)
