@@ -18,7 +18,7 @@ def _train_world(args: argparse.Namespace) -> int:
 
     cfg = TrainConfig(coverage=args.coverage, seed=args.seed, steps=args.steps, batch_size=args.batch_size,
                       lr=args.lr, objective=args.objective, partial_captions=args.partial_captions,
-                      grey_images=args.grey_images)
+                      grey_images=args.grey_images, unnamed_colours=args.unnamed_colours)
     out = Path(args.out or EMBEDDED_CHECKPOINT)
     run_dir = Path(args.run_dir or f"runs/train-world-{args.objective}-c{args.coverage}-s{args.seed}")
     train(cfg, run_dir, out)
@@ -202,6 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how often a caption names only the colour or only the shape of an object (default 0)")
     t.add_argument("--grey-images", type=float, default=0.0,
                    help="how often a training scene is black and white, captioned without colours (default 0)")
+    t.add_argument("--unnamed-colours", type=float, default=0.0,
+                   help="how often a training scene's objects are painted in random colours outside the palette, "
+                        "captioned without colours (default 0)")
     t.add_argument("--out", help=f"weights file to write (default {EMBEDDED_CHECKPOINT})")
     t.add_argument("--run-dir", help="where resumable state is kept (default runs/train-world-...)")
     t.add_argument("--no-card", action="store_true", help="skip measuring and writing the model card")

@@ -37,7 +37,9 @@ RELATIONS = ("to the left of", "to the right of", "above", "below")
 DEFAULT_COVERAGE = 0.75
 DEFAULT_WORLD_SEED = 0
 
-Style = Literal["plain", "shift", "grey"]  # grey: a black-and-white picture, for training only
+# grey: a black-and-white picture; unnamed: objects painted in colours outside the palette (both for training only)
+Style = Literal["plain", "shift", "grey", "unnamed"]
+PAINT_MIN_DISTANCE = 100.0  # how far (RGB, 0-255) an unnamed paint stays from every palette colour and the background
 Combo = tuple[str, str]  # (color, shape)
 
 ALL_COMBOS: tuple[Combo, ...] = tuple(itertools.product(COLORS, SHAPES))
@@ -79,12 +81,14 @@ class WorldObject:
 class Scene:
     objects: tuple[WorldObject, ...]
     style: Style = "plain"
+    paints: tuple[tuple[int, int, int], ...] = ()  # an unnamed scene's RGB per object, drawn instead of the colour
 
     def render(self, size: int = 128) -> Image.Image:
         img = Image.new("RGB", (size, size), BACKGROUND)
         draw = ImageDraw.Draw(img)
-        for obj in self.objects:
-            _draw(draw, obj, size, COLORS[obj.color], OUTLINE if self.style == "shift" else None)
+        fills = self.paints or [COLORS[obj.color] for obj in self.objects]
+        for obj, fill in zip(self.objects, fills):
+            _draw(draw, obj, size, fill, OUTLINE if self.style == "shift" else None)
         return img.convert("L").convert("RGB") if self.style == "grey" else img
 
     def masks(self, size: int = 128) -> np.ndarray:
@@ -208,6 +212,15 @@ def random_scene(
     return Scene(objs, style)
 
 
+def off_palette_paint(rng: np.random.Generator) -> tuple[int, int, int]:
+    """A random RGB colour at least ``PAINT_MIN_DISTANCE`` from every palette colour and the background."""
+    anchors = np.array([*COLORS.values(), BACKGROUND], dtype=float)
+    while True:
+        rgb = rng.integers(0, 256, size=3)
+        if np.linalg.norm(anchors - rgb, axis=1).min() >= PAINT_MIN_DISTANCE:
+            return (int(rgb[0]), int(rgb[1]), int(rgb[2]))
+
+
 def relation_word(a: WorldObject, b: WorldObject) -> str:
     """How ``a`` stands to ``b`` along the axis where they differ most."""
     dx, dy = a.cx - b.cx, a.cy - b.cy
@@ -233,12 +246,12 @@ def training_caption(scene: Scene, rng: np.random.Generator, partial: float = 0.
     """A caption for training: objects in random order; relations only for two objects.
 
     With probability ``partial`` an object of a list caption is described by one concept only
-    (its colour or its shape, equally often), as people often describe things. A grey scene's
-    caption names no colour.
+    (its colour or its shape, equally often), as people often describe things. A grey or
+    unnamed scene's caption names no colour.
     """
     objs = [scene.objects[i] for i in rng.permutation(len(scene.objects))]
     r = rng.random()
-    grey: Literal["color"] | None = "color" if scene.style == "grey" else None
+    grey: Literal["color"] | None = "color" if scene.style in ("grey", "unnamed") else None
     if len(objs) == 2 and r < 0.3:
         return relation_caption(objs[0], objs[1], grey)
     omit = [grey or _omitted(rng, partial) for _ in objs] if partial > 0 or grey else None
@@ -252,18 +265,27 @@ def _omitted(rng: np.random.Generator, partial: float) -> Literal["color", "shap
 
 
 def training_batch(
-    rng: np.random.Generator, batch_size: int, combos: frozenset[Combo], partial: float = 0.0, grey: float = 0.0
+    rng: np.random.Generator,
+    batch_size: int,
+    combos: frozenset[Combo],
+    partial: float = 0.0,
+    grey: float = 0.0,
+    unnamed: float = 0.0,
 ) -> tuple[list[Scene], list[str]]:
     """A batch of scenes with captions, no caption repeated (repeats would be false negatives).
 
-    With probability ``grey`` a scene is a black-and-white picture whose caption names shapes only.
+    With probability ``grey`` a scene is a black-and-white picture, with probability ``unnamed``
+    its objects are painted in random colours outside the palette; either way its caption names
+    shapes only.
     """
     scenes: list[Scene] = []
     captions: list[str] = []
     seen: set[str] = set()
     while len(scenes) < batch_size:
-        style: Style = "grey" if grey > 0 and rng.random() < grey else "plain"
+        style = _training_style(rng, grey, unnamed)
         scene = random_scene(rng, combos, style=style)
+        if style == "unnamed":
+            scene = replace(scene, paints=tuple(off_palette_paint(rng) for _ in scene.objects))
         caption = training_caption(scene, rng, partial)
         if caption in seen:
             continue
@@ -271,6 +293,13 @@ def training_batch(
         scenes.append(scene)
         captions.append(caption)
     return scenes, captions
+
+
+def _training_style(rng: np.random.Generator, grey: float, unnamed: float) -> Style:
+    if grey <= 0 and unnamed <= 0:
+        return "plain"  # no draw: the stream stays the plain one
+    r = rng.random()
+    return "grey" if r < grey else "unnamed" if r < grey + unnamed else "plain"
 
 
 # --- the controlled benchmark -------------------------------------------------------------

@@ -151,3 +151,21 @@ def test_grey_scenes_are_black_and_white_and_captioned_without_colours():
     assert all(set(c.split()) & set(world.COLORS) for c in coloured)
     off = world.training_batch(np.random.default_rng(3), 120, world.seen_combos())
     assert off == world.training_batch(np.random.default_rng(3), 120, world.seen_combos(), grey=0.0)
+
+
+def test_unnamed_scenes_are_painted_off_the_palette_and_captioned_without_colours():
+    scenes, captions = world.training_batch(np.random.default_rng(4), 120, world.seen_combos(), unnamed=0.3)
+    unnamed = [(s, c) for s, c in zip(scenes, captions) if s.style == "unnamed"]
+    assert 10 < len(unnamed) < 60
+    anchors = np.array([*world.COLORS.values(), world.BACKGROUND], dtype=float)
+    for scene, caption in unnamed:
+        assert len(scene.paints) == len(scene.objects)
+        pixels = np.asarray(scene.render(64)).astype(float)
+        for paint, mask in zip(scene.paints, scene.masks(64)):
+            assert np.linalg.norm(anchors - paint, axis=1).min() >= world.PAINT_MIN_DISTANCE
+            assert (pixels[mask] == paint).all(axis=1).mean() > 0.9  # the object is drawn in its paint
+        assert not set(caption.split()) & set(world.COLORS)
+        assert all(o.shape in caption for o in scene.objects)
+    assert all(not s.paints for s, _ in zip(scenes, captions) if s.style == "plain")
+    off = world.training_batch(np.random.default_rng(4), 120, world.seen_combos(), grey=0.3)
+    assert off == world.training_batch(np.random.default_rng(4), 120, world.seen_combos(), grey=0.3, unnamed=0.0)

@@ -38,6 +38,7 @@ def train_command(cfg: dict, checkpoint: Path) -> str:
     out = "" if checkpoint.resolve() == EMBEDDED_CHECKPOINT.resolve() else f" --out {checkpoint}"
     partial = f" --partial-captions {cfg['partial_captions']}" if cfg.get("partial_captions") else ""
     partial += f" --grey-images {cfg['grey_images']}" if cfg.get("grey_images") else ""
+    partial += f" --unnamed-colours {cfg['unnamed_colours']}" if cfg.get("unnamed_colours") else ""
     return (f"python -m explorer train-world --coverage {cfg['coverage']} --seed {cfg['seed']} --steps {cfg['steps']} "
             f"--batch-size {cfg['batch_size']} --lr {cfg['lr']} --objective {cfg['objective']}{partial}{out}")
 
@@ -50,6 +51,10 @@ def caption_line(cfg: dict) -> str:
                      f"or its shape only")
     if cfg.get("grey_images"):
         parts.append(f"with probability {cfg['grey_images']} a scene is black and white and its caption names no colour")
+    if cfg.get("unnamed_colours"):
+        parts.append(f"with probability {cfg['unnamed_colours']} a scene's objects are painted in random colours at "
+                     f"least {world.PAINT_MIN_DISTANCE:.0f} (RGB) from every palette colour and the background, "
+                     f"and its caption names no colour")
     return f"Training data: {'; '.join(parts)}." if parts else ""
 
 

@@ -48,6 +48,7 @@ class TrainConfig:
     objective: str = "clip"
     partial_captions: float = 0.0  # how often a training caption names one concept of an object only
     grey_images: float = 0.0  # how often a training scene is black and white, captioned without colours
+    unnamed_colours: float = 0.0  # how often a training scene is painted off the palette, captioned without colours
 
 
 def clip_loss(image: torch.Tensor, text: torch.Tensor, logit_scale: torch.Tensor) -> torch.Tensor:
@@ -118,7 +119,9 @@ def train(cfg: TrainConfig, run_dir: Path, out: Path) -> dict:
     t0 = time.time()
     for step in bar:
         rng = np.random.default_rng([cfg.seed, step])
-        scenes, captions = world.training_batch(rng, cfg.batch_size, seen, cfg.partial_captions, cfg.grey_images)
+        scenes, captions = world.training_batch(
+            rng, cfg.batch_size, seen, cfg.partial_captions, cfg.grey_images, cfg.unnamed_colours
+        )
         images = torch.stack([preprocess(s.render(image_size)) for s in scenes])
         tokens = tokenizer(captions)
         for group in optimizer.param_groups:
