@@ -13,12 +13,20 @@ from explorer import world
 from explorer.models import EMBEDDED_CHECKPOINT
 
 
-def _train_world(args: argparse.Namespace) -> int:
-    from explorer.training.world_clip import TrainConfig, train
+def train_config(args: argparse.Namespace):
+    """The ``TrainConfig`` that ``train-world``'s flags describe."""
+    from explorer.training.world_clip import TrainConfig
 
-    cfg = TrainConfig(coverage=args.coverage, seed=args.seed, steps=args.steps, batch_size=args.batch_size,
-                      lr=args.lr, objective=args.objective, partial_captions=args.partial_captions,
-                      grey_images=args.grey_images, unnamed_colours=args.unnamed_colours)
+    return TrainConfig(coverage=args.coverage, seed=args.seed, steps=args.steps, batch_size=args.batch_size,
+                       lr=args.lr, objective=args.objective, partial_captions=args.partial_captions,
+                       grey_images=args.grey_images, unnamed_colours=args.unnamed_colours,
+                       extra_concepts=args.extra_concepts)
+
+
+def _train_world(args: argparse.Namespace) -> int:
+    from explorer.training.world_clip import train
+
+    cfg = train_config(args)
     out = Path(args.out or EMBEDDED_CHECKPOINT)
     run_dir = Path(args.run_dir or f"runs/train-world-{args.objective}-c{args.coverage}-s{args.seed}")
     train(cfg, run_dir, out)
@@ -205,6 +213,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--unnamed-colours", type=float, default=0.0,
                    help="how often a training scene's objects are painted in random colours outside the palette, "
                         "captioned without colours (default 0)")
+    t.add_argument("--extra-concepts", action="store_true",
+                   help="also train on objects of training-only colours and shapes (world.EXTRA_COLORS, EXTRA_SHAPES)")
     t.add_argument("--out", help=f"weights file to write (default {EMBEDDED_CHECKPOINT})")
     t.add_argument("--run-dir", help="where resumable state is kept (default runs/train-world-...)")
     t.add_argument("--no-card", action="store_true", help="skip measuring and writing the model card")

@@ -27,6 +27,15 @@ COLORS: dict[str, tuple[int, int, int]] = {
     "white": (250, 250, 250),
 }
 SHAPES: tuple[str, ...] = ("circle", "square", "triangle", "star")
+# Training-only concepts the benchmark never asks about: with them each colour meets many shapes and each
+# shape many colours. The extra colours stay at least PAINT_MIN_DISTANCE from the palette and the background.
+EXTRA_COLORS: dict[str, tuple[int, int, int]] = {
+    "pink": (250, 150, 200),
+    "cyan": (40, 215, 225),
+    "brown": (120, 65, 25),
+    "olive": (110, 110, 20),
+}
+EXTRA_SHAPES: tuple[str, ...] = ("hexagon", "cross", "diamond", "arrow")
 SIZES: dict[str, float] = {"small": 0.24, "large": 0.36}
 BACKGROUND = (128, 128, 128)
 OUTLINE = (60, 40, 20)  # the shift style: every object outlined, a look training never shows
@@ -86,7 +95,7 @@ class Scene:
     def render(self, size: int = 128) -> Image.Image:
         img = Image.new("RGB", (size, size), BACKGROUND)
         draw = ImageDraw.Draw(img)
-        fills = self.paints or [COLORS[obj.color] for obj in self.objects]
+        fills = self.paints or [{**COLORS, **EXTRA_COLORS}[obj.color] for obj in self.objects]
         for obj, fill in zip(self.objects, fills):
             _draw(draw, obj, size, fill, OUTLINE if self.style == "shift" else None)
         return img.convert("L").convert("RGB") if self.style == "grey" else img
@@ -144,8 +153,19 @@ def _draw(draw: ImageDraw.ImageDraw, obj: WorldObject, size: int, fill, outline)
         angles = np.pi / 2 + np.arange(10) * np.pi / 5
         radii = np.where(np.arange(10) % 2 == 0, r, r * 0.45)
         pts = [(cx + rr * np.cos(a), cy - rr * np.sin(a)) for a, rr in zip(angles, radii)]
+    elif obj.shape == "hexagon":
+        pts = [(cx + r * np.cos(a), cy - r * np.sin(a)) for a in np.arange(6) * np.pi / 3]
+    elif obj.shape == "cross":
+        t = r * 0.35
+        pts = [(cx - t, y0), (cx + t, y0), (cx + t, cy - t), (x1, cy - t), (x1, cy + t), (cx + t, cy + t),
+               (cx + t, y1), (cx - t, y1), (cx - t, cy + t), (x0, cy + t), (x0, cy - t), (cx - t, cy - t)]
+    elif obj.shape == "diamond":
+        pts = [(cx, y0), (cx + r * 0.6, cy), (cx, y1), (cx - r * 0.6, cy)]
+    elif obj.shape == "arrow":
+        t = r * 0.3
+        pts = [(x0, cy - t), (cx, cy - t), (cx, y0 + r * 0.2), (x1, cy), (cx, y1 - r * 0.2), (cx, cy + t), (x0, cy + t)]
     else:
-        raise ValueError(f"unknown shape {obj.shape!r}; known: {', '.join(SHAPES)}")
+        raise ValueError(f"unknown shape {obj.shape!r}; known: {', '.join(SHAPES + EXTRA_SHAPES)}")
     draw.polygon(pts, fill=fill, outline=outline, width=width)
 
 
@@ -167,6 +187,16 @@ def seen_combos(coverage: float = DEFAULT_COVERAGE, seed: int = DEFAULT_WORLD_SE
     rng.shuffle(rest)
     n = max(len(diagonal), int(round(coverage * len(ALL_COMBOS))))
     return frozenset(diagonal + rest[: n - len(diagonal)])
+
+
+def training_combos(coverage: float = DEFAULT_COVERAGE, extra: bool = False) -> frozenset[Combo]:
+    """What training shows: the seen objects, plus every object with an extra colour or shape when ``extra``."""
+    seen = seen_combos(coverage)
+    if not extra:
+        return seen
+    colors, shapes = [*COLORS, *EXTRA_COLORS], [*SHAPES, *EXTRA_SHAPES]
+    extras = {(c, s) for c in colors for s in shapes if c in EXTRA_COLORS or s in EXTRA_SHAPES}
+    return seen | frozenset(extras)
 
 
 def heldout_combos(coverage: float = DEFAULT_COVERAGE, seed: int = DEFAULT_WORLD_SEED) -> frozenset[Combo]:

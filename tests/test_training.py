@@ -79,3 +79,15 @@ def test_a_few_steps_lower_the_loss(tmp_path, tiny_model):
     record = train(cfg, tmp_path / "run", tmp_path / "w.safetensors")
     curve = record["loss_curve"]
     assert np.mean(curve[-3:]) < np.mean(curve[:3])
+
+
+def test_a_cards_command_line_reproduces_the_training_config():
+    from dataclasses import asdict
+
+    from explorer.cli import build_parser, train_config
+    from explorer.training.card import train_command
+
+    cfg = TrainConfig(coverage=0.5, seed=3, steps=40, batch_size=16, lr=5e-4, partial_captions=0.2,
+                      grey_images=0.1, unnamed_colours=0.3, extra_concepts=True)
+    argv = train_command(asdict(cfg), world_clip.Path("/tmp/x.safetensors")).split()[3:]  # after "python -m explorer"
+    assert train_config(build_parser().parse_args(argv)) == cfg

@@ -169,3 +169,30 @@ def test_unnamed_scenes_are_painted_off_the_palette_and_captioned_without_colour
     assert all(not s.paints for s, _ in zip(scenes, captions) if s.style == "plain")
     off = world.training_batch(np.random.default_rng(4), 120, world.seen_combos(), grey=0.3)
     assert off == world.training_batch(np.random.default_rng(4), 120, world.seen_combos(), grey=0.3, unnamed=0.0)
+
+
+def test_extra_concepts_widen_training_but_never_show_heldout_objects():
+    plain, wide = world.training_combos(), world.training_combos(extra=True)
+    assert plain == world.seen_combos() and plain < wide
+    assert not wide & world.heldout_combos()
+    for color in world.COLORS:  # every benchmark colour meets every extra shape, and vice versa
+        assert {(color, s) for s in world.EXTRA_SHAPES} <= wide
+    for shape in world.SHAPES:
+        assert {(c, shape) for c in world.EXTRA_COLORS} <= wide
+    anchors = np.array([*world.COLORS.values(), world.BACKGROUND], dtype=float)
+    for rgb in world.EXTRA_COLORS.values():
+        assert np.linalg.norm(anchors - rgb, axis=1).min() >= world.PAINT_MIN_DISTANCE
+
+
+def test_extra_shapes_are_drawn_in_their_colour_and_differ_from_every_other_shape():
+    masks = {}
+    for shape in world.SHAPES + world.EXTRA_SHAPES:
+        scene = world.Scene((world.WorldObject("pink", shape, "large", 0.5, 0.5),))
+        mask = scene.masks(96)[0]
+        pixels = np.asarray(scene.render(96))
+        assert mask.sum() > 300 and (pixels[mask] == world.EXTRA_COLORS["pink"]).all()
+        masks[shape] = mask
+    names = list(masks)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            assert (masks[a] ^ masks[b]).sum() > 150, (a, b)  # no two shapes draw (nearly) the same pixels

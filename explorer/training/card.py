@@ -39,6 +39,7 @@ def train_command(cfg: dict, checkpoint: Path) -> str:
     partial = f" --partial-captions {cfg['partial_captions']}" if cfg.get("partial_captions") else ""
     partial += f" --grey-images {cfg['grey_images']}" if cfg.get("grey_images") else ""
     partial += f" --unnamed-colours {cfg['unnamed_colours']}" if cfg.get("unnamed_colours") else ""
+    partial += " --extra-concepts" if cfg.get("extra_concepts") else ""
     return (f"python -m explorer train-world --coverage {cfg['coverage']} --seed {cfg['seed']} --steps {cfg['steps']} "
             f"--batch-size {cfg['batch_size']} --lr {cfg['lr']} --objective {cfg['objective']}{partial}{out}")
 
@@ -55,6 +56,11 @@ def caption_line(cfg: dict) -> str:
         parts.append(f"with probability {cfg['unnamed_colours']} a scene's objects are painted in random colours at "
                      f"least {world.PAINT_MIN_DISTANCE:.0f} (RGB) from every palette colour and the background, "
                      f"and its caption names no colour")
+    if cfg.get("extra_concepts"):
+        parts.append(f"the scenes also hold objects of {len(world.EXTRA_COLORS)} training-only colours "
+                     f"({', '.join(world.EXTRA_COLORS)}) and {len(world.EXTRA_SHAPES)} training-only shapes "
+                     f"({', '.join(world.EXTRA_SHAPES)}), in every combination with each other and with the "
+                     f"benchmark's colours and shapes, so that each colour meets many shapes and each shape many colours")
     return f"Training data: {'; '.join(parts)}." if parts else ""
 
 
@@ -100,7 +106,7 @@ open_clip config `{cfg['model']}` (registered from `explorer/configs/`):
   {len(world.SHAPES)} shapes x {len(world.SIZES)} sizes; template captions naming objects in random order
   (relations only for two objects). The `shift` split outlines every object, a look training never shows.
   {' '.join(filter(None, [objective_line(cfg['objective']), caption_line(cfg)]))}
-- Coverage {cfg['coverage']}: {len(record['seen_combos'])} of {len(world.ALL_COMBOS)} colour-shape objects seen.
+- Coverage {cfg['coverage']}: {len(world.seen_combos(cfg['coverage']))} of {len(world.ALL_COMBOS)} colour-shape objects seen.
   Held out (never in training): {', '.join(held) or 'none'}.
 - {cfg['steps']} steps x batch {cfg['batch_size']} = {record['images_seen']:,} images; AdamW lr {cfg['lr']},
   warm-up {cfg['warmup']}, cosine decay, weight decay {cfg['weight_decay']}; seed {cfg['seed']}; objective `{cfg['objective']}`.

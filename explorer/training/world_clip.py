@@ -49,6 +49,7 @@ class TrainConfig:
     partial_captions: float = 0.0  # how often a training caption names one concept of an object only
     grey_images: float = 0.0  # how often a training scene is black and white, captioned without colours
     unnamed_colours: float = 0.0  # how often a training scene is painted off the palette, captioned without colours
+    extra_concepts: bool = False  # also train on objects of the world's training-only colours and shapes
 
 
 def clip_loss(image: torch.Tensor, text: torch.Tensor, logit_scale: torch.Tensor) -> torch.Tensor:
@@ -108,7 +109,7 @@ def train(cfg: TrainConfig, run_dir: Path, out: Path) -> dict:
     model, _, preprocess = open_clip.create_model_and_transforms(cfg.model, pretrained=None)
     tokenizer = open_clip.get_tokenizer(cfg.model)
     optimizer = make_optimizer(model, cfg)
-    seen = world.seen_combos(cfg.coverage, world.DEFAULT_WORLD_SEED)
+    seen = world.training_combos(cfg.coverage, cfg.extra_concepts)
     image_size = model.visual.image_size[0]
     extra_loss = objective_term(cfg, tokenizer, image_size, model.visual.grid_size[0])
 
