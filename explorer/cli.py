@@ -213,8 +213,9 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--unnamed-colours", type=float, default=0.0,
                    help="how often a training scene's objects are painted in random colours outside the palette, "
                         "captioned without colours (default 0)")
-    t.add_argument("--extra-concepts", action="store_true",
-                   help="also train on objects of training-only colours and shapes (world.EXTRA_COLORS, EXTRA_SHAPES)")
+    t.add_argument("--extra-concepts", type=int, default=0, metavar="K",
+                   help="also train on objects of the first K training-only colours and shapes "
+                        "(world.EXTRA_COLORS, EXTRA_SHAPES; default 0)")
     t.add_argument("--out", help=f"weights file to write (default {EMBEDDED_CHECKPOINT})")
     t.add_argument("--run-dir", help="where resumable state is kept (default runs/train-world-...)")
     t.add_argument("--no-card", action="store_true", help="skip measuring and writing the model card")

@@ -27,15 +27,21 @@ COLORS: dict[str, tuple[int, int, int]] = {
     "white": (250, 250, 250),
 }
 SHAPES: tuple[str, ...] = ("circle", "square", "triangle", "star")
-# Training-only concepts the benchmark never asks about: with them each colour meets many shapes and each
-# shape many colours. The extra colours stay at least PAINT_MIN_DISTANCE from the palette and the background.
+# Training-only concepts the benchmark never asks about (`train-world --extra-concepts K` adds the first K of
+# each): with them each colour meets many shapes and each shape many colours. The extra colours stay at least
+# EXTRA_MIN_DISTANCE (RGB) from every palette colour and the background, so none passes for a palette colour.
 EXTRA_COLORS: dict[str, tuple[int, int, int]] = {
     "pink": (250, 150, 200),
     "cyan": (40, 215, 225),
     "brown": (120, 65, 25),
     "olive": (110, 110, 20),
+    "lavender": (190, 170, 250),
+    "mint": (150, 240, 190),
+    "teal": (0, 130, 140),
+    "navy": (20, 25, 100),
 }
-EXTRA_SHAPES: tuple[str, ...] = ("hexagon", "cross", "diamond", "arrow")
+EXTRA_SHAPES: tuple[str, ...] = ("hexagon", "cross", "diamond", "arrow", "bar", "oval", "chevron", "trapezoid")
+EXTRA_MIN_DISTANCE = 85.0
 SIZES: dict[str, float] = {"small": 0.24, "large": 0.36}
 BACKGROUND = (128, 128, 128)
 OUTLINE = (60, 40, 20)  # the shift style: every object outlined, a look training never shows
@@ -140,8 +146,9 @@ def article(word: str) -> str:
 def _draw(draw: ImageDraw.ImageDraw, obj: WorldObject, size: int, fill, outline) -> None:
     x0, y0, x1, y1 = (v * size for v in obj.box)
     width = max(1, round(size / 64)) if outline is not None else 0
-    if obj.shape == "circle":
-        draw.ellipse((x0, y0, x1, y1), fill=fill, outline=outline, width=width)
+    if obj.shape in ("circle", "oval"):
+        inset = (x1 - x0) * 0.22 if obj.shape == "oval" else 0
+        draw.ellipse((x0 + inset, y0, x1 - inset, y1), fill=fill, outline=outline, width=width)
         return
     cx, cy, r = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2
     if obj.shape == "square":
@@ -164,6 +171,13 @@ def _draw(draw: ImageDraw.ImageDraw, obj: WorldObject, size: int, fill, outline)
     elif obj.shape == "arrow":
         t = r * 0.3
         pts = [(x0, cy - t), (cx, cy - t), (cx, y0 + r * 0.2), (x1, cy), (cx, y1 - r * 0.2), (cx, cy + t), (x0, cy + t)]
+    elif obj.shape == "bar":
+        pts = [(x0, cy - r * 0.3), (x1, cy - r * 0.3), (x1, cy + r * 0.3), (x0, cy + r * 0.3)]
+    elif obj.shape == "chevron":
+        t = r * 0.45
+        pts = [(x0, y0 + t), (cx, y1 - t - r * 0.45), (x1, y0 + t), (x1, y0 + 2 * t), (cx, y1 - r * 0.2), (x0, y0 + 2 * t)]
+    elif obj.shape == "trapezoid":
+        pts = [(cx - r * 0.45, y0 + r * 0.3), (cx + r * 0.45, y0 + r * 0.3), (x1, y1 - r * 0.3), (x0, y1 - r * 0.3)]
     else:
         raise ValueError(f"unknown shape {obj.shape!r}; known: {', '.join(SHAPES + EXTRA_SHAPES)}")
     draw.polygon(pts, fill=fill, outline=outline, width=width)
@@ -189,13 +203,13 @@ def seen_combos(coverage: float = DEFAULT_COVERAGE, seed: int = DEFAULT_WORLD_SE
     return frozenset(diagonal + rest[: n - len(diagonal)])
 
 
-def training_combos(coverage: float = DEFAULT_COVERAGE, extra: bool = False) -> frozenset[Combo]:
-    """What training shows: the seen objects, plus every object with an extra colour or shape when ``extra``."""
+def training_combos(coverage: float = DEFAULT_COVERAGE, extra: int = 0) -> frozenset[Combo]:
+    """What training shows: the seen objects, plus every object with one of the first ``extra`` extra colours or shapes."""
     seen = seen_combos(coverage)
-    if not extra:
-        return seen
-    colors, shapes = [*COLORS, *EXTRA_COLORS], [*SHAPES, *EXTRA_SHAPES]
-    extras = {(c, s) for c in colors for s in shapes if c in EXTRA_COLORS or s in EXTRA_SHAPES}
+    if not 0 <= extra <= min(len(EXTRA_COLORS), len(EXTRA_SHAPES)):
+        raise ValueError(f"extra must be 0 to {min(len(EXTRA_COLORS), len(EXTRA_SHAPES))}, got {extra}")
+    colors, shapes = list(EXTRA_COLORS)[:extra], EXTRA_SHAPES[:extra]
+    extras = {(c, s) for c in [*COLORS, *colors] for s in [*SHAPES, *shapes] if c in colors or s in shapes}
     return seen | frozenset(extras)
 
 

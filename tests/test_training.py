@@ -88,6 +88,6 @@ def test_a_cards_command_line_reproduces_the_training_config():
     from explorer.training.card import train_command
 
     cfg = TrainConfig(coverage=0.5, seed=3, steps=40, batch_size=16, lr=5e-4, partial_captions=0.2,
-                      grey_images=0.1, unnamed_colours=0.3, extra_concepts=True)
+                      grey_images=0.1, unnamed_colours=0.3, extra_concepts=4)
     argv = train_command(asdict(cfg), world_clip.Path("/tmp/x.safetensors")).split()[3:]  # after "python -m explorer"
     assert train_config(build_parser().parse_args(argv)) == cfg

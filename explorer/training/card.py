@@ -39,7 +39,7 @@ def train_command(cfg: dict, checkpoint: Path) -> str:
     partial = f" --partial-captions {cfg['partial_captions']}" if cfg.get("partial_captions") else ""
     partial += f" --grey-images {cfg['grey_images']}" if cfg.get("grey_images") else ""
     partial += f" --unnamed-colours {cfg['unnamed_colours']}" if cfg.get("unnamed_colours") else ""
-    partial += " --extra-concepts" if cfg.get("extra_concepts") else ""
+    partial += f" --extra-concepts {cfg['extra_concepts']}" if cfg.get("extra_concepts") else ""
     return (f"python -m explorer train-world --coverage {cfg['coverage']} --seed {cfg['seed']} --steps {cfg['steps']} "
             f"--batch-size {cfg['batch_size']} --lr {cfg['lr']} --objective {cfg['objective']}{partial}{out}")
 
@@ -57,10 +57,11 @@ def caption_line(cfg: dict) -> str:
                      f"least {world.PAINT_MIN_DISTANCE:.0f} (RGB) from every palette colour and the background, "
                      f"and its caption names no colour")
     if cfg.get("extra_concepts"):
-        parts.append(f"the scenes also hold objects of {len(world.EXTRA_COLORS)} training-only colours "
-                     f"({', '.join(world.EXTRA_COLORS)}) and {len(world.EXTRA_SHAPES)} training-only shapes "
-                     f"({', '.join(world.EXTRA_SHAPES)}), in every combination with each other and with the "
-                     f"benchmark's colours and shapes, so that each colour meets many shapes and each shape many colours")
+        k = cfg["extra_concepts"]
+        parts.append(f"the scenes also hold objects of {k} training-only colours ({', '.join(list(world.EXTRA_COLORS)[:k])}) "
+                     f"and {k} training-only shapes ({', '.join(world.EXTRA_SHAPES[:k])}), in every combination with "
+                     f"each other and with the benchmark's colours and shapes, so that each colour meets many shapes "
+                     f"and each shape many colours")
     return f"Training data: {'; '.join(parts)}." if parts else ""
 
 

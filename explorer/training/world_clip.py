@@ -49,7 +49,7 @@ class TrainConfig:
     partial_captions: float = 0.0  # how often a training caption names one concept of an object only
     grey_images: float = 0.0  # how often a training scene is black and white, captioned without colours
     unnamed_colours: float = 0.0  # how often a training scene is painted off the palette, captioned without colours
-    extra_concepts: bool = False  # also train on objects of the world's training-only colours and shapes
+    extra_concepts: int = 0  # also train on objects of the first K training-only colours and shapes of the world
 
 
 def clip_loss(image: torch.Tensor, text: torch.Tensor, logit_scale: torch.Tensor) -> torch.Tensor:
