@@ -172,6 +172,21 @@ def _binding(args: argparse.Namespace) -> int:
     return 0
 
 
+def _recognition(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from explorer.recognition import STAGES, readings
+
+    encoder = load_encoder(args)
+    with tqdm(total=STAGES, desc="recognition", unit="stage") as bar:
+        found = readings(encoder, args.limit, args.probe_limit, tick=bar.update)
+    report = {"model": encoder.label, "readings": found}
+    print(json.dumps(report, indent=2))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
+    return 0
+
+
 def _binding_sweep(args: argparse.Namespace) -> int:
     import sys
 
@@ -266,6 +281,14 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--json", help="write the figures here")
     add_model_args(g)
     g.set_defaults(func=_binding)
+
+    r = sub.add_parser("recognition", help="where held-out objects are lost: readings by caption sets, black-and-white "
+                                           "pictures and linear probes (docs/recognition.md)")
+    r.add_argument("--limit", type=int, default=500, help="held-out single-object images")
+    r.add_argument("--probe-limit", type=int, default=600, help="seen single-object images the probes are fitted on")
+    r.add_argument("--json", help="write the readings here")
+    add_model_args(r)
+    r.set_defaults(func=_recognition)
 
     w = sub.add_parser("binding-sweep", help="train small world encoders at several coverages; plot held-out "
                                              "recognition against the multiplicative fit")

@@ -1,0 +1,80 @@
+"""Where a world encoder loses held-out objects: single-object readings by caption sets, pictures and probes.
+
+Each reading is in percent over the same held-out single-object images (``world.single_items``):
+- ``full``: top-1 among all 32 objects' captions (the ``world-single`` figure);
+- ``errors`` and ``errors_keep_colour``: how many of those answers were wrong, and how many of the wrong
+  ones still named the object's colour;
+- ``among_heldout``: top-1 among the held-out objects' captions only (the seen captions taken away);
+- ``shape_only`` / ``shape_only_grey``: top-1 among the shape-only captions ("a triangle"), on the picture
+  and on the same picture turned black and white;
+- ``probe_shape`` / ``probe_colour``: logistic-regression probes on the global image embeddings, fitted on
+  seen objects (``id`` items) and read on the held-out ones.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import torch.nn.functional as F
+from sklearn.linear_model import LogisticRegression
+
+from explorer import world
+
+STAGES = 4  # how often ``readings`` calls its ``tick``
+
+
+def _embed_images(encoder, images) -> np.ndarray:
+    return F.normalize(encoder.embed_images(images), dim=-1).numpy()
+
+
+def _embed_texts(encoder, captions) -> np.ndarray:
+    return F.normalize(encoder.embed_texts(list(captions)), dim=-1).numpy()
+
+
+def _top1(scores: np.ndarray, candidates: list[int], labels: np.ndarray) -> float:
+    """Percent of rows whose best-scoring candidate column is the label."""
+    picked = np.array(candidates)[scores[:, candidates].argmax(1)]
+    return float((picked == labels).mean() * 100)
+
+
+def _probe(train_x: np.ndarray, train_y: np.ndarray, test_x: np.ndarray, test_y: np.ndarray) -> float:
+    clf = LogisticRegression(max_iter=3000, C=10.0).fit(train_x, train_y)
+    return float(clf.score(test_x, test_y) * 100)
+
+
+def readings(encoder, limit: int = 500, probe_limit: int = 600, tick: Callable[[], object] = lambda: None) -> dict:
+    """The held-out readings of ``encoder`` (see the module docstring), with ``limit`` held-out images."""
+    held = world.single_items("heldout", limit)
+    seen = world.single_items("id", probe_limit)
+    pictures = [item.scene.render(128) for item in held]
+    image = _embed_images(encoder, pictures)
+    tick()
+    grey = _embed_images(encoder, [p.convert("L").convert("RGB") for p in pictures])
+    tick()
+    seen_image = _embed_images(encoder, [item.scene.render(128) for item in seen])
+    tick()
+    full = image @ _embed_texts(encoder, world.single_captions()).T
+    shapes = _embed_texts(encoder, [f"{world.article(s)} {s}" for s in world.SHAPES]).T
+    tick()
+
+    labels = np.array([item.label for item in held])
+    picked = full.argmax(1)
+    wrong = picked != labels
+    keep_colour = sum(world.ALL_COMBOS[p][0] == world.ALL_COMBOS[t][0] for p, t in zip(picked[wrong], labels[wrong]))
+    heldout_ids = [i for i, c in enumerate(world.ALL_COMBOS) if c in world.heldout_combos()]
+    shape_of = lambda items: np.array([world.SHAPES.index(i.scene.objects[0].shape) for i in items])  # noqa: E731
+    colour_of = lambda items: np.array([list(world.COLORS).index(i.scene.objects[0].color) for i in items])  # noqa: E731
+    return {
+        "n": len(held),
+        "full": _top1(full, list(range(len(world.ALL_COMBOS))), labels),
+        "errors": int(wrong.sum()),
+        "errors_keep_colour": int(keep_colour),
+        "among_heldout": _top1(full, heldout_ids, labels),
+        "shape_only": float(((image @ shapes).argmax(1) == shape_of(held)).mean() * 100),
+        "shape_only_grey": float(((grey @ shapes).argmax(1) == shape_of(held)).mean() * 100),
+        "probe_shape": _probe(seen_image, shape_of(seen), image, shape_of(held)),
+        "probe_colour": _probe(seen_image, colour_of(seen), image, colour_of(held)),
+        "probe_n": len(seen),
+    }
+
