@@ -43,6 +43,14 @@ def _probe(train_x: np.ndarray, train_y: np.ndarray, test_x: np.ndarray, test_y:
     return float(clf.score(test_x, test_y) * 100)
 
 
+def _shape_of(items) -> np.ndarray:
+    return np.array([world.SHAPES.index(i.scene.objects[0].shape) for i in items])
+
+
+def _colour_of(items) -> np.ndarray:
+    return np.array([list(world.COLORS).index(i.scene.objects[0].color) for i in items])
+
+
 def readings(encoder, limit: int = 500, probe_limit: int = 600, tick: Callable[[], object] = lambda: None) -> dict:
     """The held-out readings of ``encoder`` (see the module docstring), with ``limit`` held-out images."""
     held = world.single_items("heldout", limit)
@@ -63,18 +71,16 @@ def readings(encoder, limit: int = 500, probe_limit: int = 600, tick: Callable[[
     wrong = picked != labels
     keep_colour = sum(world.ALL_COMBOS[p][0] == world.ALL_COMBOS[t][0] for p, t in zip(picked[wrong], labels[wrong]))
     heldout_ids = [i for i, c in enumerate(world.ALL_COMBOS) if c in world.heldout_combos()]
-    shape_of = lambda items: np.array([world.SHAPES.index(i.scene.objects[0].shape) for i in items])  # noqa: E731
-    colour_of = lambda items: np.array([list(world.COLORS).index(i.scene.objects[0].color) for i in items])  # noqa: E731
     return {
         "n": len(held),
         "full": _top1(full, list(range(len(world.ALL_COMBOS))), labels),
         "errors": int(wrong.sum()),
         "errors_keep_colour": int(keep_colour),
         "among_heldout": _top1(full, heldout_ids, labels),
-        "shape_only": float(((image @ shapes).argmax(1) == shape_of(held)).mean() * 100),
-        "shape_only_grey": float(((grey @ shapes).argmax(1) == shape_of(held)).mean() * 100),
-        "probe_shape": _probe(seen_image, shape_of(seen), image, shape_of(held)),
-        "probe_colour": _probe(seen_image, colour_of(seen), image, colour_of(held)),
+        "shape_only": float(((image @ shapes).argmax(1) == _shape_of(held)).mean() * 100),
+        "shape_only_grey": float(((grey @ shapes).argmax(1) == _shape_of(held)).mean() * 100),
+        "probe_shape": _probe(seen_image, _shape_of(seen), image, _shape_of(held)),
+        "probe_colour": _probe(seen_image, _colour_of(seen), image, _colour_of(held)),
         "probe_n": len(seen),
     }
 
