@@ -16,20 +16,11 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-import torch.nn.functional as F
 from sklearn.linear_model import LogisticRegression
 
 from explorer import world
 
 STAGES = 4  # how often ``readings`` calls its ``tick``
-
-
-def _embed_images(encoder, images) -> np.ndarray:
-    return F.normalize(encoder.embed_images(images), dim=-1).numpy()
-
-
-def _embed_texts(encoder, captions) -> np.ndarray:
-    return F.normalize(encoder.embed_texts(list(captions)), dim=-1).numpy()
 
 
 def _top1(scores: np.ndarray, candidates: list[int], labels: np.ndarray) -> float:
@@ -56,14 +47,14 @@ def readings(encoder, limit: int = 500, probe_limit: int = 600, tick: Callable[[
     held = world.single_items("heldout", limit)
     seen = world.single_items("id", probe_limit)
     pictures = [item.scene.render(128) for item in held]
-    image = _embed_images(encoder, pictures)
+    image = encoder.embed_images(pictures).numpy()  # L2-normalized, as the texts are
     tick()
-    grey = _embed_images(encoder, [p.convert("L").convert("RGB") for p in pictures])
+    grey = encoder.embed_images([p.convert("L").convert("RGB") for p in pictures]).numpy()
     tick()
-    seen_image = _embed_images(encoder, [item.scene.render(128) for item in seen])
+    seen_image = encoder.embed_images([item.scene.render(128) for item in seen]).numpy()
     tick()
-    full = image @ _embed_texts(encoder, world.single_captions()).T
-    shapes = _embed_texts(encoder, [f"{world.article(s)} {s}" for s in world.SHAPES]).T
+    full = image @ encoder.embed_texts(world.single_captions()).numpy().T
+    shapes = encoder.embed_texts([f"{world.article(s)} {s}" for s in world.SHAPES]).numpy().T
     tick()
 
     labels = np.array([item.label for item in held])

@@ -42,6 +42,7 @@ EXTRA_COLORS: dict[str, tuple[int, int, int]] = {
 }
 EXTRA_SHAPES: tuple[str, ...] = ("hexagon", "cross", "diamond", "arrow", "bar", "oval", "chevron", "trapezoid")
 EXTRA_MIN_DISTANCE = 85.0
+FILLS = {**COLORS, **EXTRA_COLORS}  # every colour name a scene may draw
 SIZES: dict[str, float] = {"small": 0.24, "large": 0.36}
 BACKGROUND = (128, 128, 128)
 OUTLINE = (60, 40, 20)  # the shift style: every object outlined, a look training never shows
@@ -101,7 +102,7 @@ class Scene:
     def render(self, size: int = 128) -> Image.Image:
         img = Image.new("RGB", (size, size), BACKGROUND)
         draw = ImageDraw.Draw(img)
-        fills = self.paints or [{**COLORS, **EXTRA_COLORS}[obj.color] for obj in self.objects]
+        fills = self.paints or [FILLS[obj.color] for obj in self.objects]
         for obj, fill in zip(self.objects, fills):
             _draw(draw, obj, size, fill, OUTLINE if self.style == "shift" else None)
         return img.convert("L").convert("RGB") if self.style == "grey" else img
@@ -256,12 +257,14 @@ def random_scene(
     return Scene(objs, style)
 
 
+_PALETTE_AND_BACKGROUND = np.array([*COLORS.values(), BACKGROUND], dtype=float)
+
+
 def off_palette_paint(rng: np.random.Generator) -> tuple[int, int, int]:
     """A random RGB colour at least ``PAINT_MIN_DISTANCE`` from every palette colour and the background."""
-    anchors = np.array([*COLORS.values(), BACKGROUND], dtype=float)
     while True:
         rgb = rng.integers(0, 256, size=3)
-        if np.linalg.norm(anchors - rgb, axis=1).min() >= PAINT_MIN_DISTANCE:
+        if np.linalg.norm(_PALETTE_AND_BACKGROUND - rgb, axis=1).min() >= PAINT_MIN_DISTANCE:
             return (int(rgb[0]), int(rgb[1]), int(rgb[2]))
 
 
