@@ -39,8 +39,17 @@ EXTRA_COLORS: dict[str, tuple[int, int, int]] = {
     "mint": (150, 240, 190),
     "teal": (0, 130, 140),
     "navy": (20, 25, 100),
+    "maroon": (100, 0, 30),
+    "magenta": (240, 40, 240),
+    "salmon": (250, 120, 110),
+    "sky": (140, 200, 250),
+    "indigo": (75, 0, 180),
+    "peach": (255, 200, 150),
+    "plum": (110, 30, 90),
+    "aqua": (120, 255, 255),
 }
-EXTRA_SHAPES: tuple[str, ...] = ("hexagon", "cross", "diamond", "arrow", "bar", "oval", "chevron", "trapezoid")
+EXTRA_SHAPES: tuple[str, ...] = ("hexagon", "cross", "diamond", "arrow", "bar", "oval", "chevron", "trapezoid",
+                                 "hourglass", "heart", "crescent", "semicircle", "parallelogram", "kite", "house", "ring")
 EXTRA_MIN_DISTANCE = 85.0
 FILLS = {**COLORS, **EXTRA_COLORS}  # every colour name a scene may draw
 SIZES: dict[str, float] = {"small": 0.24, "large": 0.36}
@@ -150,38 +159,64 @@ def _draw(draw: ImageDraw.ImageDraw, obj: WorldObject, size: int, fill, outline)
     if obj.shape in ("circle", "oval"):
         inset = (x1 - x0) * 0.22 if obj.shape == "oval" else 0
         draw.ellipse((x0 + inset, y0, x1 - inset, y1), fill=fill, outline=outline, width=width)
-        return
-    cx, cy, r = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2
-    if obj.shape == "square":
-        s = r * 0.88
-        pts = [(cx - s, cy - s), (cx + s, cy - s), (cx + s, cy + s), (cx - s, cy + s)]
-    elif obj.shape == "triangle":
-        pts = [(cx, y0), (x1, y1 - r * 0.15), (x0, y1 - r * 0.15)]
-    elif obj.shape == "star":
-        angles = np.pi / 2 + np.arange(10) * np.pi / 5
-        radii = np.where(np.arange(10) % 2 == 0, r, r * 0.45)
-        pts = [(cx + rr * np.cos(a), cy - rr * np.sin(a)) for a, rr in zip(angles, radii)]
-    elif obj.shape == "hexagon":
-        pts = [(cx + r * np.cos(a), cy - r * np.sin(a)) for a in np.arange(6) * np.pi / 3]
-    elif obj.shape == "cross":
-        t = r * 0.35
-        pts = [(cx - t, y0), (cx + t, y0), (cx + t, cy - t), (x1, cy - t), (x1, cy + t), (cx + t, cy + t),
-               (cx + t, y1), (cx - t, y1), (cx - t, cy + t), (x0, cy + t), (x0, cy - t), (cx - t, cy - t)]
-    elif obj.shape == "diamond":
-        pts = [(cx, y0), (cx + r * 0.6, cy), (cx, y1), (cx - r * 0.6, cy)]
-    elif obj.shape == "arrow":
-        t = r * 0.3
-        pts = [(x0, cy - t), (cx, cy - t), (cx, y0 + r * 0.2), (x1, cy), (cx, y1 - r * 0.2), (cx, cy + t), (x0, cy + t)]
-    elif obj.shape == "bar":
-        pts = [(x0, cy - r * 0.3), (x1, cy - r * 0.3), (x1, cy + r * 0.3), (x0, cy + r * 0.3)]
-    elif obj.shape == "chevron":
-        t = r * 0.45
-        pts = [(x0, y0 + t), (cx, y1 - t - r * 0.45), (x1, y0 + t), (x1, y0 + 2 * t), (cx, y1 - r * 0.2), (x0, y0 + 2 * t)]
-    elif obj.shape == "trapezoid":
-        pts = [(cx - r * 0.45, y0 + r * 0.3), (cx + r * 0.45, y0 + r * 0.3), (x1, y1 - r * 0.3), (x0, y1 - r * 0.3)]
+    elif obj.shape == "ring":
+        draw.ellipse((x0, y0, x1, y1), outline=fill, width=max(1, round((x1 - x0) * 0.18)))
     else:
-        raise ValueError(f"unknown shape {obj.shape!r}; known: {', '.join(SHAPES + EXTRA_SHAPES)}")
-    draw.polygon(pts, fill=fill, outline=outline, width=width)
+        draw.polygon(_polygon(obj.shape, x0, y0, x1, y1), fill=fill, outline=outline, width=width)
+
+
+def _polygon(shape: str, x0: float, y0: float, x1: float, y1: float) -> list[tuple[float, float]]:
+    """The corners of a polygonal shape drawn in the box (x0, y0, x1, y1)."""
+    cx, cy, r = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2
+    if shape == "square":
+        s = r * 0.88
+        return [(cx - s, cy - s), (cx + s, cy - s), (cx + s, cy + s), (cx - s, cy + s)]
+    if shape == "triangle":
+        return [(cx, y0), (x1, y1 - r * 0.15), (x0, y1 - r * 0.15)]
+    if shape in ("star", "hexagon"):
+        corners = {"star": 10, "hexagon": 6}[shape]
+        angles = np.pi / 2 + np.arange(corners) * 2 * np.pi / corners
+        radii = np.where(np.arange(corners) % 2 == 0, r, r * 0.45) if shape == "star" else np.full(corners, r)
+        return [(cx + rr * np.cos(a), cy - rr * np.sin(a)) for a, rr in zip(angles, radii)]
+    if shape == "cross":
+        t = r * 0.35
+        return [(cx - t, y0), (cx + t, y0), (cx + t, cy - t), (x1, cy - t), (x1, cy + t), (cx + t, cy + t),
+                (cx + t, y1), (cx - t, y1), (cx - t, cy + t), (x0, cy + t), (x0, cy - t), (cx - t, cy - t)]
+    if shape == "diamond":
+        return [(cx, y0), (cx + r * 0.6, cy), (cx, y1), (cx - r * 0.6, cy)]
+    if shape == "arrow":
+        t = r * 0.3
+        return [(x0, cy - t), (cx, cy - t), (cx, y0 + r * 0.2), (x1, cy), (cx, y1 - r * 0.2), (cx, cy + t), (x0, cy + t)]
+    if shape == "bar":
+        return [(x0, cy - r * 0.3), (x1, cy - r * 0.3), (x1, cy + r * 0.3), (x0, cy + r * 0.3)]
+    if shape == "chevron":
+        t = r * 0.45
+        return [(x0, y0 + t), (cx, y1 - t - r * 0.45), (x1, y0 + t), (x1, y0 + 2 * t), (cx, y1 - r * 0.2), (x0, y0 + 2 * t)]
+    if shape == "trapezoid":
+        return [(cx - r * 0.45, y0 + r * 0.3), (cx + r * 0.45, y0 + r * 0.3), (x1, y1 - r * 0.3), (x0, y1 - r * 0.3)]
+    if shape == "heart":
+        t = np.linspace(0, 2 * np.pi, 40, endpoint=False)
+        hx, hy = 16 * np.sin(t) ** 3, 13 * np.cos(t) - 5 * np.cos(2 * t) - 2 * np.cos(3 * t) - np.cos(4 * t)
+        return [(cx + r * x / 17, cy - r * (y + 2.5) / 17) for x, y in zip(hx, hy)]
+    if shape == "crescent":  # the unit disc less a disc of radius 0.8 centred 0.5 to its right
+        meet = np.arccos(0.61)  # where the two circles cross, as an angle on the outer one
+        outer = np.linspace(meet, 2 * np.pi - meet, 24)
+        inner = np.linspace(2 * np.pi - np.arctan2(0.79, 0.11), np.arctan2(0.79, 0.11), 24)
+        return [(cx + r * np.cos(a), cy - r * np.sin(a)) for a in outer] + [
+            (cx + r * (0.5 + 0.8 * np.cos(a)), cy - r * 0.8 * np.sin(a)) for a in inner]
+    if shape == "semicircle":
+        a = np.linspace(0, np.pi, 24)
+        return [(cx + r * np.cos(t), cy + r * 0.4 - r * np.sin(t)) for t in a]
+    if shape == "parallelogram":
+        return [(x0 + r * 0.6, cy - r * 0.55), (x1, cy - r * 0.55), (x1 - r * 0.6, cy + r * 0.55), (x0, cy + r * 0.55)]
+    if shape == "hourglass":
+        return [(x0 + r * 0.15, y0), (x1 - r * 0.15, y0), (cx + r * 0.1, cy), (x1 - r * 0.15, y1), (x0 + r * 0.15, y1),
+                (cx - r * 0.1, cy)]
+    if shape == "kite":
+        return [(cx, y0), (cx + r * 0.7, cy - r * 0.3), (cx, y1), (cx - r * 0.7, cy - r * 0.3)]
+    if shape == "house":
+        return [(cx, y0), (x1 - r * 0.1, cy - r * 0.2), (x1 - r * 0.1, y1), (x0 + r * 0.1, y1), (x0 + r * 0.1, cy - r * 0.2)]
+    raise ValueError(f"unknown shape {shape!r}; known: {', '.join(SHAPES + EXTRA_SHAPES)}")
 
 
 # --- which colour-shape objects training sees -------------------------------------------
@@ -246,17 +281,34 @@ def random_scene(
     combos: frozenset[Combo] | tuple[Combo, ...],
     n_objects: int | None = None,
     style: Style = "plain",
+    benchmark_share: float | None = None,
 ) -> Scene:
-    """1 to 4 distinct objects drawn from ``combos`` at random sizes and places."""
+    """1 to 4 distinct objects drawn from ``combos`` at random sizes and places.
+
+    With ``benchmark_share`` an object is one of the benchmark's own colour-shape objects (``ALL_COMBOS``) with
+    that probability, else a training-only one; without it every object of ``combos`` is equally likely.
+    """
     pool = sorted(combos)
     n = int(n_objects or rng.choice(len(N_OBJECTS_P), p=N_OBJECTS_P) + 1)
-    picks = [pool[i] for i in rng.choice(len(pool), size=n, replace=False)]
+    p = None if benchmark_share is None else _share_weights(pool, benchmark_share)
+    picks = [pool[i] for i in rng.choice(len(pool), size=n, replace=False, p=p)]
     sizes = [str(rng.choice(list(SIZES))) for _ in picks]
     centres = place_objects(rng, [SIZES[s] for s in sizes])
     objs = tuple(WorldObject(c, s, z, x, y) for (c, s), z, (x, y) in zip(picks, sizes, centres))
     return Scene(objs, style)
 
 
+def _share_weights(pool: list[Combo], benchmark_share: float) -> np.ndarray:
+    """Probabilities over ``pool`` that give its benchmark objects ``benchmark_share`` of the mass, evenly."""
+    if not 0.0 < benchmark_share < 1.0:
+        raise ValueError(f"benchmark_share must be in (0, 1), got {benchmark_share}")
+    ours = np.array([c in _BENCHMARK_OBJECTS for c in pool])
+    if ours.all() or not ours.any():
+        raise ValueError("benchmark_share needs both benchmark and training-only objects (--extra-concepts K > 0)")
+    return np.where(ours, benchmark_share / ours.sum(), (1 - benchmark_share) / (~ours).sum())
+
+
+_BENCHMARK_OBJECTS = frozenset(ALL_COMBOS)
 _PALETTE_AND_BACKGROUND = np.array([*COLORS.values(), BACKGROUND], dtype=float)
 
 
@@ -318,19 +370,21 @@ def training_batch(
     partial: float = 0.0,
     grey: float = 0.0,
     unnamed: float = 0.0,
+    benchmark_share: float | None = None,
 ) -> tuple[list[Scene], list[str]]:
     """A batch of scenes with captions, no caption repeated (repeats would be false negatives).
 
     With probability ``grey`` a scene is a black-and-white picture, with probability ``unnamed``
     its objects are painted in random colours outside the palette; either way its caption names
-    shapes only.
+    shapes only. ``benchmark_share`` weighs the objects as ``random_scene`` says; since a repeated caption is
+    drawn again, and single benchmark objects repeat most, their share of a batch ends a little lower.
     """
     scenes: list[Scene] = []
     captions: list[str] = []
     seen: set[str] = set()
     while len(scenes) < batch_size:
         style = _training_style(rng, grey, unnamed)
-        scene = random_scene(rng, combos, style=style)
+        scene = random_scene(rng, combos, style=style, benchmark_share=benchmark_share)
         if style == "unnamed":
             scene = replace(scene, paints=tuple(off_palette_paint(rng) for _ in scene.objects))
         caption = training_caption(scene, rng, partial)

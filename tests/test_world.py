@@ -182,6 +182,9 @@ def test_extra_concepts_widen_training_but_never_show_heldout_objects():
     anchors = np.array([*world.COLORS.values(), world.BACKGROUND], dtype=float)
     for rgb in world.EXTRA_COLORS.values():
         assert np.linalg.norm(anchors - rgb, axis=1).min() >= world.EXTRA_MIN_DISTANCE
+    extras = np.array(list(world.EXTRA_COLORS.values()), dtype=float)
+    apart = np.linalg.norm(extras[:, None] - extras[None], axis=2) + np.eye(len(extras)) * 1e3
+    assert apart.min() > 40  # no two extra colours pass for each other either
     assert world.training_combos(extra=2) < wide and not world.training_combos(extra=2) & {("pink", "arrow")}
     with pytest.raises(ValueError, match="extra must be"):
         world.training_combos(extra=len(world.EXTRA_SHAPES) + 1)
@@ -200,3 +203,20 @@ def test_extra_shapes_are_drawn_in_their_colour_and_differ_from_every_other_shap
         for b in names[i + 1:]:
             iou = (masks[a] & masks[b]).sum() / (masks[a] | masks[b]).sum()
             assert iou < 0.85, (a, b)  # no pair closer than the benchmark's circle and square (0.83)
+
+
+def test_benchmark_share_sets_how_often_an_object_is_one_of_the_benchmarks_own():
+    combos = world.training_combos(extra=16)
+    ours = set(world.ALL_COMBOS)
+    for share in (0.2, 0.5):
+        scenes, _ = world.training_batch(np.random.default_rng(1), 1500, combos, benchmark_share=share)
+        objects = [o.combo for sc in scenes for o in sc.objects]
+        # a batch redraws repeated captions, which single benchmark objects make most: a little under the share
+        assert share - 0.05 < np.mean([c in ours for c in objects]) <= share
+        assert not set(objects) & world.heldout_combos()
+    uniform, _ = world.training_batch(np.random.default_rng(1), 1500, combos)
+    assert np.mean([o.combo in ours for sc in uniform for o in sc.objects]) < 0.1  # 24 of 472 objects
+    with pytest.raises(ValueError, match="needs both"):
+        world.training_batch(np.random.default_rng(1), 4, world.seen_combos(), benchmark_share=0.5)
+    with pytest.raises(ValueError, match="must be in"):
+        world.training_batch(np.random.default_rng(1), 4, combos, benchmark_share=1.0)
