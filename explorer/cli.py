@@ -20,16 +20,17 @@ def train_config(args: argparse.Namespace):
     return TrainConfig(coverage=args.coverage, seed=args.seed, steps=args.steps, batch_size=args.batch_size,
                        lr=args.lr, objective=args.objective, partial_captions=args.partial_captions,
                        grey_images=args.grey_images, unnamed_colours=args.unnamed_colours,
-                       extra_concepts=args.extra_concepts)
+                       extra_concepts=args.extra_concepts, benchmark_share=args.benchmark_share)
 
 
 def _train_world(args: argparse.Namespace) -> int:
+    from explorer.encoders import default_device
     from explorer.training.world_clip import train
 
     cfg = train_config(args)
     out = Path(args.out or EMBEDDED_CHECKPOINT)
     run_dir = Path(args.run_dir or f"runs/train-world-{args.objective}-c{args.coverage}-s{args.seed}")
-    train(cfg, run_dir, out)
+    train(cfg, run_dir, out, args.device or default_device())
     if not args.no_card:
         _write_card(out, args.objective)
     return 0
@@ -231,8 +232,12 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--extra-concepts", type=int, default=0, metavar="K",
                    help="also train on objects of the first K training-only colours and shapes "
                         "(world.EXTRA_COLORS, EXTRA_SHAPES; default 0)")
+    t.add_argument("--benchmark-share", type=float, default=None, metavar="F",
+                   help="with --extra-concepts: draw an object from the benchmark's own colours and shapes with "
+                        "probability F (default: every training object as often as any other)")
     t.add_argument("--out", help=f"weights file to write (default {EMBEDDED_CHECKPOINT})")
     t.add_argument("--run-dir", help="where resumable state is kept (default runs/train-world-...)")
+    t.add_argument("--device", help="cpu or cuda (default: cuda when present); the card records which")
     t.add_argument("--no-card", action="store_true", help="skip measuring and writing the model card")
     t.set_defaults(func=_train_world)
 

@@ -42,7 +42,17 @@ def test_training_writes_weights_and_a_record(tmp_path, tiny_model):
     assert "visual.proj" in weights and record["images_seen"] == 32
     saved = json.loads((tmp_path / "w.json").read_text())
     assert saved["config"]["model"] == tiny_model and len(saved["seen_combos"]) == 24
-    assert np.isfinite(saved["final_loss"])
+    assert np.isfinite(saved["final_loss"]) and saved["device"] == "1 CPU threads"
+
+
+def test_drawing_workers_give_the_same_weights(tmp_path, tiny_model):
+    cfg = TrainConfig(model=tiny_model, steps=3, batch_size=8, warmup=1, checkpoint_every=10, threads=1,
+                      extra_concepts=4, benchmark_share=0.5)
+    train(cfg, tmp_path / "inline", tmp_path / "inline.safetensors")
+    train(cfg, tmp_path / "workers", tmp_path / "workers.safetensors", workers=2)
+    inline, ahead = load_file(tmp_path / "inline.safetensors"), load_file(tmp_path / "workers.safetensors")
+    for k in inline:
+        torch.testing.assert_close(inline[k], ahead[k], rtol=0, atol=0)
 
 
 def test_an_interrupted_run_resumes_to_the_same_weights(tmp_path, tiny_model, monkeypatch):
@@ -88,6 +98,6 @@ def test_a_cards_command_line_reproduces_the_training_config():
     from explorer.training.card import train_command
 
     cfg = TrainConfig(coverage=0.5, seed=3, steps=40, batch_size=16, lr=5e-4, partial_captions=0.2,
-                      grey_images=0.1, unnamed_colours=0.3, extra_concepts=4)
+                      grey_images=0.1, unnamed_colours=0.3, extra_concepts=4, benchmark_share=0.4)
     argv = train_command(asdict(cfg), world_clip.Path("/tmp/x.safetensors")).split()[3:]  # after "python -m explorer"
     assert train_config(build_parser().parse_args(argv)) == cfg

@@ -40,6 +40,7 @@ def train_command(cfg: dict, checkpoint: Path) -> str:
     partial += f" --grey-images {cfg['grey_images']}" if cfg.get("grey_images") else ""
     partial += f" --unnamed-colours {cfg['unnamed_colours']}" if cfg.get("unnamed_colours") else ""
     partial += f" --extra-concepts {cfg['extra_concepts']}" if cfg.get("extra_concepts") else ""
+    partial += f" --benchmark-share {cfg['benchmark_share']}" if cfg.get("benchmark_share") is not None else ""
     return (f"python -m explorer train-world --coverage {cfg['coverage']} --seed {cfg['seed']} --steps {cfg['steps']} "
             f"--batch-size {cfg['batch_size']} --lr {cfg['lr']} --objective {cfg['objective']}{partial}{out}")
 
@@ -62,6 +63,9 @@ def caption_line(cfg: dict) -> str:
                      f"and {k} training-only shapes ({', '.join(world.EXTRA_SHAPES[:k])}), in every combination with "
                      f"each other and with the benchmark's colours and shapes, so that each colour meets many shapes "
                      f"and each shape many colours")
+    if cfg.get("benchmark_share") is not None:
+        parts.append(f"an object is one of the benchmark's own colours and shapes with probability "
+                     f"{cfg['benchmark_share']}, else a training-only one")
     return f"Training data: {'; '.join(parts)}." if parts else ""
 
 
@@ -111,7 +115,7 @@ open_clip config `{cfg['model']}` (registered from `explorer/configs/`):
   Held out (never in training): {', '.join(held) or 'none'}.
 - {cfg['steps']} steps x batch {cfg['batch_size']} = {record['images_seen']:,} images; AdamW lr {cfg['lr']},
   warm-up {cfg['warmup']}, cosine decay, weight decay {cfg['weight_decay']}; seed {cfg['seed']}; objective `{cfg['objective']}`.
-- Wall time {record['wall_s'] / 60:.1f} min on {cfg['threads']} CPU threads; final loss {record['final_loss']:.3f}.
+- Wall time {record['wall_s'] / 60:.1f} min on {record.get('device', f"{cfg['threads']} CPU threads")}; final loss {record['final_loss']:.3f}.
 
 ## Measured (global cosine, {limit} items per split and kind)
 Single-object retrieval among all {len(world.ALL_COMBOS)} objects' captions, top-1: {single}.

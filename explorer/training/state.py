@@ -16,7 +16,7 @@ def resume(run_dir: Path, config: dict, model: torch.nn.Module, optimizer: torch
     path = run_dir / "last.pt"
     if not path.exists():
         return 0, 0.0, []
-    state = torch.load(path, weights_only=True)
+    state = torch.load(path, map_location="cpu", weights_only=True)
     if state["config"] != config:
         raise ValueError(f"{path} was made with another config; use another --run-dir or delete it")
     model.load_state_dict(state["model"])

@@ -50,6 +50,7 @@ class TrainConfig:
     grey_images: float = 0.0  # how often a training scene is black and white, captioned without colours
     unnamed_colours: float = 0.0  # how often a training scene is painted off the palette, captioned without colours
     extra_concepts: int = 0  # also train on objects of the first K training-only colours and shapes of the world
+    benchmark_share: float | None = None  # how often an object is one of the benchmark's own (None: as often as any)
 
 
 def clip_loss(image: torch.Tensor, text: torch.Tensor, logit_scale: torch.Tensor) -> torch.Tensor:
@@ -101,30 +102,61 @@ def objective_term(cfg: TrainConfig, tokenizer, image_size: int, grid: int) -> E
     return None
 
 
-def train(cfg: TrainConfig, run_dir: Path, out: Path) -> dict:
-    """Train (or resume) and write ``out`` (safetensors) plus ``out``'s ``.json`` training record."""
+def device_label(device: str, threads: int) -> str:
+    """Where training ran, for the record: the GPU's name, or the CPU thread count."""
+    if device.startswith("cuda"):
+        return f"{torch.cuda.get_device_name(torch.device(device))} (CUDA)"
+    return f"{threads} CPU threads"
+
+
+class StepBatches(torch.utils.data.Dataset):
+    """Training step ``start + i``'s batch: scenes, captions, pictures and token ids, whichever process draws it."""
+
+    def __init__(self, cfg: TrainConfig, start: int, preprocess, tokenizer, image_size: int) -> None:
+        self.cfg, self.start, self.preprocess, self.tokenizer, self.image_size = cfg, start, preprocess, tokenizer, image_size
+        self.seen = world.training_combos(cfg.coverage, cfg.extra_concepts)
+
+    def __len__(self) -> int:
+        return self.cfg.steps - self.start
+
+    def __getitem__(self, i: int) -> tuple[list, list[str], torch.Tensor, torch.Tensor]:
+        cfg = self.cfg
+        rng = np.random.default_rng([cfg.seed, self.start + i])
+        scenes, captions = world.training_batch(rng, cfg.batch_size, self.seen, cfg.partial_captions, cfg.grey_images,
+                                                cfg.unnamed_colours, cfg.benchmark_share)
+        images = torch.stack([self.preprocess(s.render(self.image_size)) for s in scenes])
+        return scenes, captions, images, self.tokenizer(captions)
+
+
+def _one_thread(_: int) -> None:
+    torch.set_num_threads(1)
+
+
+def train(cfg: TrainConfig, run_dir: Path, out: Path, device: str = "cpu", workers: int = 0) -> dict:
+    """Train (or resume) on ``device`` and write ``out`` (safetensors) plus ``out``'s ``.json`` training record.
+
+    The scenes are drawn on the CPU, by ``workers`` processes ahead of the model (0: in turn with it); the batches
+    are the same either way. On CUDA the model runs in full fp32, as on the CPU.
+    """
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
     register_configs()
     model, _, preprocess = open_clip.create_model_and_transforms(cfg.model, pretrained=None)
+    model.to(device)
     tokenizer = open_clip.get_tokenizer(cfg.model)
     optimizer = make_optimizer(model, cfg)
-    seen = world.training_combos(cfg.coverage, cfg.extra_concepts)
     image_size = model.visual.image_size[0]
     extra_loss = objective_term(cfg, tokenizer, image_size, model.visual.grid_size[0])
 
     start, wall, losses = state.resume(run_dir, asdict(cfg), model, optimizer)
 
     model.train()
-    bar = tqdm(range(start, cfg.steps), initial=start, total=cfg.steps, desc="train-world", unit="step")
+    batches = torch.utils.data.DataLoader(StepBatches(cfg, start, preprocess, tokenizer, image_size), batch_size=None,
+                                          num_workers=workers, worker_init_fn=_one_thread if workers else None)
+    bar = tqdm(batches, initial=start, total=cfg.steps, desc="train-world", unit="step")
     t0 = time.time()
-    for step in bar:
-        rng = np.random.default_rng([cfg.seed, step])
-        scenes, captions = world.training_batch(
-            rng, cfg.batch_size, seen, cfg.partial_captions, cfg.grey_images, cfg.unnamed_colours
-        )
-        images = torch.stack([preprocess(s.render(image_size)) for s in scenes])
-        tokens = tokenizer(captions)
+    for step, (scenes, captions, images, tokens) in enumerate(bar, start):
+        images, tokens = images.to(device), tokens.to(device)
         for group in optimizer.param_groups:
             group["lr"] = lr_at(step, cfg)
         if extra_loss is None:
@@ -148,16 +180,17 @@ def train(cfg: TrainConfig, run_dir: Path, out: Path) -> dict:
     wall += time.time() - t0
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(out))
+    save_file({k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}, str(out))
     record = {
         "config": asdict(cfg),
         "model_config": open_clip.get_model_config(cfg.model),
         "parameters": sum(p.numel() for p in model.parameters()),
         "images_seen": cfg.steps * cfg.batch_size,
         "wall_s": round(wall, 1),
+        "device": device_label(device, cfg.threads),
+        "seen_combos": sorted("-".join(c) for c in world.training_combos(cfg.coverage, cfg.extra_concepts)),
         "final_loss": float(np.mean(losses[-50:])),
         "loss_curve": losses[:: max(1, len(losses) // 50)],
-        "seen_combos": sorted("-".join(c) for c in seen),
         "torch": torch.__version__,
         "open_clip": open_clip.__version__,
     }
