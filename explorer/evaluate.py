@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 import numpy as np
 from PIL import Image
 from tqdm import tqdm
 
 from explorer import world
-from explorer.methods import ScoringMethod
+
+if TYPE_CHECKING:  # the methods pull in spaCy; the metrics alone need none of them
+    from explorer.methods import ScoringMethod
 
 Progress = Callable[[Iterable], Iterable]
 
