@@ -30,7 +30,7 @@ def _train_world(args: argparse.Namespace) -> int:
     cfg = train_config(args)
     out = Path(args.out or EMBEDDED_CHECKPOINT)
     run_dir = Path(args.run_dir or f"runs/train-world-{args.objective}-c{args.coverage}-s{args.seed}")
-    train(cfg, run_dir, out, args.device or default_device())
+    train(cfg, run_dir, out, args.device or default_device(), args.workers)
     if not args.no_card:
         _write_card(out, args.objective)
     return 0
@@ -238,6 +238,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--out", help=f"weights file to write (default {EMBEDDED_CHECKPOINT})")
     t.add_argument("--run-dir", help="where resumable state is kept (default runs/train-world-...)")
     t.add_argument("--device", help="cpu or cuda (default: cuda when present); the card records which")
+    t.add_argument("--workers", type=int, default=0,
+                   help="processes drawing scenes ahead of the model (default 0: in turn; worth 2 or more on a GPU)")
     t.add_argument("--no-card", action="store_true", help="skip measuring and writing the model card")
     t.set_defaults(func=_train_world)
 
