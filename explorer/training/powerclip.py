@@ -54,10 +54,11 @@ def node_embeddings(model, tokenizer, captions: Sequence[str]) -> tuple[torch.Te
     trees = [[n.text for n in parse_tree(c)] for c in captions]
     unique = sorted({t for tree in trees for t in tree})
     index = {t: i for i, t in enumerate(unique)}
-    emb = F.normalize(model.encode_text(tokenizer(unique)), dim=-1)
+    device = model.logit_scale.device
+    emb = F.normalize(model.encode_text(tokenizer(unique).to(device)), dim=-1)
     k = max(len(t) for t in trees)
-    rows = torch.tensor([[index[t] for t in tree] + [0] * (k - len(tree)) for tree in trees])
-    valid = torch.tensor([[True] * len(tree) + [False] * (k - len(tree)) for tree in trees])
+    rows = torch.tensor([[index[t] for t in tree] + [0] * (k - len(tree)) for tree in trees], device=device)
+    valid = torch.tensor([[True] * len(tree) + [False] * (k - len(tree)) for tree in trees], device=device)
     return emb[rows], valid
 
 
@@ -80,7 +81,7 @@ def powerset_scores(
 def triplet_loss(scores: torch.Tensor, margin: float = MARGIN) -> torch.Tensor:
     """Bidirectional triplet margin loss with the hardest in-batch negative; scores (B, B), positives on the diagonal."""
     pos = scores.diagonal()
-    off = scores.masked_fill(torch.eye(len(scores), dtype=torch.bool), -math.inf)
+    off = scores.masked_fill(torch.eye(len(scores), dtype=torch.bool, device=scores.device), -math.inf)
     return (F.relu(margin - pos + off.max(1).values) + F.relu(margin - pos + off.max(0).values)).mean()
 
 
@@ -93,7 +94,7 @@ class PowerCLIPLoss:
 
     def __call__(self, model, tokens: torch.Tensor, scenes: Sequence[world.Scene], captions: Sequence[str]) -> torch.Tensor:
         tokens, scenes, captions = tokens[: self.subset], scenes[: self.subset], captions[: self.subset]
-        masks, region_valid = object_masks(scenes, self.image_size, self.grid)
+        masks, region_valid = (t.to(tokens.device) for t in object_masks(scenes, self.image_size, self.grid))
         regions = surrogate_regions(F.normalize(project_tokens(model, tokens), dim=-1), masks)
         nodes, node_valid = node_embeddings(model, self.tokenizer, captions)
         return self.weight * triplet_loss(powerset_scores(regions, region_valid, nodes, node_valid))
