@@ -46,12 +46,12 @@ def readings(encoder, limit: int = 500, probe_limit: int = 600, tick: Callable[[
     """The held-out readings of ``encoder`` (see the module docstring), with ``limit`` held-out images."""
     held = world.single_items("heldout", limit)
     seen = world.single_items("id", probe_limit)
-    pictures = [item.scene.render(128) for item in held]
+    pictures = [item.scene.render(encoder.image_size) for item in held]
     image = encoder.embed_images(pictures).numpy()  # L2-normalized, as the texts are
     tick()
     grey = encoder.embed_images([p.convert("L").convert("RGB") for p in pictures]).numpy()
     tick()
-    seen_image = encoder.embed_images([item.scene.render(128) for item in seen]).numpy()
+    seen_image = encoder.embed_images([item.scene.render(encoder.image_size) for item in seen]).numpy()
     tick()
     full = image @ encoder.embed_texts(world.single_captions()).numpy().T
     shapes = encoder.embed_texts([f"{world.article(s)} {s}" for s in world.SHAPES]).numpy().T

@@ -36,14 +36,14 @@ def measure(encoder: DualEncoder, limit: int = 500) -> dict:
 def train_command(cfg: dict, checkpoint: Path, device: str = "") -> str:
     """The command line that reproduces a training run from its recorded config (and ``device`` label)."""
     out = "" if checkpoint.resolve() == EMBEDDED_CHECKPOINT.resolve() else f" --out {checkpoint}"
-    partial = f" --partial-captions {cfg['partial_captions']}" if cfg.get("partial_captions") else ""
-    partial += f" --grey-images {cfg['grey_images']}" if cfg.get("grey_images") else ""
-    partial += f" --unnamed-colours {cfg['unnamed_colours']}" if cfg.get("unnamed_colours") else ""
-    partial += f" --extra-concepts {cfg['extra_concepts']}" if cfg.get("extra_concepts") else ""
-    partial += f" --benchmark-share {cfg['benchmark_share']}" if cfg.get("benchmark_share") is not None else ""
-    partial += " --device cuda" if "CUDA" in device else " --device cpu"
+    options = f" --partial-captions {cfg['partial_captions']}" if cfg.get("partial_captions") else ""
+    options += f" --grey-images {cfg['grey_images']}" if cfg.get("grey_images") else ""
+    options += f" --unnamed-colours {cfg['unnamed_colours']}" if cfg.get("unnamed_colours") else ""
+    options += f" --extra-concepts {cfg['extra_concepts']}" if cfg.get("extra_concepts") else ""
+    options += f" --benchmark-share {cfg['benchmark_share']}" if cfg.get("benchmark_share") is not None else ""
+    options += " --device cuda" if "CUDA" in device else " --device cpu"
     return (f"python -m explorer train-world --coverage {cfg['coverage']} --seed {cfg['seed']} --steps {cfg['steps']} "
-            f"--batch-size {cfg['batch_size']} --lr {cfg['lr']} --objective {cfg['objective']}{partial}{out}")
+            f"--batch-size {cfg['batch_size']} --lr {cfg['lr']} --objective {cfg['objective']}{options}{out}")
 
 
 def caption_line(cfg: dict) -> str:
