@@ -20,7 +20,8 @@ def train_config(args: argparse.Namespace):
     return TrainConfig(coverage=args.coverage, seed=args.seed, steps=args.steps, batch_size=args.batch_size,
                        lr=args.lr, objective=args.objective, partial_captions=args.partial_captions,
                        grey_images=args.grey_images, unnamed_colours=args.unnamed_colours,
-                       extra_concepts=args.extra_concepts, benchmark_share=args.benchmark_share)
+                       extra_concepts=args.extra_concepts, benchmark_share=args.benchmark_share,
+                       precision=args.precision)
 
 
 def _train_world(args: argparse.Namespace) -> int:
@@ -235,6 +236,9 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--benchmark-share", type=float, default=None, metavar="F",
                    help="with --extra-concepts: draw an object from the benchmark's own colours and shapes with "
                         "probability F (default: every training object as often as any other)")
+    t.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
+                   help="bf16: run the towers under bf16 autocast, weights and optimizer in fp32 (about 2x faster "
+                        "on a CPU with AMX or AVX512-BF16; default fp32)")
     t.add_argument("--out", help=f"weights file to write (default {EMBEDDED_CHECKPOINT})")
     t.add_argument("--run-dir", help="where resumable state is kept (default runs/train-world-...)")
     t.add_argument("--device", help="cpu or cuda (default: cuda when present); the card records which")

@@ -8,6 +8,7 @@ word order carries no layout information (DESIGN.md section 5).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 from dataclasses import dataclass, field, replace
@@ -288,9 +289,8 @@ def random_scene(
     With ``benchmark_share`` an object is one of the benchmark's own colour-shape objects (``ALL_COMBOS``) with
     that probability, else a training-only one; without it every object of ``combos`` is equally likely.
     """
-    pool = sorted(combos)
+    pool, p = _weighted_pool(combos, benchmark_share)
     n = int(n_objects or rng.choice(len(N_OBJECTS_P), p=N_OBJECTS_P) + 1)
-    p = None if benchmark_share is None else _share_weights(pool, benchmark_share)
     picks = [pool[i] for i in rng.choice(len(pool), size=n, replace=False, p=p)]
     sizes = [str(rng.choice(list(SIZES))) for _ in picks]
     centres = place_objects(rng, [SIZES[s] for s in sizes])
@@ -298,7 +298,16 @@ def random_scene(
     return Scene(objs, style)
 
 
-def _share_weights(pool: list[Combo], benchmark_share: float) -> np.ndarray:
+@functools.lru_cache(maxsize=16)
+def _weighted_pool(combos: frozenset[Combo] | tuple[Combo, ...], benchmark_share: float | None
+                   ) -> tuple[tuple[Combo, ...], np.ndarray | None]:
+    """``combos`` in a fixed order and their probabilities (None: even), worked out once per pool (a training batch draws
+    some 130 scenes from the same one)."""
+    pool = tuple(sorted(combos))
+    return pool, None if benchmark_share is None else _share_weights(pool, benchmark_share)
+
+
+def _share_weights(pool: tuple[Combo, ...], benchmark_share: float) -> np.ndarray:
     """Probabilities over ``pool`` that give its benchmark objects ``benchmark_share`` of the mass, evenly."""
     if not 0.0 < benchmark_share < 1.0:
         raise ValueError(f"benchmark_share must be in (0, 1), got {benchmark_share}")
@@ -519,6 +528,6 @@ def single_items(
     style: Style = "shift" if split == "shift" else "plain"
     items = []
     for _ in range(n):
-        scene = random_scene(rng, [combos[rng.integers(len(combos))]], 1, style)  # type: ignore[arg-type]
+        scene = random_scene(rng, (combos[rng.integers(len(combos))],), 1, style)
         items.append(SingleItem(split, scene, ALL_COMBOS.index(scene.objects[0].combo), caps))
     return items

@@ -84,11 +84,54 @@ def test_resuming_with_another_config_is_refused(tmp_path, tiny_model):
         train(config(tiny_model, steps=3), tmp_path / "run", tmp_path / "w.safetensors")
 
 
-def test_a_few_steps_lower_the_loss(tmp_path, tiny_model):
-    cfg = TrainConfig(model=tiny_model, steps=30, batch_size=16, warmup=2, checkpoint_every=100, threads=1, lr=3e-3)
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_a_few_steps_lower_the_loss(tmp_path, tiny_model, precision):
+    cfg = TrainConfig(model=tiny_model, steps=30, batch_size=16, warmup=2, checkpoint_every=100, threads=1, lr=3e-3,
+                      precision=precision)
     record = train(cfg, tmp_path / "run", tmp_path / "w.safetensors")
     curve = record["loss_curve"]
-    assert np.mean(curve[-3:]) < np.mean(curve[:3])
+    assert np.isfinite(curve).all() and np.mean(curve[-3:]) < np.mean(curve[:3])
+
+
+def test_bf16_training_runs_the_towers_in_bf16_and_keeps_fp32_weights(tmp_path, tiny_model):
+    runs = {}
+    for precision in ("fp32", "bf16"):
+        cfg = TrainConfig(model=tiny_model, steps=3, batch_size=8, warmup=1, checkpoint_every=10, threads=1,
+                          precision=precision)
+        record = train(cfg, tmp_path / precision, tmp_path / f"{precision}.safetensors")
+        runs[precision] = (record, load_file(tmp_path / f"{precision}.safetensors"))
+    (full, full_w), (mixed, mixed_w) = runs["fp32"], runs["bf16"]
+    assert all(w.dtype == torch.float32 for w in mixed_w.values()) and mixed["config"]["precision"] == "bf16"
+    assert abs(mixed["loss_curve"][0] - full["loss_curve"][0]) < 0.05  # the same batch, scored at lower precision
+    assert not torch.equal(full_w["visual.proj"], mixed_w["visual.proj"])
+
+
+def test_the_patch_embedding_stays_fp32_under_autocast():
+    conv = torch.nn.Conv2d(3, 4, 8, 8)
+    x = torch.randn(2, 3, 16, 16)
+    with world_clip.mixed_precision("cpu", "bf16"):
+        plain = conv(x)
+        conv.__class__ = world_clip.PatchEmbeddingInFp32
+        kept = conv(x)
+    assert plain.dtype == torch.bfloat16 and kept.dtype == torch.float32
+    torch.testing.assert_close(kept, torch.nn.functional.conv2d(x, conv.weight, conv.bias, stride=8))
+
+
+def test_an_unknown_precision_is_refused_before_any_work(tmp_path, tiny_model):
+    cfg = TrainConfig(model=tiny_model, steps=2, batch_size=8, precision="fp8")
+    with pytest.raises(ValueError, match="unknown precision 'fp8'; known: fp32, bf16"):
+        train(cfg, tmp_path / "run", tmp_path / "w.safetensors")
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_batch_preprocesses_as_its_pictures_do_one_by_one(tiny_model):
+    _, _, preprocess = open_clip.create_model_and_transforms(tiny_model, pretrained=None)
+    scenes = [world.random_scene(np.random.default_rng(s), world.ALL_COMBOS, style=style)
+              for s, style in enumerate(["plain", "grey", "shift", "plain"])]
+    for size in (32, 48):  # the model's own size takes the vectorized path; another size the per-picture one
+        pictures = [s.render(size) for s in scenes]
+        one_by_one = torch.stack([preprocess(p) for p in pictures])
+        assert torch.equal(world_clip.preprocess_batch(preprocess, pictures), one_by_one)
 
 
 def test_a_cards_command_line_reproduces_the_training_config():
@@ -98,7 +141,7 @@ def test_a_cards_command_line_reproduces_the_training_config():
     from explorer.training.card import train_command
 
     cfg = TrainConfig(coverage=0.5, seed=3, steps=40, batch_size=16, lr=5e-4, partial_captions=0.2,
-                      grey_images=0.1, unnamed_colours=0.3, extra_concepts=4, benchmark_share=0.4)
+                      grey_images=0.1, unnamed_colours=0.3, extra_concepts=4, benchmark_share=0.4, precision="bf16")
     argv = train_command(asdict(cfg), world_clip.Path("/tmp/x.safetensors")).split()[3:]  # after "python -m explorer"
     assert train_config(build_parser().parse_args(argv)) == cfg and build_parser().parse_args(argv).device == "cpu"
     on_gpu = train_command(asdict(cfg), world_clip.Path("/tmp/x.safetensors"), "NVIDIA H200 (CUDA)").split()[3:]

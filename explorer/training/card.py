@@ -41,6 +41,7 @@ def train_command(cfg: dict, checkpoint: Path, device: str = "") -> str:
     options += f" --unnamed-colours {cfg['unnamed_colours']}" if cfg.get("unnamed_colours") else ""
     options += f" --extra-concepts {cfg['extra_concepts']}" if cfg.get("extra_concepts") else ""
     options += f" --benchmark-share {cfg['benchmark_share']}" if cfg.get("benchmark_share") is not None else ""
+    options += f" --precision {cfg['precision']}" if cfg.get("precision", "fp32") != "fp32" else ""
     options += " --device cuda" if "CUDA" in device else " --device cpu"
     return (f"python -m explorer train-world --coverage {cfg['coverage']} --seed {cfg['seed']} --steps {cfg['steps']} "
             f"--batch-size {cfg['batch_size']} --lr {cfg['lr']} --objective {cfg['objective']}{options}{out}")
@@ -68,6 +69,14 @@ def caption_line(cfg: dict) -> str:
         parts.append(f"an object is one of the benchmark's own colours and shapes with probability "
                      f"{cfg['benchmark_share']}, else a training-only one")
     return f"Training data: {'; '.join(parts)}." if parts else ""
+
+
+def precision_line(precision: str) -> str:
+    """How the towers computed during training, in the card's words."""
+    if precision == "bf16":
+        return ("towers under bf16 autocast, patch embedding, loss, weights and optimizer in fp32 "
+                "(`--precision bf16`)")
+    return "fp32 throughout"
 
 
 def objective_line(objective: str) -> str:
@@ -115,7 +124,8 @@ open_clip config `{cfg['model']}` (registered from `explorer/configs/`):
 - Coverage {cfg['coverage']}: {len(world.seen_combos(cfg['coverage']))} of {len(world.ALL_COMBOS)} colour-shape objects seen.
   Held out (never in training): {', '.join(held) or 'none'}.
 - {cfg['steps']} steps x batch {cfg['batch_size']} = {record['images_seen']:,} images; AdamW lr {cfg['lr']},
-  warm-up {cfg['warmup']}, cosine decay, weight decay {cfg['weight_decay']}; seed {cfg['seed']}; objective `{cfg['objective']}`.
+  warm-up {cfg['warmup']}, cosine decay, weight decay {cfg['weight_decay']}; seed {cfg['seed']}; objective `{cfg['objective']}`;
+  {precision_line(cfg.get('precision', 'fp32'))}.
 - Wall time {record['wall_s'] / 60:.1f} min on {record.get('device', f"{cfg['threads']} CPU threads")}; final loss {record['final_loss']:.3f}.
 
 ## Measured (global cosine, {limit} items per split and kind)

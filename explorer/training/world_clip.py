@@ -7,19 +7,22 @@ its last checkpoint continues exactly as if it had never stopped.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 import open_clip
 import torch
 import torch.nn.functional as F
 from safetensors.torch import save_file
+from torch.nn.attention import SDPBackend, sdpa_kernel
+from torchvision.transforms import Normalize
 from tqdm import tqdm
 
 from explorer import world
@@ -31,6 +34,7 @@ log = logging.getLogger(__name__)
 # An objective's term added to the CLIP loss: (model, patch tokens (B, N, width), scenes, captions) -> loss.
 ExtraLoss = Callable[..., torch.Tensor]
 OBJECTIVES = ("clip", "powerclip")
+PRECISIONS = ("fp32", "bf16")
 
 
 @dataclass
@@ -51,6 +55,7 @@ class TrainConfig:
     unnamed_colours: float = 0.0  # how often a training scene is painted off the palette, captioned without colours
     extra_concepts: int = 0  # also train on objects of the first K training-only colours and shapes of the world
     benchmark_share: float | None = None  # how often an object is one of the benchmark's own (None: as often as any)
+    precision: str = "fp32"  # "bf16": the towers run under bf16 autocast; weights, loss and optimizer stay fp32
 
 
 def clip_loss(image: torch.Tensor, text: torch.Tensor, logit_scale: torch.Tensor) -> torch.Tensor:
@@ -102,11 +107,83 @@ def objective_term(cfg: TrainConfig, tokenizer, image_size: int, grid: int) -> E
     return None
 
 
+def check_precision(precision: str) -> None:
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}; known: {', '.join(PRECISIONS)}")
+
+
+@contextlib.contextmanager
+def mixed_precision(device: str, precision: str) -> Iterator[None]:
+    """Run the block in ``precision``: under bf16 autocast, or as it is for fp32.
+
+    On the CPU, bf16 attention takes the math kernel: the fused (flash) kernel's bf16 backward is several times slower
+    there than fp32 attention is.
+    """
+    check_precision(precision)
+    if precision == "fp32":
+        yield
+        return
+    device_type = torch.device(device).type
+    attention = sdpa_kernel(SDPBackend.MATH) if device_type == "cpu" else contextlib.nullcontext()
+    with torch.autocast(device_type, dtype=torch.bfloat16), attention:
+        yield
+
+
+class PatchEmbeddingInFp32(torch.nn.Conv2d):
+    """The image tower's patch embedding kept in fp32 under bf16 autocast: on the CPU its bf16 weight gradient takes
+    several times as long as the fp32 one, and it is a small part of the tower's work either way."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        with torch.autocast(x.device.type, enabled=False):
+            return super().forward(x.float())
+
+
+def keep_patch_embedding_fp32(model: torch.nn.Module) -> None:
+    """Give the image tower's patch embedding ``PatchEmbeddingInFp32``'s forward; weights and state-dict keys stay."""
+    if type(model.visual.conv1) is torch.nn.Conv2d:
+        model.visual.conv1.__class__ = PatchEmbeddingInFp32
+
+
+def train_step(model: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: tuple, device: str, precision: str,
+               extra_loss: ExtraLoss | None = None) -> float:
+    """One optimizer step on ``batch`` (scenes, captions, pictures, token ids): towers in ``precision``, loss in fp32."""
+    scenes, captions, images, tokens = batch
+    images, tokens = images.to(device), tokens.to(device)
+    with mixed_precision(device, precision):
+        if extra_loss is None:
+            pooled = model.encode_image(images)
+        else:
+            pooled, tokens_out = image_with_tokens(model, images)
+        encoded = model.encode_text(tokens)
+        extra = None if extra_loss is None else extra_loss(model, tokens_out, scenes, captions).float()
+    img, txt = F.normalize(pooled.float(), dim=-1), F.normalize(encoded.float(), dim=-1)
+    loss = clip_loss(img, txt, model.logit_scale.exp())
+    if extra is not None:
+        loss = loss + extra
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    optimizer.step()
+    with torch.no_grad():
+        model.logit_scale.clamp_(0, math.log(100))
+    return loss.item()
+
+
 def device_label(device: str, threads: int) -> str:
     """Where training ran, for the record: the GPU's name, or the CPU thread count."""
     if device.startswith("cuda"):
         return f"{torch.cuda.get_device_name(torch.device(device))} (CUDA)"
     return f"{threads} CPU threads"
+
+
+def preprocess_batch(preprocess, pictures: list) -> torch.Tensor:
+    """``preprocess`` applied to each picture, stacked; pictures already at the model's size take one vectorized
+    to-tensor-and-normalize (what the per-picture resize, crop, to-tensor and normalize come to there), bit for bit."""
+    size = getattr(preprocess.transforms[0], "size", None)
+    normalize = preprocess.transforms[-1]
+    if not (isinstance(normalize, Normalize) and size and all(p.size == (size, size) and p.mode == "RGB" for p in pictures)):
+        return torch.stack([preprocess(p) for p in pictures])
+    batch = torch.from_numpy(np.stack([np.asarray(p) for p in pictures])).permute(0, 3, 1, 2)
+    return normalize(batch.float().div(255))
 
 
 class StepBatches(torch.utils.data.Dataset):
@@ -124,8 +201,8 @@ class StepBatches(torch.utils.data.Dataset):
         rng = np.random.default_rng([cfg.seed, self.start + i])
         scenes, captions = world.training_batch(rng, cfg.batch_size, self.seen, cfg.partial_captions, cfg.grey_images,
                                                 cfg.unnamed_colours, cfg.benchmark_share)
-        images = torch.stack([self.preprocess(s.render(self.image_size)) for s in scenes])
-        return scenes, captions, images, self.tokenizer(captions)
+        return scenes, captions, preprocess_batch(self.preprocess, [s.render(self.image_size) for s in scenes]), \
+            self.tokenizer(captions)
 
 
 def _one_thread(_: int) -> None:
@@ -136,7 +213,7 @@ def train(cfg: TrainConfig, run_dir: Path, out: Path, device: str = "cpu", worke
     """Train (or resume) on ``device`` and write ``out`` (safetensors) plus ``out``'s ``.json`` training record.
 
     The scenes are drawn on the CPU, by ``workers`` processes ahead of the model (0: in turn with it); the batches
-    are the same either way. On CUDA the model runs in full fp32, as on the CPU.
+    are the same either way.
     """
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
@@ -147,6 +224,9 @@ def train(cfg: TrainConfig, run_dir: Path, out: Path, device: str = "cpu", worke
     optimizer = make_optimizer(model, cfg)
     image_size = model.visual.image_size[0]
     extra_loss = objective_term(cfg, tokenizer, image_size, model.visual.grid_size[0])
+    check_precision(cfg.precision)
+    if cfg.precision == "bf16":
+        keep_patch_embedding_fp32(model)
 
     start, wall, losses = state.resume(run_dir, asdict(cfg), model, optimizer)
 
@@ -156,24 +236,10 @@ def train(cfg: TrainConfig, run_dir: Path, out: Path, device: str = "cpu", worke
     bar = tqdm(batches, initial=start, total=cfg.steps, desc="train-world", unit="step")
     t0 = time.time()
     for step, (scenes, captions, images, tokens) in enumerate(bar, start):
-        images, tokens = images.to(device), tokens.to(device)
         for group in optimizer.param_groups:
             group["lr"] = lr_at(step, cfg)
-        if extra_loss is None:
-            img = F.normalize(model.encode_image(images), dim=-1)
-        else:
-            pooled, tokens_out = image_with_tokens(model, images)
-            img = F.normalize(pooled, dim=-1)
-        txt = F.normalize(model.encode_text(tokens), dim=-1)
-        loss = clip_loss(img, txt, model.logit_scale.exp())
-        if extra_loss is not None:
-            loss = loss + extra_loss(model, tokens_out, scenes, captions)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
-        with torch.no_grad():
-            model.logit_scale.clamp_(0, math.log(100))
-        losses.append(round(loss.item(), 4))
+        loss = train_step(model, optimizer, (scenes, captions, images, tokens), device, cfg.precision, extra_loss)
+        losses.append(round(loss, 4))
         bar.set_postfix(loss=f"{np.mean(losses[-20:]):.3f}")
         if (step + 1) % cfg.checkpoint_every == 0 or step + 1 == cfg.steps:
             state.save(run_dir, asdict(cfg), model, optimizer, step + 1, wall + time.time() - t0, losses)
