@@ -237,8 +237,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --extra-concepts: draw an object from the benchmark's own colours and shapes with "
                         "probability F (default: every training object as often as any other)")
     t.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
-                   help="bf16: run the towers under bf16 autocast, weights and optimizer in fp32 (about 2x faster "
-                        "on a CPU with AMX or AVX512-BF16; default fp32)")
+                   help="bf16: run the towers under bf16 autocast, weights, loss and optimizer in fp32 (1.8x faster "
+                        "per step on 2 cores with AMX, scripts/train_step_bench.py; default fp32)")
     t.add_argument("--out", help=f"weights file to write (default {EMBEDDED_CHECKPOINT})")
     t.add_argument("--run-dir", help="where resumable state is kept (default runs/train-world-...)")
     t.add_argument("--device", help="cpu or cuda (default: cuda when present); the card records which")
