@@ -179,8 +179,8 @@ class DualEncoder:
             out = self.model.forward_intermediates(
                 image=x, image_indices=1, normalize_intermediates=True, image_output_fmt="NLC"
             )
-        tokens = out["image_intermediates"][-1]
-        patches = F.normalize(_project(tokens, getattr(self.model.visual, "proj", None)).float(), dim=-1).cpu()
+            tokens = _project(out["image_intermediates"][-1], getattr(self.model.visual, "proj", None))  # autocast's dtype
+        patches = F.normalize(tokens.float(), dim=-1).cpu()
         glob = F.normalize(out["image_features"].float(), dim=-1).cpu()
         grid = tuple(self.model.visual.grid_size)
         return [ImageFeatures(g, p, grid) for g, p in zip(glob, patches)]  # type: ignore[arg-type]
@@ -240,12 +240,13 @@ class DualEncoder:
         todo = list(dict.fromkeys(c for c in captions if c not in found))
         if todo:
             ids = self.tokenizer(todo).to(self.device)
-            with self._autocast():
-                out = self.model.forward_intermediates(text=ids, text_indices=1, normalize_intermediates=True)
             proj = getattr(self.model, "text_projection", None)
             if proj is None and hasattr(self.model, "text"):
                 proj = getattr(self.model.text, "text_projection", None)
-            tokens = F.normalize(_project(out["text_intermediates"][-1], proj).float(), dim=-1).cpu()
+            with self._autocast():
+                out = self.model.forward_intermediates(text=ids, text_indices=1, normalize_intermediates=True)
+                tokens = _project(out["text_intermediates"][-1], proj)  # in autocast's dtype, as the tokens are
+            tokens = F.normalize(tokens.float(), dim=-1).cpu()
             glob = F.normalize(out["text_features"].float(), dim=-1).cpu()
             for c, row, g, t in zip(todo, ids.cpu(), glob, tokens):
                 pos, word_of, truncated = self._alignment(c, row)

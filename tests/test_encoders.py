@@ -142,3 +142,25 @@ def test_lru_cache_keeps_the_most_recently_used():
     cache.put("c", 3)
     assert "b" not in cache and "a" in cache and len(cache) == 2
     assert cache.get_or_compute("a", lambda: 99) == 1 and cache.get_or_compute("d", lambda: 4) == 4
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device: none here or in CI; run where one is lent")
+def test_on_cuda_the_shipped_model_answers_as_on_the_cpu(embedded):
+    """Autocast on CUDA (bf16/fp16) moves the embeddings a little, not the answers: held-out top-1 within a point."""
+    gpu = DualEncoder(device="cuda")
+    assert gpu.device.startswith("cuda") and next(gpu.model.parameters()).is_cuda
+    items = world.single_items("heldout", 500)
+    images = [it.scene.render(128) for it in items]
+    labels = torch.tensor([it.label for it in items])
+    captions = list(items[0].captions)
+
+    def top1(enc: DualEncoder) -> tuple[torch.Tensor, float]:
+        img = enc.embed_images(images)
+        return img, 100.0 * ((img @ enc.embed_texts(captions).T).argmax(1) == labels).float().mean().item()
+
+    (cpu_img, cpu_top1), (gpu_img, gpu_top1) = top1(embedded), top1(gpu)
+    assert (cpu_img * gpu_img).sum(1).min() > 0.98
+    assert abs(gpu_top1 - cpu_top1) <= 1.0 and gpu_top1 >= 95
+    close = dict(atol=0.05, rtol=0.05)  # bf16 patch and token features against fp32 ones, all unit vectors
+    torch.testing.assert_close(gpu.encode_image(images[0]).patches, embedded.encode_image(images[0]).patches, **close)
+    torch.testing.assert_close(gpu.encode_text(captions[0]).tokens, embedded.encode_text(captions[0]).tokens, **close)
