@@ -61,9 +61,6 @@ def test_embedded_model_knows_the_objects_it_was_trained_on(single_top1):
     assert single_top1["id"] >= 95
 
 
-@pytest.mark.xfail(strict=True, reason="known gap (issue 2): world-clip memorises colour-shape conjunctions; "
-                                      "on held-out objects it answers a seen shape of the same colour (49% top-1; "
-                                      "the recipes tried and their figures: docs/recognition.md)")
 def test_embedded_model_generalises_to_heldout_objects(single_top1):
     assert single_top1["heldout"] >= 95
 

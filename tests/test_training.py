@@ -146,3 +146,21 @@ def test_a_cards_command_line_reproduces_the_training_config():
     assert train_config(build_parser().parse_args(argv)) == cfg and build_parser().parse_args(argv).device == "cpu"
     on_gpu = train_command(asdict(cfg), world_clip.Path("/tmp/x.safetensors"), "NVIDIA H200 (CUDA)").split()[3:]
     assert build_parser().parse_args(on_gpu).device == "cuda"
+
+
+def test_the_shipped_model_trained_within_45_minutes_on_2_cpu_threads_and_its_card_says_how():
+    from dataclasses import asdict
+
+    from explorer.cli import build_parser, train_config
+    from explorer.models import EMBEDDED_CHECKPOINT
+
+    record = json.loads(EMBEDDED_CHECKPOINT.with_suffix(".json").read_text())
+    cfg = record["config"]
+    assert record["device"] == "2 CPU threads" and cfg["threads"] == 2
+    assert record["wall_s"] < 45 * 60
+    assert record["images_seen"] == cfg["steps"] * cfg["batch_size"]
+    card = EMBEDDED_CHECKPOINT.with_suffix(".md").read_text()
+    command = card.split("Made by `python -m explorer ", 1)[1].split("`", 1)[0].split()
+    args = build_parser().parse_args(command)
+    assert args.out is None and args.device == "cpu"  # the embedded path, retrained where it was trained
+    assert asdict(train_config(args)) == {**asdict(TrainConfig()), **{k: v for k, v in cfg.items() if k != "model"}}
