@@ -1,0 +1,93 @@
+"""Draw the TFLocal attention figures of docs/tflocal-world.md: one tile per content token of captions A then B.
+
+Each figure is one world scene; a tile is the chosen layer and head's attention of one caption token over the
+image, drawn by the page's own `viz.attention_overlay`, with the embedded model's shipped TFLocal weights.
+It also prints, as a markdown table, each token's share of attention on each object's patches, at that layer and
+head and averaged over all layers and heads.
+
+    python scripts/attention_figures.py [--layer 1] [--head 4] [--out docs/img]
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from PIL import Image
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from explorer import viz, world  # noqa: E402
+from explorer.encoders import DualEncoder  # noqa: E402
+from explorer.methods import get_method  # noqa: E402
+from explorer.methods.powerset_method import patch_mask  # noqa: E402
+
+FUNCTION_WORDS = {"a", "an", "and", "the"}
+TILE = 192
+
+FIGURES = {  # file stem: (objects, caption A, caption B)
+    "tflocal-attribute": (
+        (world.WorldObject("red", "square", "large", 0.27, 0.3), world.WorldObject("blue", "circle", "large", 0.72, 0.7)),
+        "a red square and a blue circle", "a blue square and a red circle"),
+    "tflocal-heldout": (
+        (world.WorldObject("red", "triangle", "large", 0.27, 0.3),
+         world.WorldObject("yellow", "square", "large", 0.72, 0.7)),
+        "a red triangle and a yellow square", "a yellow triangle and a red square"),
+}
+
+
+def content_tokens(evidence) -> list[int]:
+    return [i for i, token in enumerate(evidence.tokens) if token.lower() not in FUNCTION_WORDS]
+
+
+def token_tiles(image: Image.Image, evidence, layer: int, head: int) -> list[Image.Image]:
+    """One overlay per content token (layer and head counted from 1)."""
+    return [viz.attention_overlay(image, evidence, [i], layer - 1, head - 1, side=TILE) for i in content_tokens(evidence)]
+
+
+def attention_shares(scene: world.Scene, evidence, layer: int, head: int) -> list[str]:
+    """Markdown rows: each content token's share of attention on each object, at ``layer``/``head`` and averaged."""
+    masks = [patch_mask(m, evidence.grid, evidence.box) for m in scene.masks(128)]
+    chosen, mean = evidence.attention[layer - 1, head - 1], evidence.attention.mean((0, 1))
+    rows = []
+    for i in content_tokens(evidence):
+        cells = [f"{maps[i][m].sum():.2f}" for maps in (chosen, mean) for m in masks]
+        rows.append(f"| {evidence.tokens[i]} | " + " | ".join(cells) + " |")
+    return rows
+
+
+def main(argv: list[str] | None = None) -> list[Path]:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--layer", type=int, default=1)
+    p.add_argument("--head", type=int, default=4)
+    p.add_argument("--out", default="docs/img")
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING)
+    method = get_method("tflocal", DualEncoder())
+    written = []
+    for stem, (objects, caption_a, caption_b) in FIGURES.items():
+        scene = world.Scene(objects)
+        image = scene.render(128)
+        names = [f"{o.color} {o.shape}" for o in objects]
+        tiles = []
+        for caption in (caption_a, caption_b):
+            evidence = method.score(image, [caption])[0].evidence
+            tiles += token_tiles(image, evidence, args.layer, args.head)
+            print(f"\n{stem}, caption {caption!r}: share of attention on each object "
+                  f"(layer {args.layer} head {args.head}, then the mean of all)\n")
+            print(f"| token | {names[0]} | {names[1]} | {names[0]} (mean) | {names[1]} (mean) |\n|---|---|---|---|---|")
+            print("\n".join(attention_shares(scene, evidence, args.layer, args.head)))
+        strip = Image.new("RGB", (TILE * len(tiles), TILE))
+        for i, tile in enumerate(tiles):
+            strip.paste(tile, (i * TILE, 0))
+        path = Path(args.out) / f"{stem}.png"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        strip.save(path)
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    print("\nwrote " + ", ".join(str(p) for p in main()))
