@@ -23,6 +23,7 @@ from explorer import viz, world  # noqa: E402
 from explorer.encoders import DualEncoder  # noqa: E402
 from explorer.methods import get_method  # noqa: E402
 from explorer.methods.powerset_method import patch_mask  # noqa: E402
+from explorer.methods.tflocal import AttentionEvidence  # noqa: E402
 
 FUNCTION_WORDS = {"a", "an", "and", "the"}
 TILE = 192
@@ -38,16 +39,16 @@ FIGURES = {  # file stem: (objects, caption A, caption B)
 }
 
 
-def content_tokens(evidence) -> list[int]:
+def content_tokens(evidence: AttentionEvidence) -> list[int]:
     return [i for i, token in enumerate(evidence.tokens) if token.lower() not in FUNCTION_WORDS]
 
 
-def token_tiles(image: Image.Image, evidence, layer: int, head: int) -> list[Image.Image]:
+def token_tiles(image: Image.Image, evidence: AttentionEvidence, layer: int, head: int) -> list[Image.Image]:
     """One overlay per content token (layer and head counted from 1)."""
     return [viz.attention_overlay(image, evidence, [i], layer - 1, head - 1, side=TILE) for i in content_tokens(evidence)]
 
 
-def attention_shares(scene: world.Scene, evidence, layer: int, head: int) -> list[str]:
+def attention_shares(scene: world.Scene, evidence: AttentionEvidence, layer: int, head: int) -> list[str]:
     """Markdown rows: each content token's share of attention on each object, at ``layer``/``head`` and averaged."""
     masks = [patch_mask(m, evidence.grid, evidence.box) for m in scene.masks(128)]
     chosen, mean = evidence.attention[layer - 1, head - 1], evidence.attention.mean((0, 1))
