@@ -48,9 +48,9 @@ def token_tiles(image: Image.Image, evidence: AttentionEvidence, layer: int, hea
     return [viz.attention_overlay(image, evidence, [i], layer - 1, head - 1, side=TILE) for i in content_tokens(evidence)]
 
 
-def attention_shares(scene: world.Scene, evidence: AttentionEvidence, layer: int, head: int) -> list[str]:
+def attention_shares(scene: world.Scene, size: int, evidence: AttentionEvidence, layer: int, head: int) -> list[str]:
     """Markdown rows: each content token's share of attention on each object, at ``layer``/``head`` and averaged."""
-    masks = [patch_mask(m, evidence.grid, evidence.box) for m in scene.masks(128)]
+    masks = [patch_mask(m, evidence.grid, evidence.box) for m in scene.masks(size)]  # the scene drawn at ``size``
     chosen, mean = evidence.attention[layer - 1, head - 1], evidence.attention.mean((0, 1))
     rows = []
     for i in content_tokens(evidence):
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> list[Path]:
     written = []
     for stem, (objects, caption_a, caption_b) in FIGURES.items():
         scene = world.Scene(objects)
-        image = scene.render(128)
+        image = scene.render(method.encoder.image_size)  # at the encoder's size, as eval renders
         names = [f"{o.color} {o.shape}" for o in objects]
         tiles = []
         for caption in (caption_a, caption_b):
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> list[Path]:
             print(f"\n{stem}, caption {caption!r}: share of attention on each object "
                   f"(layer {args.layer} head {args.head}, then the mean of all)\n")
             print(f"| token | {names[0]} | {names[1]} | {names[0]} (mean) | {names[1]} (mean) |\n|---|---|---|---|---|")
-            print("\n".join(attention_shares(scene, evidence, args.layer, args.head)))
+            print("\n".join(attention_shares(scene, image.width, evidence, args.layer, args.head)))
         strip = Image.new("RGB", (TILE * len(tiles), TILE))
         for i, tile in enumerate(tiles):
             strip.paste(tile, (i * TILE, 0))
