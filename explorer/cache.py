@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections import OrderedDict
 from typing import Callable, Generic, TypeVar
 
@@ -12,28 +13,38 @@ V = TypeVar("V")
 
 
 class LRUCache(Generic[V]):
-    """At most ``size`` values by key; the least recently used goes first."""
+    """At most ``size`` values by key; the least recently used goes first. Safe to share between threads."""
 
     def __init__(self, size: int = CACHE_SIZE) -> None:
         self.size = size
         self._items: OrderedDict[str, V] = OrderedDict()
+        self._lock = threading.Lock()
 
     def __contains__(self, key: str) -> bool:
-        return key in self._items
+        with self._lock:
+            return key in self._items
 
     def __len__(self) -> int:
-        return len(self._items)
+        with self._lock:
+            return len(self._items)
 
     def get(self, key: str) -> V:
-        self._items.move_to_end(key)
-        return self._items[key]
+        with self._lock:
+            self._items.move_to_end(key)
+            return self._items[key]
 
     def put(self, key: str, value: V) -> V:
-        self._items[key] = value
-        self._items.move_to_end(key)
-        while len(self._items) > self.size:
-            self._items.popitem(last=False)
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
         return value
 
     def get_or_compute(self, key: str, compute: Callable[[], V]) -> V:
-        return self.get(key) if key in self._items else self.put(key, compute())
+        """The cached value, else ``compute()`` (run outside the lock: two threads may both compute it once)."""
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        return self.put(key, compute())

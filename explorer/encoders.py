@@ -88,8 +88,9 @@ def _check_weights_reachable(name: str, tag: str) -> None:
         raise ModelUnavailable(f"'{tag}' is not a pretrained tag of '{name}' (known tags: {known}).")
     if _hub_resolves():
         return
-    repo = cfg.get("hf_hub", "").strip("/")
-    files = ("open_clip_model.safetensors", "open_clip_pytorch_model.bin")
+    # open_clip's hf_hub entries are 'org/repo/' (its default file names) or 'org/repo/file.bin' (that file)
+    repo, file = os.path.split(cfg.get("hf_hub", ""))
+    files = (file,) if file else ("open_clip_model.safetensors", "open_clip_pytorch_model.bin")
     if repo and any(isinstance(try_to_load_from_cache(repo, f), str) for f in files):
         return
     raise ModelUnavailable(
