@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import warnings
 from pathlib import Path
 
@@ -13,7 +14,9 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 log = logging.getLogger(__name__)
 
 MAX_SIDE = int(os.environ.get("EXPLORER_MAX_SIDE", "1024"))  # longest side kept after loading
-MAX_PIXELS = int(os.environ.get("EXPLORER_MAX_PIXELS", str(400_000_000)))  # refuse beyond this
+# refuse beyond this; Pillow's own guard refuses beyond twice its MAX_IMAGE_PIXELS, so that is the default
+MAX_PIXELS = int(os.environ.get("EXPLORER_MAX_PIXELS", str(2 * Image.MAX_IMAGE_PIXELS)))
+MIN_SIDE, MAX_ASPECT = 8, 16  # an image smaller or thinner than this gets a notice: its regions cannot show objects
 MAX_CAPTION_CHARS = 1000
 
 
@@ -45,31 +48,53 @@ def normalize_image(im: Image.Image, max_side: int = MAX_SIDE) -> Image.Image:
     return _to_rgb(im)
 
 
-def load_image(path: str | Path, max_side: int = MAX_SIDE) -> Image.Image:
-    """Open any image file the user gives; a clear ``InputError`` for anything else."""
+def _notices(name: str, im: Image.Image) -> list[str]:
+    """What the user should know about an image that is read, but not as they may expect."""
+    out = []
+    frames = getattr(im, "n_frames", 1)
+    if frames > 1:
+        out.append(f"{name} has {frames} frames (animated or multi-page): only the first frame is analysed.")
+    if im.width * im.height == 1:
+        out.append(f"{name} is a single pixel: every region is that one colour, so the scores say little.")
+    elif min(im.size) < MIN_SIDE or max(im.size) > MAX_ASPECT * min(im.size):
+        out.append(f"{name} is {im.width} x {im.height} pixels: too small or too thin for regions to show "
+                   f"objects, so the scores say little.")
+    return out
+
+
+def read_image(path: str | Path, max_side: int = MAX_SIDE) -> tuple[Image.Image, list[str]]:
+    """Open any image file the user gives, with notices about it; a clear ``InputError`` for anything else."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"No file at {path.name}: upload an image first.")
+    too_big = f"downscale it first (this app accepts up to {MAX_PIXELS:,} pixels)."
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(path) as im:
                 if im.width * im.height > MAX_PIXELS:
-                    raise InputError(
-                        f"{path.name} is {im.width} x {im.height} pixels, more than this app accepts "
-                        f"({MAX_PIXELS:,}); downscale it first."
-                    )
+                    raise InputError(f"{path.name} is {im.width} x {im.height} pixels, too many: {too_big}")
+                notices = _notices(path.name, im)
                 im.draft("RGB", (max_side, max_side))  # JPEG decodes straight at a reduced scale
                 im.load()
                 out = normalize_image(im, max_side)
     except InputError:
         raise
-    except (UnidentifiedImageError, Image.DecompressionBombError) as exc:
+    except Image.DecompressionBombError as exc:  # Pillow's own guard, met before the size can be read
+        found = re.search(r"\((\d+) pixels\)", str(exc))
+        pixels = f"{int(found.group(1)):,} pixels" if found else "too many pixels"
+        raise InputError(f"{path.name} has {pixels}, too many: {too_big}") from exc
+    except UnidentifiedImageError as exc:
         raise InputError(f"{path.name} is not an image this app can read (PNG, JPEG, WebP, TIFF, ...).") from exc
     except (OSError, ValueError, SyntaxError) as exc:
         raise InputError(f"{path.name} could not be decoded as an image ({exc}).") from exc
     log.debug("loaded %s as %s", path.name, out.size)
-    return out
+    return out, notices
+
+
+def load_image(path: str | Path, max_side: int = MAX_SIDE) -> Image.Image:
+    """Open any image file the user gives; a clear ``InputError`` for anything else."""
+    return read_image(path, max_side)[0]
 
 
 def clean_caption(text: str | None, which: str) -> str:
