@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from functools import lru_cache
 
 import numpy as np
@@ -37,38 +38,48 @@ def _font(size: int) -> ImageFont.ImageFont:
         return ImageFont.load_default()
 
 
+def _box_on(canvas: Image.Image, box: tuple[float, float, float, float], f: float, inset: float = 0) -> tuple[float, ...]:
+    """A region's box scaled onto the display canvas and inset, never inverted (thin images keep a 1 px box)."""
+    x0, y0, x1, y1 = (v * f for v in box)
+    x0, y0 = min(x0 + inset, canvas.width - 1), min(y0 + inset, canvas.height - 1)
+    return x0, y0, max(x0, x1 - 1 - inset), max(y0, y1 - 1 - inset)
+
+
+def _label(draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, color: str, font) -> None:
+    """Text on a black plate, so it reads over any image."""
+    draw.rectangle(draw.textbbox(xy, text, font=font), fill=(0, 0, 0))
+    draw.text(xy, text, fill=color, font=font)
+
+
 def sgi_overlay(image: Image.Image, evidence: SGIEvidence, side: int = DISPLAY_SIDE) -> Image.Image:
-    """Each segment's best region drawn in the segment's colour and labelled with its text."""
+    """Each segment's best region drawn in the segment's colour, labelled with its region number and text."""
     canvas, f = display_image(image, side)
     draw = ImageDraw.Draw(canvas)
     font = _font(max(11, side // 32))
     width = max(2, side // 150)
+    line = font.size if hasattr(font, "size") else 12
     for i, m in enumerate(evidence.matches):
-        x0, y0, x1, y1 = (v * f for v in evidence.regions[m.crop].box)
-        inset = i * width  # nested boxes stay visible when segments pick the same crop
-        box = (x0 + inset, y0 + inset, x1 - 1 - inset, y1 - 1 - inset)
+        box = _box_on(canvas, evidence.regions[m.crop].box, f, inset=i * width)  # nested boxes stay visible
         color = segment_color(i)
         draw.rectangle(box, outline=color, width=width)
-        label = f"{m.segment.text} {m.similarity:.3f}"
-        tx, ty = box[0] + width, box[1] + width + i * (font.size if hasattr(font, "size") else 12)
-        bbox = draw.textbbox((tx, ty), label, font=font)
-        draw.rectangle(bbox, fill=(0, 0, 0))
-        draw.text((tx, ty), label, fill=color, font=font)
+        _label(draw, (box[0] + width, box[1] + width + i * line), f"r{m.crop}: {m.segment.text} {m.similarity:.3f}",
+               color, font)
     return canvas
 
 
 def sgi_heatmap(evidence: dict[str, SGIEvidence]) -> go.Figure:
     """Segments x regions cosine heatmaps, one row per caption, best region of each segment marked."""
-    fig = make_subplots(rows=len(evidence), cols=1, subplot_titles=list(evidence), vertical_spacing=0.25)
+    titles = [html.escape(t, quote=False) for t in evidence]  # captions are shown as typed, never as markup
+    fig = make_subplots(rows=len(evidence), cols=1, subplot_titles=titles, vertical_spacing=0.25)
     zmin = min(float(ev.matrix.min()) for ev in evidence.values())
     zmax = max(float(ev.matrix.max()) for ev in evidence.values())
     for row, ev in enumerate(evidence.values(), start=1):
-        labels = [m.segment.text for m in ev.matches]
+        labels = [html.escape(m.segment.text, quote=False) for m in ev.matches]
         hover = [f"{r.source} {r.box}" for r in ev.regions]
         fig.add_trace(
             go.Heatmap(z=ev.matrix, y=labels, x=list(range(len(ev.regions))), customdata=np.array([hover] * len(labels)),
-                       zmin=zmin, zmax=zmax, colorscale="Viridis", showscale=row == 1,
-                       hovertemplate="%{y}<br>region %{x}: %{customdata}<br>cosine %{z:.3f}<extra></extra>"),
+                       zmin=zmin, zmax=zmax, colorscale="Viridis", showscale=row == 1, colorbar=dict(title="cosine"),
+                       hovertemplate="%{y}<br>region r%{x}: %{customdata}<br>cosine %{z:.3f}<extra></extra>"),
             row=row, col=1,
         )
         fig.add_trace(
@@ -76,7 +87,8 @@ def sgi_heatmap(evidence: dict[str, SGIEvidence]) -> go.Figure:
                        marker=dict(symbol="x", size=10, color="red"), hoverinfo="skip"),
             row=row, col=1,
         )
-        fig.update_xaxes(title_text="region (0 = whole image)", row=row, col=1)
+        fig.update_xaxes(title_text="region rN (r0 = whole image; x = each segment's best, as drawn on the image)",
+                         row=row, col=1)
     fig.update_layout(height=220 * len(evidence) + 80, margin=dict(l=10, r=10, t=40, b=10))
     return fig
 
@@ -130,7 +142,8 @@ def attention_overlay(
 
 
 def subset_overlay(image: Image.Image, evidence: PowersetEvidence, regions: tuple[int, ...], side: int = DISPLAY_SIDE) -> Image.Image:
-    """The union of the chosen regions' pixel masks tinted, everything else dimmed, each region's box outlined."""
+    """The union of the chosen regions' pixel masks kept bright, everything else dimmed, each region outlined and
+    numbered as in the PowerCLIP table."""
     canvas, f = display_image(image, side)
     union = np.zeros((image.height, image.width), dtype=bool)
     for i in regions:
@@ -139,10 +152,17 @@ def subset_overlay(image: Image.Image, evidence: PowersetEvidence, regions: tupl
     dim = Image.blend(canvas, Image.new("RGB", canvas.size, (0, 0, 0)), 0.65)
     out = Image.composite(canvas, dim, mask)
     draw = ImageDraw.Draw(out)
+    font = _font(max(11, side // 32))
+    width = max(2, side // 150)
     for j, i in enumerate(regions):
-        x0, y0, x1, y1 = (v * f for v in evidence.regions[i].box)
-        draw.rectangle((x0, y0, x1 - 1, y1 - 1), outline=segment_color(j), width=max(2, side // 150))
+        box = _box_on(out, evidence.regions[i].box, f)
+        draw.rectangle(box, outline=segment_color(j), width=width)
+        _label(draw, (box[0] + width, box[1] + width), f"r{i}", segment_color(j), font)
     return out
+
+
+def _regions(best: tuple[int, ...]) -> str:
+    return ", ".join(f"r{i}" for i in best)
 
 
 def _depths(evidence: PowersetEvidence) -> list[int]:
@@ -162,16 +182,19 @@ def tree_figure(evidence: PowersetEvidence, caption: str, selected: int | None =
             fig.add_trace(go.Scatter(x=[xs[node.parent], xs[i]], y=[-depths[node.parent], -depths[i]], mode="lines",
                                      line=dict(color="#999"), hoverinfo="skip", showlegend=False))
     values = [a.exact for a in evidence.alignments]
-    hover = [f"{n.label}: {n.text}<br>exact {a.exact:.3f} over regions {list(a.best)}<br>NLA {a.nla:.3f} "
-             f"(error {a.error:.2e})" for n, a in zip(evidence.tree, evidence.alignments)]
+    names = [f"{n.label}: {html.escape(n.text, quote=False)}" for n in evidence.tree]
+    hover = [f"{name}<br>exact {a.exact:.3f} over regions {_regions(a.best)}<br>NLA {a.nla:.3f} "
+             f"(error {a.error:.2e})" for name, a in zip(names, evidence.alignments)]
     sizes = [26 if i == selected else 16 for i in range(len(evidence.tree))]
     fig.add_trace(go.Scatter(
-        x=xs, y=[-d for d in depths], mode="markers+text", text=[f"{n.label}: {n.text}" for n in evidence.tree],
+        x=xs, y=[-d for d in depths], mode="markers+text", text=names,
         textposition="bottom center", hovertext=hover, hoverinfo="text", showlegend=False,
         marker=dict(size=sizes, color=values, colorscale="Viridis", showscale=True, colorbar=dict(title="cosine"),
                     line=dict(width=[3 if i == selected else 0 for i in range(len(evidence.tree))], color="red")),
     ))
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False, range=[-max(depths) - 0.8, 0.4])
-    fig.update_layout(title=caption, height=140 + 90 * (max(depths) + 1), margin=dict(l=10, r=10, t=40, b=10))
+    words = max(n.tokens[1] for n in evidence.tree)
+    fig.update_xaxes(visible=False, range=[-1.5, words + 0.5])  # room for the labels of the end nodes
+    fig.update_yaxes(visible=False, range=[-max(depths) - 1.0, 0.5])
+    fig.update_layout(title=html.escape(caption, quote=False), height=160 + 90 * (max(depths) + 1),
+                      margin=dict(l=10, r=10, t=40, b=10))
     return fig
