@@ -26,6 +26,7 @@ class ScoringMethod(ABC):
 
     name: ClassVar[str]
     label: ClassVar[str]
+    trained: bool = True  # False where the method runs on seeded random weights (no trained head for this encoder)
 
     def __init__(self, encoder: DualEncoder) -> None:
         self.encoder = encoder

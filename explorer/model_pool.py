@@ -1,0 +1,163 @@
+"""Loaded models shared by every user of one server: a bounded, least-recently-used pool with a memory budget."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+import open_clip
+
+from explorer.encoders import DualEncoder, ModelUnavailable
+from explorer.methods import ScoringMethod, get_method
+from explorer.models import CHECKPOINT_DIR, EMBEDDED_CHECKPOINT
+
+log = logging.getLogger(__name__)
+
+EMBEDDED_CHOICE = "world-clip (embedded)"
+PROJECT_SUFFIX = " (project checkpoint)"
+MODEL_BUDGET_MB = int(os.environ.get("EXPLORER_MODEL_BUDGET_MB", "8192"))
+MAX_MODELS = int(os.environ.get("EXPLORER_MAX_MODELS", "4"))
+
+
+def project_checkpoints(folder: Path = CHECKPOINT_DIR) -> dict[str, Path]:
+    """The project's own world encoders besides the embedded one (records written by ``train-world``)."""
+    out = {}
+    for record in sorted(folder.glob("*.json")):
+        weights = record.with_suffix(".safetensors")
+        if weights != EMBEDDED_CHECKPOINT and weights.is_file() and "model_config" in json.loads(record.read_text()):
+            out[f"{weights.stem}{PROJECT_SUFFIX}"] = weights
+    return out
+
+
+def model_choices(extra: Sequence[str] = ()) -> list[str]:
+    """The embedded model, the project's other encoders, ``extra``, then every open_clip pretrained pair."""
+    pairs = [f"{name} / {tag}" for name, tag in open_clip.list_pretrained()]
+    return list(dict.fromkeys([EMBEDDED_CHOICE, *project_checkpoints(), *extra, *pairs]))
+
+
+def choice_for(encoder: DualEncoder) -> str:
+    """The menu entry that names a loaded encoder."""
+    if encoder.is_embedded:
+        return EMBEDDED_CHOICE
+    by_path = {path.resolve(): choice for choice, path in project_checkpoints().items()}
+    if encoder.checkpoint is not None and encoder.checkpoint.resolve() in by_path:
+        return by_path[encoder.checkpoint.resolve()]
+    if encoder.checkpoint is None and encoder.pretrained:
+        return f"{encoder.name} / {encoder.pretrained}"
+    return encoder.label
+
+
+def encoder_for_choice(choice: str, device: str | None = None) -> DualEncoder:
+    """Load the encoder a menu entry names; ``ModelUnavailable`` for one that is not a menu entry."""
+    if choice == EMBEDDED_CHOICE:
+        return DualEncoder(device=device)
+    project = project_checkpoints()
+    if choice in project:
+        return DualEncoder(checkpoint=project[choice], device=device)
+    name, sep, tag = (part.strip() for part in choice.partition("/"))
+    if not (sep and name and tag):
+        raise ModelUnavailable(f"Unknown model '{choice}': pick one from the menu.")
+    return DualEncoder(name, tag, device=device)
+
+
+def parameter_mb(encoder: DualEncoder) -> float:
+    """Memory the encoder's weights and buffers take, in MiB."""
+    tensors = [*encoder.model.parameters(), *encoder.model.buffers()]
+    return sum(t.numel() * t.element_size() for t in tensors) / 2**20
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """One encoder and its scoring methods, as every session that picked it shares them."""
+
+    choice: str
+    encoder: DualEncoder
+    methods: dict[str, ScoringMethod]
+    size_mb: float
+
+    @property
+    def label(self) -> str:
+        return self.encoder.label
+
+    @property
+    def device(self) -> str:
+        return self.encoder.device
+
+
+class ModelPool:
+    """Models by menu entry: loaded once however many sessions use them, the least recently used evicted first.
+
+    The start-up model is pinned (never evicted). Eviction only drops the pool's reference: a session in the
+    middle of an analysis keeps the model it holds until it is done.
+    """
+
+    def __init__(self, make_methods: Callable[[DualEncoder], dict[str, ScoringMethod]], device: str,
+                 budget_mb: float = MODEL_BUDGET_MB, max_models: int = MAX_MODELS) -> None:
+        self._make_methods = make_methods
+        self.device = device
+        self.budget_mb = budget_mb
+        self.max_models = max_models
+        self._models: OrderedDict[str, LoadedModel] = OrderedDict()
+        self._pinned: set[str] = set()
+        self._lock = threading.Lock()
+        self._loading: dict[str, threading.Lock] = {}
+
+    def add(self, choice: str, encoder: DualEncoder, pinned: bool = False) -> LoadedModel:
+        loaded = LoadedModel(choice, encoder, self._make_methods(encoder), parameter_mb(encoder))
+        with self._lock:
+            self._models[choice] = loaded
+            if pinned:
+                self._pinned.add(choice)
+            self._evict(keep=choice)
+        return loaded
+
+    def loaded(self) -> list[str]:
+        with self._lock:
+            return list(self._models)
+
+    def _cached(self, choice: str) -> LoadedModel | None:
+        with self._lock:
+            if choice in self._models:
+                self._models.move_to_end(choice)
+                return self._models[choice]
+        return None
+
+    def get(self, choice: str) -> LoadedModel:
+        """The loaded model for a menu entry, loading it once (concurrent requests for it wait for that load)."""
+        found = self._cached(choice)
+        if found is not None:
+            return found
+        with self._lock:
+            gate = self._loading.setdefault(choice, threading.Lock())
+        with gate:
+            found = self._cached(choice)
+            if found is not None:
+                return found
+            log.info("loading %s on %s", choice, self.device)
+            try:
+                encoder = encoder_for_choice(choice, self.device)
+            except ModelUnavailable:
+                raise
+            except Exception as exc:  # anything a model's own loading code raises becomes one sentence
+                log.exception("loading %s failed", choice)
+                raise ModelUnavailable(f"Could not load '{choice}' ({type(exc).__name__}: {exc}).") from exc
+            return self.add(choice, encoder)
+
+    def _evict(self, keep: str) -> None:
+        """Drop least recently used unpinned models while the pool is over its count or memory budget."""
+        def over() -> bool:
+            total = sum(m.size_mb for m in self._models.values())
+            return len(self._models) > self.max_models or total > self.budget_mb
+
+        for choice in list(self._models):
+            if not over():
+                return
+            if choice != keep and choice not in self._pinned:
+                log.info("evicting %s from the model pool", choice)
+                del self._models[choice]
