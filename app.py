@@ -9,6 +9,8 @@ import os
 from explorer.cli import add_model_args, load_encoder
 from explorer.encoders import ModelUnavailable
 from explorer.engine import Engine
+from explorer.model_pool import MAX_MODELS, MODEL_BUDGET_MB
+from explorer.ui.serving import Serving
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -21,6 +23,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="largest upload accepted")
     p.add_argument("--sam-checkpoint", default=os.environ.get("EXPLORER_SAM_CHECKPOINT"),
                    help="segment-anything checkpoint: adds SAM regions to SGI")
+    p.add_argument("--concurrency", type=int, default=Serving.heavy_concurrency,
+                   help="analyses and model loads run at once, all users together (env EXPLORER_CONCURRENCY)")
+    p.add_argument("--queue-size", type=int, default=Serving.queue_size,
+                   help="requests waiting in the queue before new ones are told the server is busy")
+    p.add_argument("--time-limit", type=float, default=Serving.time_limit_s,
+                   help="seconds a heavy request may take before the page says so (env EXPLORER_TIME_LIMIT)")
+    p.add_argument("--max-models", type=int, default=MAX_MODELS,
+                   help="models kept loaded for the sessions that picked them (env EXPLORER_MAX_MODELS)")
+    p.add_argument("--model-budget-mb", type=float, default=MODEL_BUDGET_MB,
+                   help="memory the loaded models' weights may take, in MiB (env EXPLORER_MODEL_BUDGET_MB)")
     p.add_argument("--log-level", default=os.environ.get("EXPLORER_LOG_LEVEL", "INFO"))
     add_model_args(p)
     return p.parse_args(argv)
@@ -35,11 +47,11 @@ def main(argv: list[str] | None = None) -> int:
         logging.error("%s", exc)
         return 2
     options = {"sgi": {"sam_checkpoint": args.sam_checkpoint}} if args.sam_checkpoint else {}
-    engine = Engine(encoder, method_options=options)
+    engine = Engine(encoder, method_options=options, budget_mb=args.model_budget_mb, max_models=args.max_models)
     from explorer.ui.app import build_app
 
-    demo = build_app(engine)
-    demo.queue(default_concurrency_limit=2)
+    serving = Serving(heavy_concurrency=args.concurrency, queue_size=args.queue_size, time_limit_s=args.time_limit)
+    demo = build_app(engine, serving)
     demo.launch(server_name=args.host, server_port=args.port, share=args.share, max_file_size=args.max_file_size)
     return 0
 

@@ -114,6 +114,10 @@ def test_browse_world_filter_and_send_to_the_main_page(client):
     assert "heldout/attribute" in [c[0] for c in category["choices"]]
     image_0, image_1, details = client.predict(2, api_name="/browse_show")
     assert "id/attribute/2" in details and "global cosine with image 1" in details
+    assert "scored by **world-clip (embedded)**" in details
+    verdicts = dict(line.strip("| ").split(" | ") for line in details.splitlines()[-4:])
+    assert set(verdicts) == {"global cosine", "SGI", "TFLocal", "PowerCLIP"}
+    assert set(verdicts.values()) <= {"right", "**wrong**"}
     assert Image.open(image_0).size == (128, 128) and Image.open(image_1).size == (128, 128)
     path, a, b, status = client.predict(2, api_name="/browse_send")
     expected = world.swap_items("id", "attribute", 3)[2]
@@ -128,7 +132,10 @@ def test_browse_a_missing_benchmark_says_so(client, tmp_path):
 
 def test_binding_tab_analyses_and_edits(client):
     table, mds, note = client.predict(api_name="/binding")
+    assert "world-clip (embedded)" in note
     assert [row[0] for row in table["data"]] == ["image", "text"] and "276" in note
-    before, after, verdict = client.predict(0, "red circle", "orange", api_name="/binding_edit")
+    before, edited, after, verdict = client.predict(0, "red circle", "orange", api_name="/binding_edit")
     assert "the red circle made orange" in verdict and "Retrieved" in verdict
     assert Image.open(after).size == (256, 256)
+    changed = np.any(np.asarray(Image.open(before)) != np.asarray(Image.open(edited)), axis=-1)
+    assert 0.01 < changed.mean() < 0.5  # the edited scene is the scene with one object recoloured

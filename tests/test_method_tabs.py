@@ -23,7 +23,9 @@ def test_tflocal_tab_shows_scores_tokens_and_heatmaps(result):
     assert list(table["method"]) == ["global cosine", "SGI", "TFLocal"]
     assert "Untrained" not in note  # the embedded model ships its TFLocal weights
     assert [label for label, _ in tokens_a["choices"]][:3] == ["0: a", "1: red", "2: square"]
-    square, circle = (np.asarray(im, dtype=float) for im in tflocal_tab.draw_heatmaps(result, [2], [5], "mean", "mean"))
+    *maps, problem = tflocal_tab.draw_heatmaps(result, [2], [5], "mean", "mean")
+    assert problem == ""
+    square, circle = (np.asarray(im, dtype=float) for im in maps)
     assert square.shape == (448, 448, 3)
     other_head = np.asarray(tflocal_tab.draw_heatmaps(result, [2], [5], "1", "2")[0], dtype=float)
     assert np.abs(square - other_head).mean() > 0.5  # a layer and head of their own, not the mean
@@ -32,7 +34,15 @@ def test_tflocal_tab_shows_scores_tokens_and_heatmaps(result):
 def test_tflocal_tab_waits_for_a_comparison():
     note, table, *_ = tflocal_tab.show_scores(None)
     assert "Run a comparison" in note and table is None
-    assert tflocal_tab.draw_heatmaps(None, [], [], "mean", "mean") == (None, None)
+    assert tflocal_tab.draw_heatmaps(None, [], [], "mean", "mean") == (None, None, "")
+
+
+def test_a_drawing_that_fails_says_so_instead_of_raising(result):
+    image, analysis = result
+    *maps, problem = tflocal_tab.draw_heatmaps((image, analysis), ["not a token"], [], "mean", "mean")
+    assert maps == [None, None] and "Something went wrong" in problem
+    *drawn, problem = powerset_tab.draw_nodes((image, analysis), 99, 0)  # no node 99
+    assert drawn == [None] * 4 and "IndexError" in problem
 
 
 def test_powerset_tab_lists_nodes_with_exact_and_nla(result):
@@ -41,7 +51,9 @@ def test_powerset_tab_lists_nodes_with_exact_and_nla(result):
     a_rows = table[table["caption"] == "A"]
     assert list(a_rows["node"])[0] == "S" and (a_rows["exact"] >= a_rows["NLA"] - 1e-4).all()
     assert [label for label, _ in nodes_a["choices"]][1:] == ["NP: a red square", "NP: a blue circle"]
-    tree_a, tree_b, subset_a, subset_b = powerset_tab.draw_nodes(result, 1, 2)
+    tree_a, tree_b, subset_a, subset_b, problem = powerset_tab.draw_nodes(result, 1, 2)
+    assert problem == "" and "best subset" in note
+    assert all(cell.startswith("r") for cell in a_rows["best regions"])  # numbered as on the pictures
     assert tree_a.data[-1].marker.size[1] > tree_a.data[-1].marker.size[0]  # the chosen node is drawn larger
-    whole, part = (np.asarray(im, dtype=float) for im in powerset_tab.draw_nodes(result, 0, 1)[2:])
+    whole, part = (np.asarray(im, dtype=float) for im in powerset_tab.draw_nodes(result, 0, 1)[2:4])
     assert whole.shape == part.shape == (448, 448, 3)

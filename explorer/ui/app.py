@@ -1,4 +1,4 @@
-"""The whole page: tabs assembled around one engine."""
+"""The whole page: tabs assembled around one engine, its queue set for many users at once."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import gradio as gr
 
 from explorer.engine import Engine
 from explorer.ui import binding_tab, browse_tab, main_tab, powerset_tab, tflocal_tab
+from explorer.ui.serving import Serving
 
 TITLE = "Binding explorer"
 INTRO = (
@@ -16,18 +17,21 @@ INTRO = (
 )
 
 
-def build_app(engine: Engine) -> gr.Blocks:
+def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
+    """The page, queued: heavy events share ``serving.heavy_concurrency``, light ones never wait behind them."""
+    serving = serving or Serving()
     with gr.Blocks(title=TITLE) as demo:
         gr.Markdown(f"# {TITLE}\n{INTRO}")
         with gr.Tabs() as tabs:
             with gr.Tab("Compare captions", id="main"):
-                main = main_tab.build(engine)
+                main = main_tab.build(engine, serving)
             with gr.Tab("TFLocal attention", id="tflocal"):
-                tflocal_tab.build(main)
+                tflocal_tab.build(main, serving)
             with gr.Tab("PowerCLIP powerset", id="powerset"):
-                powerset_tab.build(main.result)
+                powerset_tab.build(main.result, serving)
             with gr.Tab("Browse a benchmark", id="browse"):
-                browse_tab.build(engine, main, tabs, "main")
+                browse_tab.build(engine, main, tabs, "main", serving)
             with gr.Tab("Binding geometry", id="binding"):
-                binding_tab.build(engine)
+                binding_tab.build(engine, main.choice, serving)
+    demo.queue(default_concurrency_limit=serving.heavy_concurrency, max_size=serving.queue_size)
     return demo

@@ -2,24 +2,37 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import gradio as gr
 import pandas as pd
 
 from explorer import binding, viz, world
 from explorer.engine import Engine
+from explorer.ui.guard import guarded, plain
+from explorer.ui.serving import Serving
 
 N_COLORS, N_SHAPES = 8, 3  # the 24-object grid of seed 002
+COLUMNS_NOTE = (
+    "**Columns** (percent). *R2 scene ~ objects*: how much of each scene's embedding the sum of its two objects' "
+    "embeddings explains. *R2 object ~ colour + shape*: how much of each object's embedding its colour plus its "
+    "shape explains (additive concepts). *edit top-1*: recolour one object in embedding space (e - colour-shape + "
+    "new colour-shape) and retrieve: how often the nearest scene is the edited one. *probe: concepts / objects*: "
+    "linear probes that read the colours and shapes, or the coloured objects, back from the embedding."
+)
 
 
-def build(engine: Engine) -> None:
+def build(engine: Engine, choice: gr.State, serving: Serving) -> None:
     """Lay out the binding tab inside the current ``gr.Tab``."""
     pairs, scenes, captions = binding.world_scenes(N_COLORS, N_SHAPES)
     colors = list(world.COLORS)[:N_COLORS]
     tables_state = gr.State(None)
 
-    def analyse(progress=gr.Progress()):
+    @guarded(lambda message: (None, None, None, message), serving.time_limit_s)
+    def analyse(model: str, progress=gr.Progress()):
+        loaded = engine.model(model)
         progress(0, desc="encoding the 276 two-object scenes...")
-        tables = binding.world_tables(engine.encoder, N_COLORS, N_SHAPES)
+        tables = binding.world_tables(loaded.encoder, N_COLORS, N_SHAPES)
         rows = []
         for i, (kind, table) in enumerate(tables.items()):
             progress((i + 1, len(tables) + 1), desc=f"analysing the {kind} embeddings...")
@@ -31,27 +44,33 @@ def build(engine: Engine) -> None:
                          "probe: concepts": round(probes["concepts"], 1), "probe: objects": round(probes["objects"], 1)})
         observed, recon = binding.mds_points(tables["image"])
         labels = [f"{colors[c]} {world.SHAPES[s]}" for c, s in tables["image"].objects]
-        note = f"Model: **{engine.encoder.label}**. Figures in percent, on all {len(pairs)} two-object scenes."
+        note = f"Model: **{plain(loaded.label)}**. Figures in percent, on all {len(pairs)} two-object scenes."
         return tables, pd.DataFrame(rows), viz.binding_mds_figure(observed, recon, labels), note
 
     def object_names(scene: int) -> list[str]:
         return [f"{colors[c]} {world.SHAPES[s]}" for c, s in pairs[int(scene)]]
 
+    @guarded(lambda message: (None, None, None, message))
     def do_edit(tables, scene: int, which: str, new_color: str):
         if tables is None:
-            return None, None, "Run the analysis first."
+            return None, None, None, "Run the analysis first."
         names = object_names(scene)
         which_i = names.index(which) if which in names else 0
         result = binding.edit(tables["image"], scene, which_i, colors.index(new_color))
+        original = scenes[scene]
+        recoloured = dataclasses.replace(original.objects[which_i], color=new_color)
+        edited = dataclasses.replace(original, objects=tuple(recoloured if i == which_i else o
+                                                            for i, o in enumerate(original.objects)))
         target = "none (that object is already in the scene)" if result.target is None else captions[result.target]
         verdict = "right" if result.correct else "wrong"
         text = (f"Edited: *{captions[scene]}*, the {names[which_i]} made {new_color}.  \nShould become: *{target}*.  \n"
                 f"Retrieved: *{captions[result.retrieved]}* ({verdict}).")
-        return scenes[scene].render(256), scenes[result.retrieved].render(256), text
+        return original.render(256), edited.render(256), scenes[result.retrieved].render(256), text
 
     run = gr.Button("Analyse the loaded model", elem_id="binding-run")
     note = gr.Markdown()
     table = gr.Dataframe(label="Additive structure and probes", interactive=False, elem_id="binding-table")
+    gr.Markdown(COLUMNS_NOTE)
     mds = gr.Plot(label="3D MDS", elem_id="binding-mds")
     with gr.Row():
         scene = gr.Dropdown([(c, i) for i, c in enumerate(captions)], value=0, label="Scene")
@@ -59,9 +78,11 @@ def build(engine: Engine) -> None:
         new_color = gr.Dropdown(colors, value=colors[1], label="New colour")
         edit_btn = gr.Button("Edit in embedding space", elem_id="binding-edit")
     with gr.Row():
-        before = gr.Image(label="Scene edited", interactive=False)
-        after = gr.Image(label="Scene retrieved", interactive=False)
+        before = gr.Image(label="The scene", interactive=False)
+        edited = gr.Image(label="The scene as edited (what retrieval should find)", interactive=False)
+        after = gr.Image(label="The scene retrieved from the edited embedding", interactive=False)
     verdict = gr.Markdown(elem_id="binding-verdict")
-    run.click(analyse, None, [tables_state, table, mds, note], api_name="binding")
-    scene.change(lambda i: gr.update(choices=object_names(i), value=object_names(i)[0]), scene, which)
-    edit_btn.click(do_edit, [tables_state, scene, which, new_color], [before, after, verdict], api_name="binding_edit")
+    run.click(analyse, choice, [tables_state, table, mds, note], api_name="binding", **serving.heavy)
+    scene.change(lambda i: gr.update(choices=object_names(i), value=object_names(i)[0]), scene, which, **serving.light)
+    edit_btn.click(do_edit, [tables_state, scene, which, new_color], [before, edited, after, verdict],
+                   api_name="binding_edit", **serving.light)

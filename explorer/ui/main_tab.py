@@ -1,4 +1,4 @@
-"""The main page: an image, caption A and B, global and SGI scores, best-crop overlays, heatmap."""
+"""The main page: an image, caption A and B, the session's model, scores, best-region overlays, heatmap."""
 
 from __future__ import annotations
 
@@ -9,111 +9,135 @@ import gradio as gr
 import pandas as pd
 
 from explorer import text, viz
-from explorer.encoders import ModelUnavailable
-from explorer.engine import Engine, model_choices
+from explorer.engine import UNTRAINED_MARK, Analysis, Engine
 from explorer.examples import examples
-from explorer.inputs import InputError, clean_caption, load_image
+from explorer.inputs import InputError, clean_caption, read_image
+from explorer.ui.guard import guarded, plain, warn
+from explorer.ui.serving import Serving
 
 log = logging.getLogger(__name__)
 
 TABLE_COLUMNS = ["method", "score A", "score B", "A - B", "prefers"]
+LEGEND = (
+    "**Reading the table.** *global cosine*: cosine of the whole image and the whole caption (-1 to 1). "
+    "*SGI*: each caption segment's best region cosine, averaged (-1 to 1). *TFLocal*: the alignment transformer's "
+    "logit over patch and token features (its own scale, about 5 to 15 on this model; compare A with B, not with "
+    "the cosines). *PowerCLIP*: each phrase's best region subset, exact powerset value (-1 to 1). "
+    "*prefers*: the caption the method scores higher; the right caption is the one that describes the image. "
+    f"*{UNTRAINED_MARK.strip()}*: no trained weights for this model, so the method runs on random weights and its "
+    "preference means nothing (n/a)."
+)
 
 
 @dataclass(frozen=True)
 class MainInputs:
-    """The main page's inputs that other tabs fill (an image and two captions), and its last result."""
+    """The main page's inputs that other tabs fill or read, and its last result."""
 
     upload: gr.File
     caption_a: gr.Textbox
     caption_b: gr.Textbox
+    choice: gr.State  # this session's model: a menu entry
     result: gr.State  # (image, Analysis) of the last comparison; the method tabs draw from it
 
 
-def _warn(message: str) -> str:
-    return f"**Cannot run:** {message}"
+def device_line(engine: Engine, choice: str) -> str:
+    """Which model this page uses, and where it runs."""
+    loaded = engine.model(choice)
+    return f"Model: **{plain(loaded.label)}** on **{loaded.device}** (this page only: other users pick their own)"
 
 
-def _device_line(engine: Engine) -> str:
-    return f"Model: **{engine.encoder.label}** on **{engine.device}**"
+def _done(result: Analysis) -> str:
+    return " ".join((f"Done: scored by **{plain(result.model)}** on {result.device}.",
+                     *(plain(n) for n in result.notices)))
 
 
-def build(engine: Engine) -> MainInputs:
+def build(engine: Engine, serving: Serving) -> MainInputs:
     """Lay out the main tab inside the current ``gr.Tab``; returns the inputs other tabs fill."""
     exs = examples()
+    empty = (None, pd.DataFrame(columns=TABLE_COLUMNS), None, None, None, None)
 
+    @guarded(lambda message: (None, message))
     def preview(path: str | None):
         if not path:
             return None, ""
-        try:
-            return load_image(path), ""
-        except InputError as exc:
-            return None, _warn(str(exc))
+        image, notices = read_image(path)
+        return image, " ".join(plain(n) for n in notices)
 
+    @guarded(lambda message: (gr.update(), message))
     def swap(caption_a: str):
-        try:
-            proposal = text.propose_swap(clean_caption(caption_a, "A"))
-        except InputError as exc:
-            return gr.update(), _warn(str(exc))
+        proposal = text.propose_swap(clean_caption(caption_a, "A"))
         if proposal is None:
-            return gr.update(), _warn("No swap found: caption A needs two objects (or an object with a relation).")
-        return proposal.caption, f"Swapped ({proposal.kind}): {proposal.note}."
+            return gr.update(), warn("No swap found: caption A needs two objects (or an object with a relation).")
+        return proposal.caption, plain(f"Swapped ({proposal.kind}): {proposal.note}.")
 
-    def switch_model(choice: str, progress=gr.Progress()):
-        progress(0, desc=f"loading {choice}...")
-        try:
-            engine.switch(choice)
-        except ModelUnavailable as exc:
-            return _warn(str(exc)), _device_line(engine), engine.choice  # the menu goes back to the loaded model
-        return f"Loaded {choice}.", _device_line(engine), engine.choice
+    def load_model(choice: str, current: str, progress=gr.Progress()):
+        """Load the picked model for this session; on failure the session keeps its model and the menu shows it."""
+        @guarded(lambda message: (message, device_line(engine, current), current, current),
+                 serving.time_limit_s)
+        def load(choice: str, progress):
+            progress(0, desc=f"loading {choice}...")
+            loaded = engine.model(choice)
+            return f"Loaded {plain(loaded.label)} for this page.", device_line(engine, choice), choice, choice
+        return load(choice, progress)
 
-    def analyze(path: str | None, caption_a: str, caption_b: str, progress=gr.Progress()):
-        empty = (None, pd.DataFrame(columns=TABLE_COLUMNS), None, None, None, None)
+    def compare(path: str | None, caption_a: str, caption_b: str, choice: str, progress=gr.Progress()):
         if not path:
-            return (_warn("Upload an image or pick an example first."),) + empty
-        try:
-            progress(0, desc="reading the image...")
-            image = load_image(path)
-            result = engine.analyze(image, caption_a, caption_b, progress)
-        except InputError as exc:
-            return (_warn(str(exc)),) + empty
+            raise InputError("Upload an image or pick an example first.")
+        progress(0, desc="reading the image...")
+        image, notices = read_image(path)
+        result = engine.analyze(image, caption_a, caption_b, progress, choice=choice)
+        result = Analysis(result.captions, result.scores, result.model, result.device, result.untrained,
+                          tuple(notices) + result.notices)
         table = pd.DataFrame(result.rows(), columns=TABLE_COLUMNS)
-        overlays = [None, None]
-        heat = None
+        overlays, heat = [None, None], None
         if "sgi" in result.scores:
-            evidence = {f"{k}: {s.caption}": s.evidence for k, s in zip("AB", result.scores["sgi"])}
-            overlays = [viz.sgi_overlay(image, s.evidence) for s in result.scores["sgi"]]
-            heat = viz.sgi_heatmap(evidence)
-        status = " ".join(("Done.",) + result.notices)
-        return status, image, table, overlays[0], overlays[1], heat, (image, result)
+            sgi = result.scores["sgi"]
+            overlays = [viz.sgi_overlay(image, s.evidence) for s in sgi]
+            heat = viz.sgi_heatmap({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", sgi)})
+        return _done(result), image, table, overlays[0], overlays[1], heat, (image, result)
+
+    analyze = guarded(lambda message: (message,) + empty, serving.time_limit_s)(compare)
+    rescore_now = guarded(lambda message: (message,) + (gr.update(),) * 6, serving.time_limit_s)(compare)  # keeps the last
+
+    def rescore(path: str | None, caption_a: str, caption_b: str, choice: str, last, progress=gr.Progress()):
+        """A caption edit after a comparison: scored again at once (image features come from the cache)."""
+        if not path or last is None or not (caption_a or "").strip() or not (caption_b or "").strip():
+            return (gr.update(),) * 7
+        return rescore_now(path, caption_a, caption_b, choice, progress)
 
     with gr.Row():
         with gr.Column(scale=1):
             upload = gr.File(label="Image (PNG, JPEG, WebP, TIFF...)", type="filepath", elem_id="upload")
             shown = gr.Image(label="Image as read", type="pil", interactive=False, height=260)
-            model = gr.Dropdown(model_choices(engine.choice), value=engine.choice, label="Model", elem_id="model")
-            device = gr.Markdown(_device_line(engine), elem_id="device")
+            model = gr.Dropdown(engine.choices(), value=engine.default_choice, label="Model", elem_id="model")
+            device = gr.Markdown(device_line(engine, engine.default_choice), elem_id="device")
         with gr.Column(scale=1):
             caption_a = gr.Textbox(label="Caption A", elem_id="caption-a")
-            caption_b = gr.Textbox(label="Caption B", elem_id="caption-b")
+            caption_b = gr.Textbox(label="Caption B (the scores follow your edits once compared)", elem_id="caption-b")
             with gr.Row():
                 swap_btn = gr.Button("Swap for me", elem_id="swap")
                 run_btn = gr.Button("Compare A and B", variant="primary", elem_id="run")
             status = gr.Markdown(elem_id="status")
             table = gr.Dataframe(headers=TABLE_COLUMNS, label="Scores", interactive=False, elem_id="scores")
+            gr.Markdown(LEGEND, elem_id="legend")
     if exs:
         gr.Examples([[str(e.path), e.caption_a, e.caption_b] for e in exs], inputs=[upload, caption_a, caption_b],
                     example_labels=[e.name for e in exs], label="Examples")
     with gr.Row():
-        overlay_a = gr.Image(label="SGI: best region of each segment of caption A", interactive=False,
+        overlay_a = gr.Image(label="SGI: best region rN of each segment of caption A", interactive=False,
                              elem_id="overlay-a")
-        overlay_b = gr.Image(label="SGI: best region of each segment of caption B", interactive=False,
+        overlay_b = gr.Image(label="SGI: best region rN of each segment of caption B", interactive=False,
                              elem_id="overlay-b")
     heatmap = gr.Plot(label="SGI: segment x region cosine", elem_id="heatmap")
+    choice = gr.State(engine.default_choice)
     result = gr.State(None)
 
-    upload.change(preview, upload, [shown, status], api_name="preview")
-    swap_btn.click(swap, caption_a, [caption_b, status], api_name="swap")
-    model.change(switch_model, model, [status, device, model], api_name="load_model")
-    run_btn.click(analyze, [upload, caption_a, caption_b], [status, shown, table, overlay_a, overlay_b, heatmap, result],
-                  api_name="analyze")
-    return MainInputs(upload, caption_a, caption_b, result)
+    outputs = [status, shown, table, overlay_a, overlay_b, heatmap, result]
+    upload.change(preview, upload, [shown, status], api_name="preview", **serving.light)
+    swap_btn.click(swap, caption_a, [caption_b, status], api_name="swap", **serving.light)
+    model.input(load_model, [model, choice], [status, device, model, choice], api_name="load_model", **serving.heavy)
+    run_btn.click(analyze, [upload, caption_a, caption_b, choice], outputs, api_name="analyze", **serving.heavy)
+    for box in (caption_a, caption_b):
+        box.input(rescore, [upload, caption_a, caption_b, choice, result], outputs, api_name=False,
+                  trigger_mode="always_last", show_progress="hidden", **serving.heavy)
+    return MainInputs(upload, caption_a, caption_b, choice, result)

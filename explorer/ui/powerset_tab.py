@@ -7,6 +7,8 @@ import pandas as pd
 
 from explorer import viz
 from explorer.methods.powerset_method import PowersetEvidence
+from explorer.ui.guard import guarded, plain
+from explorer.ui.serving import Serving
 
 NODE_COLUMNS = ["caption", "node", "phrase", "exact", "NLA", "exact - NLA", "best regions"]
 
@@ -21,12 +23,14 @@ def _table(analysis) -> tuple[pd.DataFrame, str]:
         ev: PowersetEvidence = score.evidence
         for node, al in zip(ev.tree, ev.alignments):
             rows.append({"caption": which, "node": node.label, "phrase": node.text, "exact": round(al.exact, 4),
-                         "NLA": round(al.nla, 4), "exact - NLA": round(al.error, 5), "best regions": str(list(al.best))})
+                         "NLA": round(al.nla, 4), "exact - NLA": round(al.error, 5),
+                         "best regions": ", ".join(f"r{i}" for i in al.best)})
         times.append(f"{which}: exact over {2 ** ev.exact_regions - 1} subsets of {ev.exact_regions} regions "
                      f"{1000 * ev.exact_seconds:.2f} ms, NLA {1000 * ev.nla_seconds:.2f} ms")
     return pd.DataFrame(rows, columns=NODE_COLUMNS), "  \n".join(times)
 
 
+@guarded(lambda message: (message, None, gr.update(), gr.update()))
 def show_alignments(result_value: tuple | None):
     """The note with scores and timings, the per-node table, and the nodes to pick from."""
     if result_value is None or "powerset" not in result_value[1].scores:
@@ -36,14 +40,16 @@ def show_alignments(result_value: tuple | None):
     a, b = (s.evidence for s in analysis.scores["powerset"])
     table, times = _table(analysis)
     pa, pb = (s.value for s in analysis.scores["powerset"])
-    note = f"PowerCLIP score A {pa:.4f}, B {pb:.4f} (A - B {pa - pb:+.4f}).  \n{times}"
+    note = (f"Model: **{plain(analysis.model)}**. PowerCLIP score A {pa:.4f}, B {pb:.4f} (A - B {pa - pb:+.4f}).  \n"
+            f"{times}  \nRegions are numbered rN as on the pictures below; the bright part is the node's best subset.")
     return note, table, gr.update(choices=_nodes(a), value=0), gr.update(choices=_nodes(b), value=0)
 
 
+@guarded(lambda message: (None, None, None, None, message))
 def draw_nodes(result_value: tuple | None, node_a: int | None, node_b: int | None):
     """Both trees with the chosen node marked, and each chosen node's best region subset on the image."""
     if result_value is None or "powerset" not in result_value[1].scores:
-        return None, None, None, None
+        return None, None, None, None, ""
     image, analysis = result_value
     out = []
     for score, node in zip(analysis.scores["powerset"], (node_a, node_b)):
@@ -51,10 +57,10 @@ def draw_nodes(result_value: tuple | None, node_a: int | None, node_b: int | Non
         k = int(node or 0)
         out.append(viz.tree_figure(ev, score.caption, k))
         out.append(viz.subset_overlay(image, ev, ev.alignments[k].best))
-    return out[0], out[2], out[1], out[3]
+    return out[0], out[2], out[1], out[3], ""
 
 
-def build(result: gr.State) -> None:
+def build(result: gr.State, serving: Serving) -> None:
     """Lay out the PowerCLIP tab inside the current ``gr.Tab``; it draws from the main tab's last comparison."""
     gr.Markdown("Every subset of the image's regions against every phrase of the caption's tree: each node takes "
                 "its best subset (exact enumeration), next to the linear-time NLA value over the same regions.")
@@ -70,6 +76,8 @@ def build(result: gr.State) -> None:
         subset_b = gr.Image(label="Best region subset for the node of B", interactive=False, elem_id="subset-b")
     table = gr.Dataframe(headers=NODE_COLUMNS, label="Exact and NLA per node", interactive=False, elem_id="powerset-table")
     inputs = [result, node_a, node_b]
-    result.change(show_alignments, result, [note, table, node_a, node_b]).then(draw_nodes, inputs, [tree_a, tree_b, subset_a, subset_b])
+    drawn = [tree_a, tree_b, subset_a, subset_b, gr.Markdown(elem_id="powerset-draw-note")]
+    result.change(show_alignments, result, [note, table, node_a, node_b], **serving.light).then(
+        draw_nodes, inputs, drawn, **serving.light)
     for control in (node_a, node_b):
-        control.change(draw_nodes, inputs, [tree_a, tree_b, subset_a, subset_b])
+        control.change(draw_nodes, inputs, drawn, trigger_mode="always_last", **serving.light)

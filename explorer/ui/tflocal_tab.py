@@ -8,7 +8,9 @@ import pandas as pd
 from explorer import viz
 from explorer.alignment import HEADS, LAYERS
 from explorer.engine import Analysis
+from explorer.ui.guard import guarded, plain
 from explorer.ui.main_tab import TABLE_COLUMNS, MainInputs
+from explorer.ui.serving import Serving
 
 MEAN = "mean"
 SHOWN_METHODS = ("global", "sgi", "tflocal")
@@ -22,6 +24,7 @@ def _index(choice: str) -> int | None:
     return None if choice == MEAN else int(choice) - 1
 
 
+@guarded(lambda message: (message, None, gr.update(), gr.update()))
 def show_scores(result: tuple | None):
     """The scores table, a note, and each caption's tokens to pick from."""
     if result is None or "tflocal" not in result[1].scores:
@@ -31,22 +34,24 @@ def show_scores(result: tuple | None):
     rows = [r for r, name in zip(analysis.rows(), analysis.scores) if name in SHOWN_METHODS]
     a, b = (s.evidence for s in analysis.scores["tflocal"])
     note = "" if a.trained else " **Untrained head**: no TFLocal weights for this model, so the attention is random."
-    text = f"A: *{analysis.captions[0]}*  \nB: *{analysis.captions[1]}*{note}"
+    text = (f"Model: **{plain(analysis.model)}**  \nA: *{plain(analysis.captions[0])}*  \n"
+            f"B: *{plain(analysis.captions[1])}*{note}")
     pick = lambda ev: gr.update(choices=_token_choices(ev), value=[])  # noqa: E731
     return text, pd.DataFrame(rows, columns=TABLE_COLUMNS), pick(a), pick(b)
 
 
+@guarded(lambda message: (None, None, message))
 def draw_heatmaps(result: tuple | None, tokens_a: list[int], tokens_b: list[int], layer: str, head: str):
     """The chosen tokens' attention over the image for caption A and B."""
     if result is None or "tflocal" not in result[1].scores:
-        return None, None
+        return None, None, ""
     image, analysis = result
     a, b = (s.evidence for s in analysis.scores["tflocal"])
     return (viz.attention_overlay(image, a, tokens_a, _index(layer), _index(head)),
-            viz.attention_overlay(image, b, tokens_b, _index(layer), _index(head)))
+            viz.attention_overlay(image, b, tokens_b, _index(layer), _index(head)), "")
 
 
-def build(main: MainInputs) -> None:
+def build(main: MainInputs, serving: Serving) -> None:
     """Lay out the TFLocal tab inside the current ``gr.Tab``; it draws from the main tab's last comparison."""
     gr.Markdown("Caption tokens attend to the image's patch tokens in each layer of the TFLocal transformer "
                 "(over the frozen encoder). Pick tokens (none = all of them), a layer and a head, or their mean.")
@@ -62,7 +67,10 @@ def build(main: MainInputs) -> None:
         with gr.Column():
             tokens_b = gr.CheckboxGroup([], label="Tokens of caption B", elem_id="tokens-b")
             heat_b = gr.Image(label="TFLocal attention, caption B", interactive=False, elem_id="attention-b")
+    drawn_note = gr.Markdown(elem_id="tflocal-draw-note")
     inputs = [main.result, tokens_a, tokens_b, layer, head]
-    main.result.change(show_scores, main.result, [note, table, tokens_a, tokens_b]).then(draw_heatmaps, inputs, [heat_a, heat_b])
+    drawn = [heat_a, heat_b, drawn_note]
+    main.result.change(show_scores, main.result, [note, table, tokens_a, tokens_b], **serving.light).then(
+        draw_heatmaps, inputs, drawn, **serving.light)
     for control in (tokens_a, tokens_b, layer, head):
-        control.change(draw_heatmaps, inputs, [heat_a, heat_b])
+        control.change(draw_heatmaps, inputs, drawn, trigger_mode="always_last", **serving.light)
