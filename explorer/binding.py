@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from sklearn.linear_model import LogisticRegression
 
 log = logging.getLogger(__name__)
@@ -163,12 +164,6 @@ def probe_accuracy(table: SceneTable) -> dict[str, float]:
     return out
 
 
-def _retrieval(pred: np.ndarray, table: SceneTable, rows: np.ndarray) -> float:
-    emb = table.embeddings / np.linalg.norm(table.embeddings, axis=1, keepdims=True)
-    pred = pred / np.linalg.norm(pred, axis=1, keepdims=True)
-    return float(100 * np.mean(np.argmax(pred @ emb.T, axis=1) == rows))
-
-
 def heldout_object_split(table: SceneTable, n_heldout: int | None = None, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Scenes without any held-out object (train) and scenes with one (test)."""
     objs = table.objects
@@ -179,14 +174,61 @@ def heldout_object_split(table: SceneTable, n_heldout: int | None = None, seed: 
     return np.nonzero(~has)[0], np.nonzero(has)[0]
 
 
-def _features(table: SceneTable, rows: np.ndarray) -> torch.Tensor:
-    """Concept indices as one-hot counts: colours and shapes of both objects."""
-    x = np.zeros((len(rows), table.n_colors + table.n_shapes), dtype=np.float32)
-    for r, i in enumerate(rows):
-        for c, s in table.pairs[i]:
-            x[r, c] += 1
-            x[r, table.n_colors + s] += 1
-    return torch.from_numpy(x)
+def probe_splits(table: SceneTable, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Train (no held-out object), validation and test scenes (half each of those with a held-out object)."""
+    train, heldout = heldout_object_split(table, seed=seed)
+    heldout = np.random.default_rng(seed + 1).permutation(heldout)
+    return train, np.sort(heldout[: len(heldout) // 2]), np.sort(heldout[len(heldout) // 2 :])
+
+
+def _indices(table: SceneTable, rows: np.ndarray) -> torch.Tensor:
+    """(N, objects, 2): each scene's objects as (colour, shape) indices, one slot per object."""
+    return torch.tensor([[list(o) for o in table.pairs[i]] for i in rows])
+
+
+class SlotMLP(torch.nn.Module):
+    """Each object's colour and shape one-hots through one shared MLP, summed over objects (order-free), then linear.
+
+    It sees which colour goes with which shape, so it can represent binding (unlike a count of concepts).
+    """
+
+    def __init__(self, n_colors: int, n_shapes: int, width: int, out: int) -> None:
+        super().__init__()
+        self.n_colors, self.n_shapes = n_colors, n_shapes
+        self.phi = torch.nn.Sequential(torch.nn.Linear(n_colors + n_shapes, width), torch.nn.ReLU(),
+                                       torch.nn.Linear(width, width), torch.nn.ReLU())
+        self.head = torch.nn.Linear(width, out)
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        x = torch.cat([F.one_hot(idx[..., 0], self.n_colors), F.one_hot(idx[..., 1], self.n_shapes)], -1).float()
+        return self.head(self.phi(x).sum(dim=1))
+
+
+class ConceptProbe(torch.nn.Module):
+    """Colour and shape embeddings joined per object, summed over objects, then one linear layer.
+
+    ``product``: colour (x) shape elementwise, a compressed tensor product that binds each colour to its shape,
+    so swapped scenes get different predictions. ``sum``: colour + shape, the same parameters, blind to swaps
+    (both scenes of a swap hold the same colours and shapes).
+    """
+
+    def __init__(self, n_colors: int, n_shapes: int, width: int, out: int, join: str) -> None:
+        super().__init__()
+        self.join = join
+        self.colors = torch.nn.Embedding(n_colors, width)
+        self.shapes = torch.nn.Embedding(n_shapes, width)
+        self.head = torch.nn.Linear(width, out)
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        c, s = self.colors(idx[..., 0]), self.shapes(idx[..., 1])
+        return self.head((c * s if self.join == "product" else c + s).sum(dim=1))
+
+
+PROBES = {
+    "mlp": lambda nc, ns, w, d: SlotMLP(nc, ns, w, d),
+    "product": lambda nc, ns, w, d: ConceptProbe(nc, ns, w, d, "product"),
+    "additive": lambda nc, ns, w, d: ConceptProbe(nc, ns, w, d, "sum"),
+}
 
 
 def _fit(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, steps: int = 600, lr: float = 1e-2) -> None:
@@ -198,49 +240,66 @@ def _fit(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, steps: int = 
         opt.step()
 
 
-class ProductProbe(torch.nn.Module):
-    """Global product: elementwise product of all objects' (colour * shape) embeddings, then one linear layer."""
-
-    def __init__(self, n_colors: int, n_shapes: int, dim: int, out: int) -> None:
-        super().__init__()
-        self.colors = torch.nn.Embedding(n_colors, dim)
-        self.shapes = torch.nn.Embedding(n_shapes, dim)
-        torch.nn.init.normal_(self.colors.weight, 1.0, 0.5)
-        torch.nn.init.normal_(self.shapes.weight, 1.0, 0.5)
-        self.head = torch.nn.Linear(dim, out)
-
-    def forward(self, idx: torch.Tensor) -> torch.Tensor:  # idx: (N, objects, 2)
-        per_object = self.colors(idx[..., 0]) * self.shapes(idx[..., 1])
-        return self.head(per_object.prod(dim=1))
+def _unit(x: np.ndarray) -> np.ndarray:
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
 
 
-class AdditiveProbe(ProductProbe):
-    """The same capacity, summing the concept embeddings instead of multiplying them."""
-
-    def forward(self, idx: torch.Tensor) -> torch.Tensor:
-        per_object = self.colors(idx[..., 0]) + self.shapes(idx[..., 1])
-        return self.head(per_object.sum(dim=1))
+def retrieval(pred: np.ndarray, table: SceneTable, rows: np.ndarray) -> float:
+    """How often each prediction's nearest scene, among ``rows`` only (never the training scenes), is its own."""
+    sims = _unit(pred) @ _unit(table.embeddings[rows]).T
+    return float(100 * np.mean(np.argmax(sims, axis=1) == np.arange(len(rows))))
 
 
-def _indices(table: SceneTable, rows: np.ndarray) -> torch.Tensor:
-    return torch.tensor([[list(o) for o in table.pairs[i]] for i in rows])
+def swap_partners(table: SceneTable, rows: np.ndarray) -> list[tuple[int, int]]:
+    """(scene, its swap): {(c1, s1), (c2, s2)} and {(c2, s1), (c1, s2)}, for the scenes of ``rows`` that have one."""
+    index = {frozenset(p): i for i, p in enumerate(table.pairs)}
+    out = []
+    for i in rows:
+        (c1, s1), (c2, s2) = table.pairs[i]
+        if c1 != c2 and s1 != s2:
+            out.append((int(i), index[frozenset({(c2, s1), (c1, s2)})]))
+    return out
+
+
+def swap_separation(predict, table: SceneTable, pairs: list[tuple[int, int]]) -> float:
+    """Percent of swap pairs told apart: each scene's prediction nearer to its own embedding than to its swap's."""
+    if not pairs:
+        return float("nan")
+    i, j = (np.array(side) for side in zip(*pairs))
+    pi, pj = _unit(predict(i)), _unit(predict(j))
+    ei, ej = _unit(table.embeddings[i]), _unit(table.embeddings[j])
+    margin = 1e-6  # float noise in identical embeddings is no separation
+    right = ((pi * ei).sum(1) > (pi * ej).sum(1) + margin) & ((pj * ej).sum(1) > (pj * ei).sum(1) + margin)
+    return float(100 * right.mean())
 
 
 def composition_probes(table: SceneTable, widths: tuple[int, ...] = (16, 64, 256), seed: int = 0) -> dict[str, float]:
-    """Scenes with held-out objects predicted from concepts: MLPs of several widths, product and additive probes."""
-    torch.manual_seed(seed)
-    train, test = heldout_object_split(table, seed=seed)
+    """Scenes with held-out objects predicted from their objects' concepts by three probes.
+
+    Each probe's width is chosen on validation scenes; the figures are on test scenes: retrieval among the test
+    scenes, and the share of swap pairs told apart. ``swap.cosine`` is how alike the swapped scenes' own
+    embeddings are (1: the model cannot tell them, so no probe can).
+    """
+    train, val, test = probe_splits(table, seed)
     y = torch.from_numpy(table.embeddings.astype(np.float32))
-    out = {}
-    xtr, xte = _features(table, train), _features(table, test)
-    for w in widths:
-        mlp = torch.nn.Sequential(torch.nn.Linear(xtr.shape[1], w), torch.nn.ReLU(), torch.nn.Linear(w, y.shape[1]))
-        _fit(mlp, xtr, y[train])
-        out[f"mlp{w}"] = _retrieval(mlp(xte).detach().numpy(), table, test)
-    for name, cls in (("product", ProductProbe), ("additive", AdditiveProbe)):
-        probe = cls(table.n_colors, table.n_shapes, 32, y.shape[1])
-        _fit(probe, _indices(table, train), y[train])
-        out[name] = _retrieval(probe(_indices(table, test)).detach().numpy(), table, test)
+    pairs = swap_partners(table, test)
+    out: dict[str, float] = {}
+    for name, make in PROBES.items():
+        best = None
+        for w in widths:
+            torch.manual_seed(seed)
+            probe = make(table.n_colors, table.n_shapes, w, y.shape[1])
+            _fit(probe, _indices(table, train), y[train])
+            predict = lambda rows, probe=probe: probe(_indices(table, rows)).detach().numpy()  # noqa: E731
+            score = retrieval(predict(val), table, val)
+            if best is None or score > best[0]:
+                best = (score, w, predict)
+        _, width, predict = best
+        out[name] = retrieval(predict(test), table, test)
+        out[f"{name}.width"] = width
+        out[f"swap.{name}"] = swap_separation(predict, table, pairs)
+    i, j = (np.array(side) for side in zip(*pairs))
+    out["swap.cosine"] = float((_unit(table.embeddings[i]) * _unit(table.embeddings[j])).sum(1).mean())
     return out
 
 
@@ -279,11 +338,6 @@ def figures(encoder, n_colors: int = 8, n_shapes: int = 3, progress=lambda it: i
         out[f"edit.top1.{kind}"] = edit_top1(table)
         for name, value in probe_accuracy(table).items():
             out[f"probe.{name}.{kind}"] = value
-        probes = composition_probes(table)
-        for name, value in probes.items():
-            if name.startswith("mlp"):
-                out[f"mlp.heldout_objects.{kind}.width{name[3:]}"] = value
-            else:
-                out[f"{name}.heldout_objects.{kind}"] = value
-        out[f"mlp.heldout_objects.{kind}"] = max(v for k, v in probes.items() if k.startswith("mlp"))
+        for name, value in composition_probes(table).items():
+            out[f"{name}.heldout_objects.{kind}"] = value
     return {k: round(v, 2) for k, v in out.items()}

@@ -16,8 +16,9 @@ def additive(colors, shapes, pair):
     return sum(colors[c] + shapes[s] for c, s in pair)
 
 
-def multiplicative(colors, shapes, pair, _w=np.random.default_rng(9).normal(size=(64, 64))):
-    return _w @ np.prod([colors[c] * shapes[s] for c, s in pair], axis=0)
+def bound(colors, shapes, pair, _w=np.random.default_rng(9).normal(size=(64, 64))):
+    """Each object's colour bound to its shape (elementwise product), objects summed: a swap changes the scene."""
+    return _w @ sum(colors[c] * shapes[s] for c, s in pair)
 
 
 def object_additive(colors, shapes, pair, _objects=np.random.default_rng(5).normal(size=(8, 3, 64))):
@@ -43,13 +44,41 @@ def test_additive_embeddings_are_bags_of_concepts_for_probes():
     assert probes["concepts"] >= 90  # which colours and shapes are present is linearly readable
 
 
-def test_multiplicative_rule_needs_the_product_probe():
-    t = table_from(multiplicative)
-    assert additive_r2(t)["objects"] < 60
-    probes = composition_probes(t, widths=(16,))
-    print(probes)
-    assert probes["product"] >= 50
+def test_a_binding_rule_is_seen_by_the_product_probe_and_not_by_the_additive_one():
+    t = table_from(bound)
+    assert additive_r2(t)["concepts"] < 50  # objects are not colour + shape
+    probes = composition_probes(t, widths=(16, 64))
+    assert probes["swap.cosine"] < 0.9  # the rule gives swapped scenes different embeddings
+    assert probes["swap.product"] >= 90  # every test scene told from its swap, though it holds a held-out object
+    assert probes["swap.additive"] == 0  # colour + shape summed over objects is the same for a swap: never apart
     assert probes["product"] > probes["additive"] + 30
+    assert probes["product.width"] in (16, 64)
+
+
+def test_no_probe_can_tell_swaps_a_bag_of_concepts_cannot():
+    probes = composition_probes(table_from(additive), widths=(16,))
+    assert probes["swap.cosine"] == pytest.approx(1.0)
+    assert probes["swap.product"] == probes["swap.mlp"] == probes["swap.additive"] == 0
+
+
+def test_probe_splits_keep_training_scenes_out_of_validation_and_test():
+    from explorer.binding import probe_splits
+
+    t = table_from(additive)
+    train, val, test = probe_splits(t)
+    assert not (set(train) & set(val)) and not (set(train) & set(test)) and not (set(val) & set(test))
+    assert len(train) + len(val) + len(test) == len(t.pairs) and abs(len(val) - len(test)) <= 1
+
+
+def test_the_slot_mlp_is_order_free_over_objects():
+    import torch
+
+    from explorer.binding import SlotMLP
+
+    mlp = SlotMLP(8, 3, 16, 5)
+    idx = torch.tensor([[[1, 2], [4, 0]]])
+    assert torch.allclose(mlp(idx), mlp(idx.flip(1)))
+    assert not torch.allclose(mlp(idx), mlp(torch.tensor([[[1, 0], [4, 2]]])))  # the swap: a different input
 
 
 def test_binding_cli_reports_the_named_figures(tmp_path):
@@ -60,9 +89,14 @@ def test_binding_cli_reports_the_named_figures(tmp_path):
     out = tmp_path / "b.json"
     assert main(["binding", "--json", str(out)]) == 0
     report = json.loads(out.read_text())
-    for name in ("r2.objects.image", "r2.concepts.image", "r2.objects.text", "edit.top1.image", "probe.concepts.image",
-                 "probe.objects.image", "mlp.heldout_objects.image", "product.heldout_objects.image"):
-        assert 0 <= report["figures"][name] <= 100 or name.startswith("r2")
+    figures = report["figures"]
+    for name in ("r2.objects.image", "r2.concepts.image", "r2.objects.text"):
+        assert figures[name] <= 100  # a coefficient of determination: negative when worse than the mean
+    for name in ("edit.top1.image", "probe.concepts.image", "probe.objects.image", "mlp.heldout_objects.image",
+                 "product.heldout_objects.image", "additive.heldout_objects.image", "swap.product.heldout_objects.image",
+                 "swap.additive.heldout_objects.image"):
+        assert 0 <= figures[name] <= 100, name
+    assert figures["swap.additive.heldout_objects.image"] == 0 and -1 <= figures["swap.cosine.heldout_objects.image"] <= 1
     assert report["model"] == "world-clip (embedded)"
 
 

@@ -37,7 +37,9 @@ def sweep(coverages: Sequence[float], steps: int, batch_size: int, seed: int, ru
         table = binding.world_tables(encoder)["image"]
         probes = binding.composition_probes(table)
         rows.append({"coverage": c, "heldout_top1": top1, "product_fit": probes["product"],
-                     "additive_fit": probes["additive"], "r2_objects": binding.additive_r2(table)["objects"]})
+                     "additive_fit": probes["additive"], "product_swaps": probes["swap.product"],
+                     "additive_swaps": probes["swap.additive"], "swap_cosine": probes["swap.cosine"],
+                     "r2_objects": binding.additive_r2(table)["objects"]})
         log.info("coverage %.2f: %s", c, rows[-1])
     return pd.DataFrame(rows)
 
@@ -51,8 +53,8 @@ def write(frame: pd.DataFrame, out: Path, command: str) -> dict:
                "rows": frame.to_dict(orient="records")}
     (out / "binding-sweep.json").write_text(json.dumps(summary, indent=2) + "\n")
     fig = go.Figure()
-    for column, name in (("heldout_top1", "held-out object top-1"), ("product_fit", "global-product probe fit"),
-                         ("additive_fit", "additive probe fit")):
+    for column, name in (("heldout_top1", "held-out object top-1"), ("product_fit", "product probe fit"),
+                         ("additive_fit", "additive probe fit"), ("product_swaps", "swaps told apart, product probe")):
         fig.add_trace(go.Scatter(x=frame["coverage"], y=frame[column], mode="lines+markers", name=name))
     fig.update_layout(title=f"Coverage sweep (correlation of top-1 and product fit: {corr:.2f})",
                       xaxis_title="coverage of the colour x shape objects in training", yaxis_title="percent")
