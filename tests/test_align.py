@@ -118,7 +118,11 @@ def test_shipped_checkpoints_are_trained_and_load(embedded, variant):
     record = json.loads(path.with_suffix(".json").read_text())
     assert record["wall_s"] < 30 * 60  # the training budget on 2 CPU cores
     method = get_method({"local": "tflocal", "global": "tfglobal", "finetune": "finetune"}[variant], embedded)
-    assert getattr(method, "trained", True)
+    assert method.trained
+    if variant == "finetune":  # its own weights, not the frozen encoder's
+        tuned, base = method.tuned.model.state_dict(), embedded.model.state_dict()
+        assert method.tuned.checkpoint == FINETUNE_CHECKPOINT
+        assert any(not torch.equal(tuned[k], base[k]) for k in base)
 
 
 def test_finetune_needs_weights_for_other_models(random_vit):

@@ -32,7 +32,8 @@ def test_patch_tokens_are_the_projected_grid(which, request):
     image = scene_image()
     feats = enc.encode_image(image)
     gh, gw = feats.grid
-    assert feats.patches.shape == (gh * gw, enc.model.embed_dim if hasattr(enc.model, "embed_dim") else feats.patches.shape[1])
+    joint = enc.encode_text("a").embedding.shape[0]  # the joint embedding space's width, from the text side
+    assert feats.patches.shape == (gh * gw, joint) and joint == enc.model.visual.output_dim
     assert (gh, gw) == (enc.image_size // enc.model.visual.patch_size[0],) * 2
     x = enc.preprocess(image).unsqueeze(0)
     patches, cls, pooled = reference_patch_tokens(enc.model, x)

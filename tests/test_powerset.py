@@ -1,6 +1,5 @@
 import itertools
 import math
-import time
 
 import numpy as np
 import pytest
@@ -218,16 +217,14 @@ def test_batched_nlas_equal_the_enumerated_surrogate_item_by_item(m):
         assert nla.r2t_lower[i] - 1e-9 <= r2t <= nla.r2t_upper[i] + 1e-9
 
 
-def test_nlas_run_at_64_regions():
+def test_nlas_run_at_64_regions():  # how fast they run there is the bench's powerset figure at M = 64
     rng = np.random.default_rng(0)
     patches, texts = torch.tensor(rng.normal(size=(196, 64))), torch.tensor(rng.normal(size=(8, 64)))
     masks = torch.tensor(rng.random((64, 196)) < 0.05)
-    start = time.perf_counter()
     a = region_scores(patches, masks, texts)
     values = (nla_max(a), nla_soft(a), soft_gap_bound(a))
     r = nla_r2t(a)
     scan, subsets = nla_scan(patches, masks, texts)
-    assert time.perf_counter() - start < 2.0
     assert torch.isfinite(scan).all() and subsets.any(0).all()
     assert all(torch.isfinite(v).all() for v in values)
     assert math.isfinite(r.lower) and r.lower <= r.upper < math.inf

@@ -11,7 +11,8 @@ def test_crops_cover_the_image_at_every_scale(size):
     w, h = size
     regions = multiscale_crops(w, h)
     assert regions[0].box == (0, 0, w, h) and regions[0].source == "image"
-    assert 86 <= len(regions) <= 270 or size != (128, 128)
+    # the published 86 to 270 crops per image; a 1:3 image has more windows along its long side (299)
+    assert 86 <= len(regions) <= (270 if max(w, h) <= 2 * min(w, h) else 300), len(regions)
     sides = {}
     for r in regions[1:]:
         x0, y0, x1, y1 = r.box
