@@ -269,7 +269,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--data", help="the benchmark's folder or file (public benchmarks)")
     e.add_argument("--images", help="image folder, where it is not the benchmark's default")
     e.add_argument("--methods", default="global", help="comma-separated registered methods")
-    e.add_argument("--split", default="id,heldout,shift", help="comma-separated world splits")
+    e.add_argument("--split", default="id,heldout,shift",
+                   help="comma-separated world splits: id, heldout, shift (test: to report) or val-id, val-heldout, "
+                        "val-shift (validation: to choose a recipe, seed or setting)")
     e.add_argument("--limit", type=int, default=200, help="items per split and kind (per category for public ones)")
     e.add_argument("--json", help="write the report here, with a CSV and an HTML bar chart beside it")
     e.add_argument("--set", action="append", default=[], metavar="METHOD.OPTION=VALUE",

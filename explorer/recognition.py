@@ -42,10 +42,14 @@ def _colour_of(items) -> np.ndarray:
     return np.array([list(world.COLORS).index(i.scene.objects[0].color) for i in items])
 
 
-def readings(encoder, limit: int = 500, probe_limit: int = 600, tick: Callable[[], object] = lambda: None) -> dict:
-    """The held-out readings of ``encoder`` (see the module docstring), with ``limit`` held-out images."""
-    held = world.single_items("heldout", limit)
-    seen = world.single_items("id", probe_limit)
+def readings(encoder, limit: int = 500, probe_limit: int = 600, tick: Callable[[], object] = lambda: None,
+             prefix: str = "") -> dict:
+    """The held-out readings of ``encoder`` (see the module docstring), with ``limit`` held-out images.
+
+    ``prefix``: "" reads the test splits (to report), ``world.VAL_PREFIX`` the validation ones (to choose).
+    """
+    held = world.single_items(prefix + "heldout", limit)
+    seen = world.single_items(prefix + "id", probe_limit)
     pictures = [item.scene.render(encoder.image_size) for item in held]
     image = encoder.embed_images(pictures).numpy()  # L2-normalized, as the texts are
     tick()

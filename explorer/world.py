@@ -58,7 +58,9 @@ BACKGROUND = (128, 128, 128)
 OUTLINE = (60, 40, 20)  # the shift style: every object outlined, a look training never shows
 N_OBJECTS_P = (0.4, 0.3, 0.2, 0.1)  # how often scenes hold 1, 2, 3 or 4 objects
 KINDS: tuple[str, ...] = ("attribute", "size", "relation", "object")
-SPLITS: tuple[str, ...] = ("id", "heldout", "shift")
+SPLITS: tuple[str, ...] = ("id", "heldout", "shift")  # the test splits: read only to report
+VAL_PREFIX = "val-"
+VAL_SPLITS: tuple[str, ...] = tuple(VAL_PREFIX + s for s in SPLITS)  # the same kinds of items, for every choice
 RELATIONS = ("to the left of", "to the right of", "above", "below")
 DEFAULT_COVERAGE = 0.75
 DEFAULT_WORLD_SEED = 0
@@ -420,6 +422,19 @@ def _split_rng(split: str, kind: str, seed: int) -> np.random.Generator:
     return np.random.default_rng(int.from_bytes(digest[:8], "little"))
 
 
+def _parse_split(split: str) -> tuple[str, int]:
+    """A split's kind of items (id, heldout, shift) and the seed offset of its own random stream.
+
+    ``val-*`` splits hold the same kinds of items as the test splits (the held-out objects are the same: training
+    never sees them) but other scenes and items, from a stream of their own, for choosing recipes, seeds, widths
+    and hyper-parameters without reading the test items.
+    """
+    base, offset = (split[len(VAL_PREFIX):], 2000) if split.startswith(VAL_PREFIX) else (split, 1000)
+    if base not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; known: {', '.join(SPLITS + VAL_SPLITS)}")
+    return base, offset
+
+
 def _two_objects_ok(split: str, combos: list[Combo], seen: frozenset[Combo]) -> bool:
     """Split constraint on the combos appearing in an item's image 0 and image 1 (2 + 2)."""
     if split in ("id", "shift"):
@@ -501,13 +516,12 @@ def swap_items(
     seed: int = DEFAULT_WORLD_SEED,
 ) -> list[SwapItem]:
     """``n`` deterministic swap items of one kind for one split."""
-    if split not in SPLITS:
-        raise ValueError(f"unknown split {split!r}; known: {', '.join(SPLITS)}")
+    base, offset = _parse_split(split)
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; known: {', '.join(KINDS)}")
     seen = seen_combos(coverage, seed)
-    rng = _split_rng(split, kind, seed + 1000)
-    return [_swap_item(rng, kind, split, seen) for _ in range(n)]
+    rng = _split_rng(base, kind, seed + offset)
+    return [replace(_swap_item(rng, kind, base, seen), split=split) for _ in range(n)]
 
 
 def single_captions() -> tuple[str, ...]:
@@ -518,14 +532,13 @@ def single_items(
     split: str, n: int, coverage: float = DEFAULT_COVERAGE, seed: int = DEFAULT_WORLD_SEED
 ) -> list[SingleItem]:
     """``n`` single-object images; id and shift use seen objects, heldout the unseen ones."""
-    if split not in SPLITS:
-        raise ValueError(f"unknown split {split!r}; known: {', '.join(SPLITS)}")
-    combos = sorted(heldout_combos(coverage, seed) if split == "heldout" else seen_combos(coverage, seed))
+    base, offset = _parse_split(split)
+    combos = sorted(heldout_combos(coverage, seed) if base == "heldout" else seen_combos(coverage, seed))
     if not combos:
         raise ValueError(f"split {split!r} has no objects at coverage {coverage}")
-    rng = _split_rng(split, "single", seed + 1000)
+    rng = _split_rng(base, "single", seed + offset)
     caps = single_captions()
-    style: Style = "shift" if split == "shift" else "plain"
+    style: Style = "shift" if base == "shift" else "plain"
     items = []
     for _ in range(n):
         scene = random_scene(rng, (combos[rng.integers(len(combos))],), 1, style)

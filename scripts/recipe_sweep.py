@@ -1,9 +1,10 @@
 """Train several world-clip recipes side by side on one GPU and read each one's recognition and binding.
 
 Each recipe is one process (scenes drawn on one CPU core, the model on the GPU). After training, a recipe is read
-with the embedded model's own measures: world-single top-1 on id, heldout and shift, the `recognition` readings,
-and the global-cosine attribute-swap group score. Used to choose the recipe of the embedded model; the chosen one
-is then trained on the CPU with `python -m explorer train-world`, whose card is what ships.
+with the embedded model's own measures, on the world's validation splits (val-id, val-heldout, val-shift: never
+the test items a model card reports): world-single top-1, the `recognition` readings, and the global-cosine
+attribute-swap group score. Used to choose the recipe of the embedded model; the chosen one is then trained on the
+CPU with `python -m explorer train-world`, whose card is what ships (measured on the test splits).
 
     python scripts/recipe_sweep.py --out DIR k8 k8-g0.5 k16 ...
 
@@ -69,6 +70,7 @@ def run_recipe(name: str, out: Path, weights_dir: Path, steps: int, batch_size: 
     from explorer.encoders import DualEncoder
     from explorer.recognition import readings
     from explorer.training.world_clip import train
+    from explorer.world import VAL_PREFIX as VAL  # recipes are chosen on the validation splits
 
     logging.basicConfig(level=logging.WARNING)
     torch.set_num_threads(1)
@@ -79,9 +81,10 @@ def run_recipe(name: str, out: Path, weights_dir: Path, steps: int, batch_size: 
     encoder = DualEncoder(cfg.model, checkpoint=weights, device=device)
     result = {"recipe": name, "config": record["config"], "train_wall_s": record["wall_s"],
               "device": record["device"], "final_loss": record["final_loss"],
-              "top1": {split: top1(encoder, split, limit) for split in ("id", "heldout", "shift")},
-              "attribute_group": {split: attribute_group(encoder, split, 200) for split in ("id", "heldout")},
-              "recognition": readings(encoder, limit), "total_s": round(time.time() - t0, 1)}
+              "read_on": "validation splits",
+              "top1": {split: top1(encoder, VAL + split, limit) for split in ("id", "heldout", "shift")},
+              "attribute_group": {split: attribute_group(encoder, VAL + split, 200) for split in ("id", "heldout")},
+              "recognition": readings(encoder, limit, prefix=VAL), "total_s": round(time.time() - t0, 1)}
     (out / f"{name}.json").write_text(json.dumps(result, indent=2))
 
 
@@ -119,7 +122,7 @@ def main() -> None:
         if path.exists():
             r = json.loads(path.read_text())
             rows.append(r)
-            print(f"{name:16s} id {r['top1']['id']:5.1f} heldout {r['top1']['heldout']:5.1f} shift "
+            print(f"{name:16s} (validation) id {r['top1']['id']:5.1f} heldout {r['top1']['heldout']:5.1f} shift "
                   f"{r['top1']['shift']:5.1f} attr-group id {r['attribute_group']['id']:5.1f} heldout "
                   f"{r['attribute_group']['heldout']:5.1f} | among-heldout {r['recognition']['among_heldout']:5.1f} "
                   f"shape-probe {r['recognition']['probe_shape']:5.1f} | train {r['train_wall_s']:.0f} s", flush=True)

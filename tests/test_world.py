@@ -220,3 +220,25 @@ def test_benchmark_share_sets_how_often_an_object_is_one_of_the_benchmarks_own()
         world.training_batch(np.random.default_rng(1), 4, world.seen_combos(), benchmark_share=0.5)
     with pytest.raises(ValueError, match="must be in"):
         world.training_batch(np.random.default_rng(1), 4, combos, benchmark_share=1.0)
+
+
+def test_validation_splits_hold_the_same_kinds_of_items_from_a_stream_of_their_own():
+    seen = world.seen_combos()
+    for split in world.SPLITS:
+        val, test = (world.swap_items(name, "attribute", 30) for name in (world.VAL_PREFIX + split, split))
+        assert [it.split for it in val] == [world.VAL_PREFIX + split] * 30
+        assert not {it.captions for it in val} >= {it.captions for it in test}  # other items, not the test's
+        assert all(a != b for a, b in zip(val, test))
+        for item in val:  # the split's own rule: seen objects for id and shift, a held-out one in each image else
+            combos = [o.combo for scene in item.images for o in scene.objects]
+            if split == "heldout":
+                assert any(c not in seen for c in combos[:2]) and any(c not in seen for c in combos[2:])
+            else:
+                assert all(c in seen for c in combos)
+        assert [it.images[0].style for it in val] == [it.images[0].style for it in test]
+    val_single = world.single_items("val-heldout", 50)
+    assert all(it.scene.objects[0].combo not in seen for it in val_single)
+    assert [it.scene for it in val_single] != [it.scene for it in world.single_items("heldout", 50)]
+    assert world.swap_items("val-id", "size", 5) == world.swap_items("val-id", "size", 5)  # deterministic
+    with pytest.raises(ValueError, match="val-heldout"):
+        world.swap_items("val-nothing", "size", 1)
