@@ -1,0 +1,170 @@
+"""The controlled benchmark: swap items and single-object items per split, each split its own random stream."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from explorer.world.captions import list_caption, relation_caption
+from explorer.world.coverage import DEFAULT_COVERAGE, DEFAULT_WORLD_SEED, heldout_combos, seen_combos
+from explorer.world.palette import ALL_COMBOS, COLORS, SHAPES, SIZES, Combo, Style
+from explorer.world.sampling import place_objects, random_scene
+from explorer.world.scene import Scene, WorldObject
+
+KINDS: tuple[str, ...] = ("attribute", "size", "relation", "object")
+SPLITS: tuple[str, ...] = ("id", "heldout", "shift")  # the test splits: read only to report
+VAL_PREFIX = "val-"
+VAL_SPLITS: tuple[str, ...] = tuple(VAL_PREFIX + s for s in SPLITS)  # the same kinds of items, for every choice
+
+
+@dataclass(frozen=True)
+class SwapItem:
+    """A Winoground-style item: caption i describes image i; the other pair is a swap."""
+
+    kind: str
+    split: str
+    images: tuple[Scene, Scene]
+    captions: tuple[str, str]
+
+
+@dataclass(frozen=True)
+class SingleItem:
+    """One object alone; the right caption is ``captions[label]`` among all objects' captions."""
+
+    split: str
+    scene: Scene
+    label: int
+    captions: tuple[str, ...] = field(repr=False)
+
+
+
+def _split_rng(split: str, kind: str, seed: int) -> np.random.Generator:
+    digest = hashlib.sha256(f"{seed}/{split}/{kind}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "little"))
+
+
+def _parse_split(split: str) -> tuple[str, int]:
+    """A split's kind of items (id, heldout, shift) and the seed offset of its own random stream.
+
+    ``val-*`` splits hold the same kinds of items as the test splits (the held-out objects are the same: training
+    never sees them) but other scenes and items, from a stream of their own, for choosing recipes, seeds, widths
+    and hyper-parameters without reading the test items.
+    """
+    base, offset = (split[len(VAL_PREFIX):], 2000) if split.startswith(VAL_PREFIX) else (split, 1000)
+    if base not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; known: {', '.join(SPLITS + VAL_SPLITS)}")
+    return base, offset
+
+
+def _two_objects_ok(split: str, combos: list[Combo], seen: frozenset[Combo]) -> bool:
+    """Split constraint on the combos appearing in an item's image 0 and image 1 (2 + 2)."""
+    if split in ("id", "shift"):
+        return all(c in seen for c in combos)
+    return any(c not in seen for c in combos[:2]) and any(c not in seen for c in combos[2:])
+
+
+def _swap_item(rng: np.random.Generator, kind: str, split: str, seen: frozenset[Combo]) -> SwapItem:
+    style: Style = "shift" if split == "shift" else "plain"
+    colors, shapes = list(COLORS), list(SHAPES)
+    while True:
+        c1, c2 = rng.choice(colors, size=2, replace=False)
+        s1, s2 = rng.choice(shapes, size=2, replace=False)
+        c1, c2, s1, s2 = str(c1), str(c2), str(s1), str(s2)
+        if kind == "attribute":
+            after = [(c2, s1), (c1, s2)]
+        elif kind == "object":
+            after = [(c1, s2), (c2, s1)]
+        else:
+            after = [(c1, s1), (c2, s2)]
+        if _two_objects_ok(split, [(c1, s1), (c2, s2)] + after, seen):
+            break
+    if kind == "size":
+        sizes = ["large", "small"]
+    else:
+        sizes = [str(rng.choice(list(SIZES)))] * 2
+    if kind == "relation":
+        centres = _relation_centres(rng, max(SIZES[s] for s in sizes))
+    else:
+        centres = place_objects(rng, [max(SIZES.values())] * 2)
+    a = WorldObject(c1, s1, sizes[0], *centres[0])
+    b = WorldObject(c2, s2, sizes[1], *centres[1])
+    if kind == "attribute":
+        a2, b2 = replace(a, color=c2), replace(b, color=c1)
+    elif kind == "object":
+        a2, b2 = replace(a, shape=s2), replace(b, shape=s1)
+    elif kind == "size":
+        a2, b2 = replace(a, size=sizes[1]), replace(b, size=sizes[0])
+    elif kind == "relation":
+        a2, b2 = replace(a, cx=b.cx, cy=b.cy), replace(b, cx=a.cx, cy=a.cy)
+    else:
+        raise ValueError(f"unknown kind {kind!r}; known: {', '.join(KINDS)}")
+    img0, img1 = Scene((a, b), style), Scene((a2, b2), style)
+    if kind == "relation":
+        cap0, cap1 = relation_caption(a, b), relation_caption(b2, a2)
+    else:
+        order = rng.permutation(2)
+        with_size = kind == "size"
+        cap0 = list_caption([(a, b)[i] for i in order], with_size)
+        cap1 = list_caption([(a2, b2)[i] for i in order], with_size)
+    return SwapItem(kind, split, (img0, img1), (cap0, cap1))
+
+
+def training_swaps(rng: np.random.Generator, n: int, seen: frozenset[Combo]) -> list[SwapItem]:
+    """Swap items of random kinds over training objects only, drawn from ``rng`` (not the benchmark's streams)."""
+    return [_swap_item(rng, str(rng.choice(KINDS)), "id", seen) for _ in range(n)]
+
+
+def _relation_centres(rng: np.random.Generator, extent: float) -> list[tuple[float, float]]:
+    """Two centres clearly apart along one axis and close along the other."""
+    lo, hi = extent / 2 + 0.02, 1 - extent / 2 - 0.02
+    while True:
+        p, q = rng.uniform(lo, hi, size=2)
+        if abs(p - q) < extent + 0.12:
+            continue
+        r = rng.uniform(lo, hi)
+        jitter = rng.uniform(-0.08, 0.08, size=2)
+        u = (float(np.clip(r + jitter[0], lo, hi)), float(np.clip(r + jitter[1], lo, hi)))
+        if rng.random() < 0.5:
+            return [(float(p), u[0]), (float(q), u[1])]
+        return [(u[0], float(p)), (u[1], float(q))]
+
+
+def swap_items(
+    split: str,
+    kind: str,
+    n: int,
+    coverage: float = DEFAULT_COVERAGE,
+    seed: int = DEFAULT_WORLD_SEED,
+) -> list[SwapItem]:
+    """``n`` deterministic swap items of one kind for one split."""
+    base, offset = _parse_split(split)
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; known: {', '.join(KINDS)}")
+    seen = seen_combos(coverage, seed)
+    rng = _split_rng(base, kind, seed + offset)
+    return [replace(_swap_item(rng, kind, base, seen), split=split) for _ in range(n)]
+
+
+def single_captions() -> tuple[str, ...]:
+    return tuple(WorldObject(c, s, "small", 0.5, 0.5).phrase() for c, s in ALL_COMBOS)
+
+
+def single_items(
+    split: str, n: int, coverage: float = DEFAULT_COVERAGE, seed: int = DEFAULT_WORLD_SEED
+) -> list[SingleItem]:
+    """``n`` single-object images; id and shift use seen objects, heldout the unseen ones."""
+    base, offset = _parse_split(split)
+    combos = sorted(heldout_combos(coverage, seed) if base == "heldout" else seen_combos(coverage, seed))
+    if not combos:
+        raise ValueError(f"split {split!r} has no objects at coverage {coverage}")
+    rng = _split_rng(base, "single", seed + offset)
+    caps = single_captions()
+    style: Style = "shift" if base == "shift" else "plain"
+    items = []
+    for _ in range(n):
+        scene = random_scene(rng, (combos[rng.integers(len(combos))],), 1, style)
+        items.append(SingleItem(split, scene, ALL_COMBOS.index(scene.objects[0].combo), caps))
+    return items
+

@@ -1,0 +1,42 @@
+"""Which colour-shape objects training sees; the rest are held out."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from explorer.world.palette import ALL_COMBOS, COLORS, EXTRA_COLORS, EXTRA_SHAPES, SHAPES, Combo
+
+DEFAULT_COVERAGE = 0.75
+DEFAULT_WORLD_SEED = 0
+
+
+def seen_combos(coverage: float = DEFAULT_COVERAGE, seed: int = DEFAULT_WORLD_SEED) -> frozenset[Combo]:
+    """The colour-shape objects training may show, a ``coverage`` fraction of all of them.
+
+    One diagonal of the colour x shape grid is always seen, so every colour and every shape
+    is learned; the rest are drawn with ``seed``. The complement is the held-out set.
+    """
+    if not 0.0 < coverage <= 1.0:
+        raise ValueError(f"coverage must be in (0, 1], got {coverage}")
+    colors = list(COLORS)
+    diagonal = [(c, SHAPES[i % len(SHAPES)]) for i, c in enumerate(colors)]
+    rest = [c for c in ALL_COMBOS if c not in diagonal]
+    rng = np.random.default_rng(seed)
+    rng.shuffle(rest)
+    n = max(len(diagonal), int(round(coverage * len(ALL_COMBOS))))
+    return frozenset(diagonal + rest[: n - len(diagonal)])
+
+
+def training_combos(coverage: float = DEFAULT_COVERAGE, extra: int = 0) -> frozenset[Combo]:
+    """What training shows: the seen objects, plus every object with one of the first ``extra`` extra colours or shapes."""
+    seen = seen_combos(coverage)
+    if not 0 <= extra <= min(len(EXTRA_COLORS), len(EXTRA_SHAPES)):
+        raise ValueError(f"extra must be 0 to {min(len(EXTRA_COLORS), len(EXTRA_SHAPES))}, got {extra}")
+    colors, shapes = list(EXTRA_COLORS)[:extra], EXTRA_SHAPES[:extra]
+    extras = {(c, s) for c in [*COLORS, *colors] for s in [*SHAPES, *shapes] if c in colors or s in shapes}
+    return seen | frozenset(extras)
+
+
+def heldout_combos(coverage: float = DEFAULT_COVERAGE, seed: int = DEFAULT_WORLD_SEED) -> frozenset[Combo]:
+    return frozenset(ALL_COMBOS) - seen_combos(coverage, seed)
+

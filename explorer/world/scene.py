@@ -1,0 +1,142 @@
+"""Scenes: objects in unit coordinates, rendered (and masked) at any pixel size."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from explorer.world.palette import BACKGROUND, EXTRA_SHAPES, FILLS, OUTLINE, SHAPES, SIZES, Combo, Style
+
+
+@dataclass(frozen=True)
+class WorldObject:
+    """One flat shape: its concepts and its centre in unit coordinates."""
+
+    color: str
+    shape: str
+    size: str
+    cx: float
+    cy: float
+
+    @property
+    def combo(self) -> Combo:
+        return (self.color, self.shape)
+
+    @property
+    def extent(self) -> float:
+        return SIZES[self.size]
+
+    @property
+    def box(self) -> tuple[float, float, float, float]:
+        """(x0, y0, x1, y1) in unit coordinates."""
+        h = self.extent / 2
+        return (self.cx - h, self.cy - h, self.cx + h, self.cy + h)
+
+    def phrase(self, with_size: bool = False, omit: Literal["color", "shape"] | None = None) -> str:
+        """"a (large) red square"; ``omit`` leaves out the colour ("a square") or names no shape ("a red shape")."""
+        color = [] if omit == "color" else [self.color]
+        shape = "shape" if omit == "shape" else self.shape
+        words = ([self.size] if with_size else []) + color + [shape]
+        return f"{article(words[0])} {' '.join(words)}"
+
+
+@dataclass(frozen=True)
+class Scene:
+    objects: tuple[WorldObject, ...]
+    style: Style = "plain"
+    paints: tuple[tuple[int, int, int], ...] = ()  # an unnamed scene's RGB per object, drawn instead of the colour
+
+    def render(self, size: int = 128) -> Image.Image:
+        img = Image.new("RGB", (size, size), BACKGROUND)
+        draw = ImageDraw.Draw(img)
+        fills = self.paints or [FILLS[obj.color] for obj in self.objects]
+        for obj, fill in zip(self.objects, fills):
+            _draw(draw, obj, size, fill, OUTLINE if self.style == "shift" else None)
+        return img.convert("L").convert("RGB") if self.style == "grey" else img
+
+    def masks(self, size: int = 128) -> np.ndarray:
+        """Boolean masks, one per object, shape (n_objects, size, size)."""
+        out = np.zeros((len(self.objects), size, size), dtype=bool)
+        for i, obj in enumerate(self.objects):
+            m = Image.new("L", (size, size), 0)
+            _draw(ImageDraw.Draw(m), obj, size, 255, 255 if self.style == "shift" else None)
+            out[i] = np.asarray(m) > 0
+        return out
+
+    def pixel_boxes(self, size: int = 128) -> list[tuple[int, int, int, int]]:
+        return [tuple(int(round(v * size)) for v in o.box) for o in self.objects]  # type: ignore[misc]
+
+
+
+def article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
+
+
+def _draw(draw: ImageDraw.ImageDraw, obj: WorldObject, size: int, fill, outline) -> None:
+    x0, y0, x1, y1 = (v * size for v in obj.box)
+    width = max(1, round(size / 64)) if outline is not None else 0
+    if obj.shape in ("circle", "oval"):
+        inset = (x1 - x0) * 0.22 if obj.shape == "oval" else 0
+        draw.ellipse((x0 + inset, y0, x1 - inset, y1), fill=fill, outline=outline, width=width)
+    elif obj.shape == "ring":
+        draw.ellipse((x0, y0, x1, y1), outline=fill, width=max(1, round((x1 - x0) * 0.18)))
+    else:
+        draw.polygon(_polygon(obj.shape, x0, y0, x1, y1), fill=fill, outline=outline, width=width)
+
+
+def _polygon(shape: str, x0: float, y0: float, x1: float, y1: float) -> list[tuple[float, float]]:
+    """The corners of a polygonal shape drawn in the box (x0, y0, x1, y1)."""
+    cx, cy, r = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2
+    if shape == "square":
+        s = r * 0.88
+        return [(cx - s, cy - s), (cx + s, cy - s), (cx + s, cy + s), (cx - s, cy + s)]
+    if shape == "triangle":
+        return [(cx, y0), (x1, y1 - r * 0.15), (x0, y1 - r * 0.15)]
+    if shape in ("star", "hexagon"):
+        corners = {"star": 10, "hexagon": 6}[shape]
+        angles = np.pi / 2 + np.arange(corners) * 2 * np.pi / corners
+        radii = np.where(np.arange(corners) % 2 == 0, r, r * 0.45) if shape == "star" else np.full(corners, r)
+        return [(cx + rr * np.cos(a), cy - rr * np.sin(a)) for a, rr in zip(angles, radii)]
+    if shape == "cross":
+        t = r * 0.35
+        return [(cx - t, y0), (cx + t, y0), (cx + t, cy - t), (x1, cy - t), (x1, cy + t), (cx + t, cy + t),
+                (cx + t, y1), (cx - t, y1), (cx - t, cy + t), (x0, cy + t), (x0, cy - t), (cx - t, cy - t)]
+    if shape == "diamond":
+        return [(cx, y0), (cx + r * 0.6, cy), (cx, y1), (cx - r * 0.6, cy)]
+    if shape == "arrow":
+        t = r * 0.3
+        return [(x0, cy - t), (cx, cy - t), (cx, y0 + r * 0.2), (x1, cy), (cx, y1 - r * 0.2), (cx, cy + t), (x0, cy + t)]
+    if shape == "bar":
+        return [(x0, cy - r * 0.3), (x1, cy - r * 0.3), (x1, cy + r * 0.3), (x0, cy + r * 0.3)]
+    if shape == "chevron":
+        t = r * 0.45
+        return [(x0, y0 + t), (cx, y1 - t - r * 0.45), (x1, y0 + t), (x1, y0 + 2 * t), (cx, y1 - r * 0.2), (x0, y0 + 2 * t)]
+    if shape == "trapezoid":
+        return [(cx - r * 0.45, y0 + r * 0.3), (cx + r * 0.45, y0 + r * 0.3), (x1, y1 - r * 0.3), (x0, y1 - r * 0.3)]
+    if shape == "heart":
+        t = np.linspace(0, 2 * np.pi, 40, endpoint=False)
+        hx, hy = 16 * np.sin(t) ** 3, 13 * np.cos(t) - 5 * np.cos(2 * t) - 2 * np.cos(3 * t) - np.cos(4 * t)
+        return [(cx + r * x / 17, cy - r * (y + 2.5) / 17) for x, y in zip(hx, hy)]
+    if shape == "crescent":  # the unit disc less a disc of radius 0.8 centred 0.5 to its right
+        meet = np.arccos(0.61)  # where the two circles cross, as an angle on the outer one
+        outer = np.linspace(meet, 2 * np.pi - meet, 24)
+        inner = np.linspace(2 * np.pi - np.arctan2(0.79, 0.11), np.arctan2(0.79, 0.11), 24)
+        return [(cx + r * np.cos(a), cy - r * np.sin(a)) for a in outer] + [
+            (cx + r * (0.5 + 0.8 * np.cos(a)), cy - r * 0.8 * np.sin(a)) for a in inner]
+    if shape == "semicircle":
+        a = np.linspace(0, np.pi, 24)
+        return [(cx + r * np.cos(t), cy + r * 0.4 - r * np.sin(t)) for t in a]
+    if shape == "parallelogram":
+        return [(x0 + r * 0.6, cy - r * 0.55), (x1, cy - r * 0.55), (x1 - r * 0.6, cy + r * 0.55), (x0, cy + r * 0.55)]
+    if shape == "hourglass":
+        return [(x0 + r * 0.15, y0), (x1 - r * 0.15, y0), (cx + r * 0.1, cy), (x1 - r * 0.15, y1), (x0 + r * 0.15, y1),
+                (cx - r * 0.1, cy)]
+    if shape == "kite":
+        return [(cx, y0), (cx + r * 0.7, cy - r * 0.3), (cx, y1), (cx - r * 0.7, cy - r * 0.3)]
+    if shape == "house":
+        return [(cx, y0), (x1 - r * 0.1, cy - r * 0.2), (x1 - r * 0.1, y1), (x0 + r * 0.1, y1), (x0 + r * 0.1, cy - r * 0.2)]
+    raise ValueError(f"unknown shape {shape!r}; known: {', '.join(SHAPES + EXTRA_SHAPES)}")
+
