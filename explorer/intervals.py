@@ -1,0 +1,27 @@
+"""Bootstrap intervals for percentages over items: resample the items, read the spread of the score."""
+
+from __future__ import annotations
+
+import numpy as np
+
+LEVEL = 0.95
+RESAMPLES = 1000
+SEED = 0
+METHOD = {"kind": "percentile bootstrap over items", "level": 100 * LEVEL, "resamples": RESAMPLES, "seed": SEED}
+
+
+def percent_intervals(hits: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED,
+                      level: float = LEVEL) -> list[list[float]]:
+    """For each column of ``hits`` (items x scores, booleans), the ``level`` interval of its percentage.
+
+    The same item resamples serve every column, so the intervals of one cell's text, image and group scores come
+    from one bootstrap; ``seed`` fixes them, so a rerun (or a sharded run) gives the same numbers.
+    """
+    hits = np.asarray(hits, dtype=float).reshape(len(hits), -1)
+    if len(hits) == 0:
+        return [[0.0, 0.0] for _ in range(hits.shape[1])]
+    rows = np.random.default_rng(seed).integers(0, len(hits), size=(resamples, len(hits)))
+    means = 100 * hits[rows].mean(axis=1)  # (resamples, scores)
+    tail = 100 * (1 - level) / 2
+    lo, hi = np.percentile(means, [tail, 100 - tail], axis=0)
+    return [[round(float(a), 2), round(float(b), 2)] for a, b in zip(lo, hi)]
