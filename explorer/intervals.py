@@ -17,7 +17,8 @@ def percent_intervals(hits: np.ndarray, resamples: int = RESAMPLES, seed: int = 
     The same item resamples serve every column, so the intervals of one cell's text, image and group scores come
     from one bootstrap; ``seed`` fixes them, so a rerun (or a sharded run) gives the same numbers.
     """
-    hits = np.asarray(hits, dtype=float).reshape(len(hits), -1)
+    hits = np.asarray(hits, dtype=float)
+    hits = hits.reshape(len(hits), -1) if hits.ndim < 2 else hits
     if len(hits) == 0:
         return [[0.0, 0.0] for _ in range(hits.shape[1])]
     rows = np.random.default_rng(seed).integers(0, len(hits), size=(resamples, len(hits)))
