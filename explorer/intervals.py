@@ -18,7 +18,7 @@ def percent_intervals(hits: np.ndarray, resamples: int = RESAMPLES, seed: int = 
     from one bootstrap; ``seed`` fixes them, so a rerun (or a sharded run) gives the same numbers.
     """
     hits = np.asarray(hits, dtype=float)
-    hits = hits.reshape(len(hits), -1) if hits.ndim < 2 else hits
+    hits = hits[:, None] if hits.ndim == 1 else hits
     if len(hits) == 0:
         return [[0.0, 0.0] for _ in range(hits.shape[1])]
     rows = np.random.default_rng(seed).integers(0, len(hits), size=(resamples, len(hits)))
