@@ -109,22 +109,38 @@ WORLD_BENCHMARKS = ("world", "world-single")
 PUBLIC_BENCHMARKS = ("sugarcrepe", "winoground", "bivlc", "aro")
 
 
+def _shard_config(args: argparse.Namespace, encoder) -> dict:
+    """What a rerun must share with the run whose shard files it reads back (the weights file by size and time)."""
+    weights = encoder.checkpoint.stat() if encoder.checkpoint else None
+    return {"benchmark": args.benchmark, "data": args.data, "images": args.images, "methods": args.methods,
+            "split": args.split, "limit": args.limit, "set": args.set, "model": encoder.label,
+            "weights": [weights.st_size, weights.st_mtime_ns] if weights else None}
+
+
 def _eval(args: argparse.Namespace) -> int:
+    from explorer import distributed
     from explorer.benchmarks import evaluate_benchmark, write_reports
     from explorer.evaluate import evaluate_world
     from explorer.methods import get_method
+    from explorer.shards import Shards
 
     if args.benchmark in PUBLIC_BENCHMARKS and not args.data:
         raise SystemExit(f"--data PATH is needed for {args.benchmark}: the benchmark's files in its own layout")
-    encoder = load_encoder(args)
-    options = method_options(args.set)
-    methods = [get_method(m, encoder, **options.get(m, {})) for m in args.methods.split(",")]
-    if args.benchmark in WORLD_BENCHMARKS:
-        results = evaluate_world(methods, args.benchmark, args.split.split(","), args.limit)
-    else:
-        results = evaluate_benchmark(methods, args.benchmark, Path(args.data), args.limit,
-                                     images=Path(args.images) if args.images else None)
-    report = {"benchmark": args.benchmark, "model": encoder.label, "results": results}
+    with distributed.session() as ctx:
+        encoder = load_encoder(args)
+        options = method_options(args.set)
+        methods = [get_method(m, encoder, **options.get(m, {})) for m in args.methods.split(",")]
+        run_dir = args.run_dir or (f"{args.json}.shards" if args.json else None)
+        shards = Shards(ctx, Path(run_dir) if run_dir else None, _shard_config(args, encoder))
+        if args.benchmark in WORLD_BENCHMARKS:
+            results = evaluate_world(methods, args.benchmark, args.split.split(","), args.limit, shards=shards)
+        else:
+            results = evaluate_benchmark(methods, args.benchmark, Path(args.data), args.limit,
+                                         images=Path(args.images) if args.images else None, shards=shards)
+        report = {"benchmark": args.benchmark, "model": encoder.label, "world_size": ctx.world_size,
+                  "shards": shards.report(), "results": results}
+    if not ctx.is_main:
+        return 0
     print(json.dumps(report, indent=2))
     if args.json:
         for path in write_reports(report, Path(args.json)):
@@ -272,6 +288,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--split", default="id,heldout,shift", help="comma-separated world splits")
     e.add_argument("--limit", type=int, default=200, help="items per split and kind (per category for public ones)")
     e.add_argument("--json", help="write the report here, with a CSV and an HTML bar chart beside it")
+    e.add_argument("--run-dir", help="where each rank keeps its outcomes, read back by a rerun "
+                                     "(default: JSON.shards beside --json; none without it)")
     e.add_argument("--set", action="append", default=[], metavar="METHOD.OPTION=VALUE",
                    help="a method option, e.g. sgi.crop_mode=resize (repeatable)")
     add_model_args(e)
