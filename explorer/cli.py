@@ -47,22 +47,25 @@ def _write_card(checkpoint: Path, objective: str) -> Path:
 
 
 def _train_align(args: argparse.Namespace) -> int:
+    from explorer import distributed
     from explorer.methods.tflocal import ALIGN_CHECKPOINTS, FINETUNE_CHECKPOINT
     from explorer.training.align import AlignTrainConfig, train_align
     from explorer.training.card import write_align_card
 
     cfg = AlignTrainConfig(variant=args.variant, seed=args.seed, steps=args.steps, batch_items=args.batch_items,
-                           data=args.data, images=args.images)
-    encoder = load_encoder(args)
-    if args.out:
-        out = Path(args.out)
-    elif encoder.is_embedded and not args.data:
-        out = FINETUNE_CHECKPOINT if args.variant == "finetune" else ALIGN_CHECKPOINTS[args.variant]
-    else:
-        raise SystemExit("--out PATH is needed unless the embedded model is trained on the world")
-    run_dir = Path(args.run_dir or f"runs/train-align-{args.variant}-{out.stem}-s{args.seed}")
-    train_align(cfg, encoder, run_dir, out)
-    if not args.no_card and not args.data:
+                           micro_items=args.micro_items, data=args.data, images=args.images)
+    cfg.threads = args.threads or cfg.threads
+    with distributed.session() as ctx:
+        encoder = load_encoder(args)
+        if args.out:
+            out = Path(args.out)
+        elif encoder.is_embedded and not args.data:
+            out = FINETUNE_CHECKPOINT if args.variant == "finetune" else ALIGN_CHECKPOINTS[args.variant]
+        else:
+            raise SystemExit("--out PATH is needed unless the embedded model is trained on the world")
+        run_dir = Path(args.run_dir or f"runs/train-align-{args.variant}-{out.stem}-s{args.seed}")
+        train_align(cfg, encoder, run_dir, out, ctx)
+    if ctx.is_main and not args.no_card and not args.data:
         logging.getLogger(__name__).info("wrote %s", write_align_card(out))
     return 0
 
@@ -267,7 +270,12 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--variant", choices=["local", "global", "finetune"], default="local")
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("--steps", type=int, default=1200)
-    a.add_argument("--batch-items", type=int, default=16, help="swap items (or image-caption pairs) per step")
+    a.add_argument("--batch-items", type=int, default=16,
+                   help="swap items (or image-caption pairs) per step, over all ranks under torchrun")
+    a.add_argument("--micro-items", type=int, default=None,
+                   help="items per forward pass; each rank accumulates gradients over its share of the step "
+                        "(default: the whole share)")
+    a.add_argument("--threads", type=int, help="torch threads, per rank (default: the config's 2)")
     a.add_argument("--data", help="a COCO-style captions JSON to train on instead of the world")
     a.add_argument("--images", help="the folder of the JSON's file_name entries (default: beside the JSON)")
     a.add_argument("--out", help="weights file to write (default: checkpoints/world-clip-tf<variant> / -finetune)")

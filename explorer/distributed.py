@@ -37,7 +37,7 @@ def init() -> Context:
         cuda = torch.cuda.is_available()
         if cuda:  # "cuda" then means this rank's own GPU
             torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
-        dist.init_process_group("nccl" if cuda else "gloo")
+        dist.init_process_group("cpu:gloo,cuda:nccl" if cuda else "gloo")  # NCCL for CUDA tensors, gloo for the rest
     ctx = Context(dist.get_rank(), dist.get_world_size())
     log.info("rank %d of %d (%s)", ctx.rank, ctx.world_size, dist.get_backend())
     return ctx
@@ -54,16 +54,11 @@ def session() -> Iterator[Context]:
             dist.destroy_process_group()
 
 
-def _device() -> torch.device:
-    """Where collective tensors live: NCCL only moves CUDA tensors."""
-    return torch.device("cuda", torch.cuda.current_device()) if dist.get_backend() == "nccl" else torch.device("cpu")
-
-
 def total(value: float, ctx: Context) -> float:
     """The sum of ``value`` over all ranks."""
     if ctx.world_size == 1:
         return value
-    t = torch.tensor([value], dtype=torch.float64, device=_device())
+    t = torch.tensor([value], dtype=torch.float64)
     dist.all_reduce(t)
     return t.item()
 

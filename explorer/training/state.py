@@ -10,19 +10,31 @@ import torch
 log = logging.getLogger(__name__)
 
 
-def resume(run_dir: Path, config: dict, model: torch.nn.Module, optimizer: torch.optim.Optimizer) -> tuple[int, float, list]:
-    """Load ``run_dir/last.pt`` into ``model`` and ``optimizer`` when there is one: (step, wall seconds, losses)."""
+def read(run_dir: Path, config: dict) -> dict | None:
+    """``run_dir/last.pt`` when there is one, checked against ``config``."""
     run_dir.mkdir(parents=True, exist_ok=True)
     path = run_dir / "last.pt"
     if not path.exists():
-        return 0, 0.0, []
+        return None
     state = torch.load(path, map_location="cpu", weights_only=True)
     if state["config"] != config:
         raise ValueError(f"{path} was made with another config; use another --run-dir or delete it")
+    log.info("resuming from step %d (%s)", state["step"], path)
+    return state
+
+
+def apply(state: dict | None, model: torch.nn.Module, optimizer: torch.optim.Optimizer) -> tuple[int, float, list]:
+    """Load a ``read`` state into ``model`` and ``optimizer``: (step, wall seconds, losses); a fresh start without one."""
+    if state is None:
+        return 0, 0.0, []
     model.load_state_dict(state["model"])
     optimizer.load_state_dict(state["optimizer"])
-    log.info("resuming from step %d (%s)", state["step"], path)
     return state["step"], state["wall_s"], state["losses"]
+
+
+def resume(run_dir: Path, config: dict, model: torch.nn.Module, optimizer: torch.optim.Optimizer) -> tuple[int, float, list]:
+    """Load ``run_dir/last.pt`` into ``model`` and ``optimizer`` when there is one: (step, wall seconds, losses)."""
+    return apply(read(run_dir, config), model, optimizer)
 
 
 def save(run_dir: Path, config: dict, model: torch.nn.Module, optimizer: torch.optim.Optimizer, step: int,
