@@ -52,9 +52,9 @@ def _train_align(args: argparse.Namespace) -> int:
     from explorer.training.align import AlignTrainConfig, train_align
     from explorer.training.card import write_align_card
 
+    given = {k: getattr(args, k) for k in ("warmup", "threads") if getattr(args, k) is not None}
     cfg = AlignTrainConfig(variant=args.variant, seed=args.seed, steps=args.steps, batch_items=args.batch_items,
-                           micro_items=args.micro_items, data=args.data, images=args.images)
-    cfg.threads = args.threads or cfg.threads
+                           micro_items=args.micro_items, data=args.data, images=args.images, **given)
     with distributed.session() as ctx:
         encoder = load_encoder(args)
         if args.out:
@@ -275,7 +275,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--micro-items", type=int, default=None,
                    help="items per forward pass; each rank accumulates gradients over its share of the step "
                         "(default: the whole share)")
-    a.add_argument("--threads", type=int, help="torch threads, per rank (default: the config's 2)")
+    a.add_argument("--warmup", type=int, help="steps of linear learning-rate warm-up (default 100)")
+    a.add_argument("--threads", type=int, help="torch threads, per rank (default 2)")
     a.add_argument("--data", help="a COCO-style captions JSON to train on instead of the world")
     a.add_argument("--images", help="the folder of the JSON's file_name entries (default: beside the JSON)")
     a.add_argument("--out", help="weights file to write (default: checkpoints/world-clip-tf<variant> / -finetune)")

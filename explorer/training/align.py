@@ -231,9 +231,13 @@ def train_align(cfg: AlignTrainConfig, encoder: DualEncoder, run_dir: Path, out:
             state.save(run_dir, asdict(cfg), trained, optimizer, step + 1, wall + time.time() - t0, losses)
     wall += time.time() - t0
     trained.eval()
+    digests = distributed.gather(state.digest(trained), ctx)
+    if len(set(digests)) > 1:
+        raise RuntimeError(f"the ranks' weights differ after training: {digests}")
     record = {
         "config": asdict(cfg),
         "world_size": ctx.world_size,
+        "weights_sha256": digests,  # one per rank, all equal
         "encoder": encoder.label,
         "encoder_model": encoder.name,
         "trainable_parameters": sum(p.numel() for p in trained.parameters()),

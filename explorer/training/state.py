@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from pathlib import Path
 
@@ -44,3 +45,11 @@ def save(run_dir: Path, config: dict, model: torch.nn.Module, optimizer: torch.o
     torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": step, "wall_s": wall_s,
                 "losses": losses, "config": config}, tmp)
     tmp.replace(run_dir / "last.pt")
+
+
+def digest(model: torch.nn.Module) -> str:
+    """SHA-256 of the model's weights, in state-dict order: equal digests, equal weights."""
+    h = hashlib.sha256()
+    for value in model.state_dict().values():
+        h.update(value.detach().cpu().contiguous().view(-1).view(torch.uint8).numpy().tobytes())
+    return h.hexdigest()
