@@ -3,8 +3,8 @@
 Both score the same world items by the same methods with one torch thread per process (OMP_NUM_THREADS=1), each
 into a fresh shard folder; the whole command is timed, model loading and start-up included. Also times one
 process with two threads, what plain torch threading makes of the same cores. The machine's 1-minute load
-average after each run is kept beside it: other work on the same cores slows every run. Checks the reports' results are
-equal, prints the ratio and writes the figures as JSON.
+average after each run is kept beside it: other work on the same cores slows every run. Checks that the
+reports' results are equal, prints the ratio and writes the figures as JSON.
 
     python scripts/scaling_bench.py [--methods global,sgi] [--split id,shift] [--limit 16] [--json PATH]
 """
