@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -79,3 +81,14 @@ def broadcast(obj: Any, ctx: Context) -> Any:
     box = [obj]
     dist.broadcast_object_list(box, src=0)
     return box[0]
+
+
+def local_launch(nproc: int) -> list[str]:
+    """The command prefix that runs ``nproc`` processes here: torchrun on a free loopback port, or plain python."""
+    if nproc == 1:
+        return [sys.executable]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={nproc}", "--master_addr=127.0.0.1",
+            f"--master_port={port}"]

@@ -124,7 +124,8 @@ def evaluate_swaps(
 ) -> dict[str, dict[str, float]]:
     """Scores per kind and over all kinds, for world swap items."""
     progress = progress or _tqdm(method.name)
-    found = [r[method.name] for part in progress(chunks(items, chunk)) for r in score_swaps([method], part, render_size)]
+    parts = progress(chunks(items, chunk))
+    found = [r[method.name] for part in parts for r in score_swaps([method], part, render_size)]
     return swap_scores([it.kind for it in items], found)
 
 
@@ -137,7 +138,8 @@ def evaluate_single(
 ) -> dict[str, float]:
     """Top-1 retrieval of each single-object image's caption among all objects' captions."""
     progress = progress or _tqdm(method.name)
-    return top1([r[method.name] for part in progress(chunks(items, chunk)) for r in score_single([method], part, render_size)])
+    parts = progress(chunks(items, chunk))
+    return top1([r[method.name] for part in parts for r in score_single([method], part, render_size)])
 
 
 def evaluate_world(

@@ -15,7 +15,6 @@ import argparse
 import json
 import os
 import platform
-import socket
 import subprocess
 import sys
 import tempfile
@@ -25,24 +24,17 @@ from pathlib import Path
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from explorer.distributed import local_launch  # noqa: E402
 
 
 def timed_eval(eval_args: list[str], out: Path, nproc: int, threads: int) -> tuple[float, dict]:
     """Seconds for one eval command and its report."""
-    launch = [sys.executable]
-    if nproc > 1:
-        launch += ["-m", "torch.distributed.run", f"--nproc_per_node={nproc}", "--master_addr=127.0.0.1",
-                   f"--master_port={free_port()}"]
     env = {**os.environ, "OMP_NUM_THREADS": str(threads), "EXPLORER_DEVICE": "cpu"}
     start = time.perf_counter()
-    subprocess.run([*launch, "-m", "explorer", *eval_args, "--json", str(out)], cwd=ROOT, env=env, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run([*local_launch(nproc), "-m", "explorer", *eval_args, "--json", str(out)], cwd=ROOT, env=env,
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - start, json.loads(out.read_text())
 
 

@@ -1,16 +1,16 @@
-"""torchrun with two CPU processes (gloo): sharded eval equals one process, resumes; DDP train-align keeps the ranks equal."""
+"""torchrun, two CPU processes (gloo): sharded eval equals one process and resumes; DDP train-align keeps ranks equal."""
 
 import json
 import os
-import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 from safetensors.torch import load_file
+
+from explorer.distributed import local_launch
 
 ROOT = Path(__file__).resolve().parents[1]
 EVAL = ["eval", "--benchmark", "world", "--methods", "global,tflocal", "--split", "id,shift", "--limit", "20"]
@@ -20,21 +20,11 @@ TRAIN = ["train-align", "--variant", "local", "--batch-items", "8", "--micro-ite
 pytestmark = pytest.mark.slow
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def explorer(args: list[str], nproc: int = 1) -> subprocess.CompletedProcess:
     """``python -m explorer ARGS``, or under ``torchrun --nproc_per_node=NPROC``; one torch thread per process."""
-    launch = [sys.executable]
-    if nproc > 1:
-        launch += ["-m", "torch.distributed.run", f"--nproc_per_node={nproc}", "--master_addr=127.0.0.1",
-                   f"--master_port={free_port()}"]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "EXPLORER_DEVICE": "cpu"}
-    done = subprocess.run([*launch, "-m", "explorer", *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=240)
+    done = subprocess.run([*local_launch(nproc), "-m", "explorer", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=240, check=False)
     assert done.returncode == 0, done.stderr[-4000:]
     return done
 

@@ -25,7 +25,7 @@ def read(run_dir: Path, config: dict) -> dict | None:
 
 
 def apply(state: dict | None, model: torch.nn.Module, optimizer: torch.optim.Optimizer) -> tuple[int, float, list]:
-    """Load a ``read`` state into ``model`` and ``optimizer``: (step, wall seconds, losses); a fresh start without one."""
+    """Load a ``read`` state into ``model`` and ``optimizer``: (step, wall seconds, losses); (0, 0.0, []) for None."""
     if state is None:
         return 0, 0.0, []
     model.load_state_dict(state["model"])
