@@ -46,22 +46,22 @@ class Shards:
         self.scored = 0  # items in this rank's chunks, scored now or read back
 
     def _load(self, config: dict) -> dict[str, dict[int, Any]]:
-        """The outcomes already in this rank's file; the file is rewritten with only its whole lines."""
-        header = {"config": config}
+        """The outcomes already in this rank's file, which is rewritten with them alone (no torn or repeated lines)."""
+        header = json.loads(json.dumps({"config": config}))  # as it reads back: tuples become lists
         lines = self.path.read_text().splitlines() if self.path.is_file() else []
-        records = [r for r in map(_parse, lines[1:]) if r is not None]
         if lines and _parse(lines[0]) != header:
             log.warning("%s holds another run's outcomes: scoring afresh", self.path)
-            records = []
+            lines = []
         done: dict[str, dict[int, Any]] = {}
-        for r in records:
+        for r in filter(None, map(_parse, lines[1:])):
             done.setdefault(r["task"], {})[r["index"]] = r["outcome"]
+        kept = [{"task": t, "index": i, "outcome": o} for t, found in done.items() for i, o in found.items()]
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_text("".join(json.dumps(r) + "\n" for r in [header, *records]))
+        tmp.write_text("".join(json.dumps(r) + "\n" for r in [header, *kept]))
         tmp.replace(self.path)
-        if records:
-            log.info("%s: %d outcomes read back", self.path, len(records))
+        if kept:
+            log.info("%s: %d outcomes read back", self.path, len(kept))
         return done
 
     def _keep(self, task: str, indices: Sequence[int], outcomes: list[Any]) -> None:

@@ -92,3 +92,25 @@ def test_ddp_train_align_keeps_the_ranks_equal_and_matches_one_process(tmp_path)
     np.testing.assert_allclose(two["loss_curve"], losses, atol=1e-3)  # the same curve as one process
     a, b = (load_file(str(tmp_path / f"{n}.safetensors")) for n in ("one", "two"))
     assert a.keys() == b.keys() and all(torch.allclose(a[k], b[k], atol=1e-5) for k in a)
+
+
+def test_shard_files_are_read_back_only_for_the_same_configuration(tmp_path):
+    from explorer.shards import Shards
+
+    calls = []
+
+    def score(part):
+        calls.append(list(part))
+        return [{"hit": x % 2 == 0} for x in part]
+
+    items = list(range(10))
+    expected = [{"hit": x % 2 == 0} for x in items]
+    assert Shards(folder=tmp_path, config={"limit": 10}).outcomes("id", items, score, 4) == expected
+    assert calls == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    path = tmp_path / "rank-0-of-1.jsonl"
+    path.write_text(path.read_text()[:-20])  # the last line torn: its chunk (8, 9) is scored again whole
+    again = Shards(folder=tmp_path, config={"limit": 10})
+    assert again.outcomes("id", items, score, 4) == expected and calls[3:] == [[8, 9]]
+    assert again.report() == [{"rank": 0, "items": 10}]
+    Shards(folder=tmp_path, config={"limit": 9}).outcomes("id", items, score, 4)  # another run: all afresh
+    assert len(calls) == 4 + 3
