@@ -4,31 +4,42 @@ from __future__ import annotations
 
 import json
 import logging
-from collections import defaultdict
+from functools import partial
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Sequence
 
 import pandas as pd
-from tqdm import tqdm
 
 from explorer.datasets import PairItem, SingleItem, load_benchmark
-from explorer.evaluate import chunks, item_similarities, summarize, swap_outcome
+from explorer.evaluate import grouped, swap_record, swap_scores
 from explorer.methods import ScoringMethod
+from explorer.shards import Progress, Shards
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[Iterable], Iterable]
 
-
-def _accuracy(hits: Sequence[bool]) -> dict[str, float]:
+def _accuracy(records: Sequence[dict]) -> dict[str, float]:
     """Percent of single-image items whose true caption scored higher, and the count."""
+    hits = [r["hit"] for r in records]
     return {"accuracy": round(100.0 * sum(hits) / len(hits), 2) if hits else 0.0, "n": len(hits)}
 
 
-def _single(method: ScoringMethod, item: SingleItem, image) -> bool:
-    """Correct when s(image, caption) > s(image, negative_caption); ties fail."""
+def _single(method: ScoringMethod, item: SingleItem, image) -> dict:
+    """``{"hit"}``: s(image, caption) > s(image, negative_caption); ties fail."""
     true, false = (s.value for s in method.score(image, [item.caption, item.negative_caption]))
-    return bool(true > false)
+    return {"hit": bool(true > false)}
+
+
+def score_items(methods: Sequence[ScoringMethod], part: Sequence[PairItem | SingleItem]) -> list[dict]:
+    """``{METHOD: outcome}`` for each item of a chunk; its images are read once and shared by all methods."""
+    loaded = [[ref.load() for ref in (it.images if isinstance(it, PairItem) else (it.image,))] for it in part]
+    found: list[dict] = [{} for _ in part]
+    for method in methods:
+        method.prepare([im for ims in loaded for im in ims])
+        for out, it, ims in zip(found, part, loaded):
+            pair = isinstance(it, PairItem)
+            out[method.name] = swap_record(method, ims, it.captions) if pair else _single(method, it, ims[0])
+    return found
 
 
 def evaluate_benchmark(
@@ -39,28 +50,19 @@ def evaluate_benchmark(
     progress: Progress | None = None,
     images: Path | None = None,
     chunk: int = 32,
+    shards: Shards | None = None,
 ) -> dict:
-    """``{METHOD: {CATEGORY: scores, "all": scores}}``: text / image / group for pairs, accuracy for single images."""
+    """``{METHOD: {CATEGORY: scores, "all": scores}}``: text / image / group for pairs, accuracy for single images.
+
+    The benchmark is one task of ``shards`` (default: this process alone, nothing kept on disk).
+    """
     items = load_benchmark(benchmark, Path(data), limit, images)
-    progress = progress or (lambda it: tqdm(it, desc=benchmark, unit="batch", leave=False))
-    found: dict[str, dict[str, list]] = {m.name: defaultdict(list) for m in methods}
-    for part in progress(chunks(items, chunk)):
-        loaded = [[ref.load() for ref in (it.images if isinstance(it, PairItem) else (it.image,))] for it in part]
-        for method in methods:  # images are read once per batch and shared by all methods
-            method.prepare([im for ims in loaded for im in ims])
-            for it, ims in zip(part, loaded):
-                if isinstance(it, PairItem):
-                    outcome = swap_outcome(item_similarities(method, ims, it.captions))
-                else:
-                    outcome = _single(method, it, ims[0])
-                found[method.name][it.category].append(outcome)
-    results: dict = {}
-    for name, by_cat in found.items():
-        score = summarize if items and isinstance(items[0], PairItem) else _accuracy
-        out = {cat: score(v) for cat, v in by_cat.items()}
-        out["all"] = score([o for v in by_cat.values() for o in v])
-        results[name] = out
-    return results
+    shards = shards or Shards()
+    found = shards.outcomes(benchmark, items, partial(score_items, methods), chunk, progress)
+    categories = [it.category for it in items]
+    pairs = bool(items) and isinstance(items[0], PairItem)
+    return {m.name: swap_scores(categories, [f[m.name] for f in found]) if pairs
+            else grouped(categories, [f[m.name] for f in found], _accuracy) for m in methods}
 
 
 def report_frame(results: dict) -> pd.DataFrame:

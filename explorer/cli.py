@@ -47,22 +47,25 @@ def _write_card(checkpoint: Path, objective: str) -> Path:
 
 
 def _train_align(args: argparse.Namespace) -> int:
+    from explorer import distributed
     from explorer.methods.tflocal import ALIGN_CHECKPOINTS, FINETUNE_CHECKPOINT
     from explorer.training.align import AlignTrainConfig, train_align
     from explorer.training.card import write_align_card
 
+    given = {k: getattr(args, k) for k in ("warmup", "threads") if getattr(args, k) is not None}
     cfg = AlignTrainConfig(variant=args.variant, seed=args.seed, steps=args.steps, batch_items=args.batch_items,
-                           data=args.data, images=args.images)
-    encoder = load_encoder(args)
-    if args.out:
-        out = Path(args.out)
-    elif encoder.is_embedded and not args.data:
-        out = FINETUNE_CHECKPOINT if args.variant == "finetune" else ALIGN_CHECKPOINTS[args.variant]
-    else:
-        raise SystemExit("--out PATH is needed unless the embedded model is trained on the world")
-    run_dir = Path(args.run_dir or f"runs/train-align-{args.variant}-{out.stem}-s{args.seed}")
-    train_align(cfg, encoder, run_dir, out)
-    if not args.no_card and not args.data:
+                           micro_items=args.micro_items, data=args.data, images=args.images, **given)
+    with distributed.session() as ctx:
+        encoder = load_encoder(args)
+        if args.out:
+            out = Path(args.out)
+        elif encoder.is_embedded and not args.data:
+            out = FINETUNE_CHECKPOINT if args.variant == "finetune" else ALIGN_CHECKPOINTS[args.variant]
+        else:
+            raise SystemExit("--out PATH is needed unless the embedded model is trained on the world")
+        run_dir = Path(args.run_dir or f"runs/train-align-{args.variant}-{out.stem}-s{args.seed}")
+        train_align(cfg, encoder, run_dir, out, ctx)
+    if ctx.is_main and not args.no_card and not args.data:
         logging.getLogger(__name__).info("wrote %s", write_align_card(out))
     return 0
 
@@ -109,22 +112,38 @@ WORLD_BENCHMARKS = ("world", "world-single")
 PUBLIC_BENCHMARKS = ("sugarcrepe", "winoground", "bivlc", "aro")
 
 
+def _shard_config(args: argparse.Namespace, encoder) -> dict:
+    """What a rerun must share with the run whose shard files it reads back (the weights file by size and time)."""
+    weights = encoder.checkpoint.stat() if encoder.checkpoint else None
+    return {"benchmark": args.benchmark, "data": args.data, "images": args.images, "methods": args.methods,
+            "split": args.split, "limit": args.limit, "set": args.set, "model": encoder.label,
+            "weights": [weights.st_size, weights.st_mtime_ns] if weights else None}
+
+
 def _eval(args: argparse.Namespace) -> int:
+    from explorer import distributed
     from explorer.benchmarks import evaluate_benchmark, write_reports
     from explorer.evaluate import evaluate_world
     from explorer.methods import get_method
+    from explorer.shards import Shards
 
     if args.benchmark in PUBLIC_BENCHMARKS and not args.data:
         raise SystemExit(f"--data PATH is needed for {args.benchmark}: the benchmark's files in its own layout")
-    encoder = load_encoder(args)
-    options = method_options(args.set)
-    methods = [get_method(m, encoder, **options.get(m, {})) for m in args.methods.split(",")]
-    if args.benchmark in WORLD_BENCHMARKS:
-        results = evaluate_world(methods, args.benchmark, args.split.split(","), args.limit)
-    else:
-        results = evaluate_benchmark(methods, args.benchmark, Path(args.data), args.limit,
-                                     images=Path(args.images) if args.images else None)
-    report = {"benchmark": args.benchmark, "model": encoder.label, "results": results}
+    with distributed.session() as ctx:
+        encoder = load_encoder(args)
+        options = method_options(args.set)
+        methods = [get_method(m, encoder, **options.get(m, {})) for m in args.methods.split(",")]
+        run_dir = args.run_dir or (f"{args.json}.shards" if args.json else None)
+        shards = Shards(ctx, Path(run_dir) if run_dir else None, _shard_config(args, encoder))
+        if args.benchmark in WORLD_BENCHMARKS:
+            results = evaluate_world(methods, args.benchmark, args.split.split(","), args.limit, shards=shards)
+        else:
+            results = evaluate_benchmark(methods, args.benchmark, Path(args.data), args.limit,
+                                         images=Path(args.images) if args.images else None, shards=shards)
+        report = {"benchmark": args.benchmark, "model": encoder.label, "world_size": ctx.world_size,
+                  "shards": shards.report(), "results": results}
+    if not ctx.is_main:
+        return 0
     print(json.dumps(report, indent=2))
     if args.json:
         for path in write_reports(report, Path(args.json)):
@@ -251,7 +270,13 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--variant", choices=["local", "global", "finetune"], default="local")
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("--steps", type=int, default=1200)
-    a.add_argument("--batch-items", type=int, default=16, help="swap items (or image-caption pairs) per step")
+    a.add_argument("--batch-items", type=int, default=16,
+                   help="swap items (or image-caption pairs) per step, over all ranks under torchrun")
+    a.add_argument("--micro-items", type=int, default=None,
+                   help="items per forward pass; each rank accumulates gradients over its share of the step "
+                        "(default: the whole share)")
+    a.add_argument("--warmup", type=int, help="steps of linear learning-rate warm-up (default 100)")
+    a.add_argument("--threads", type=int, help="torch threads, per rank (default 2)")
     a.add_argument("--data", help="a COCO-style captions JSON to train on instead of the world")
     a.add_argument("--images", help="the folder of the JSON's file_name entries (default: beside the JSON)")
     a.add_argument("--out", help="weights file to write (default: checkpoints/world-clip-tf<variant> / -finetune)")
@@ -274,6 +299,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "val-shift (validation: to choose a recipe, seed or setting)")
     e.add_argument("--limit", type=int, default=200, help="items per split and kind (per category for public ones)")
     e.add_argument("--json", help="write the report here, with a CSV and an HTML bar chart beside it")
+    e.add_argument("--run-dir", help="where each rank keeps its outcomes, read back by a rerun "
+                                     "(default: JSON.shards beside --json; none without it)")
     e.add_argument("--set", action="append", default=[], metavar="METHOD.OPTION=VALUE",
                    help="a method option, e.g. sgi.crop_mode=resize (repeatable)")
     add_model_args(e)

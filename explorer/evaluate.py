@@ -4,18 +4,20 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 from PIL import Image
 from tqdm import tqdm
 
 from explorer import world
+from explorer.shards import Progress, Shards, chunks
 
 if TYPE_CHECKING:  # the methods pull in spaCy; the metrics alone need none of them
     from explorer.methods import ScoringMethod
 
-Progress = Callable[[Iterable], Iterable]
+SWAP_CHUNK, SINGLE_CHUNK = 32, 64  # items scored together: the unit of sharding too
 
 
 @dataclass(frozen=True)
@@ -55,13 +57,62 @@ def item_similarities(method: ScoringMethod, images: Sequence[Image.Image], capt
     return np.array(cols).T
 
 
-def chunks(items: Sequence, size: int) -> list[Sequence]:
-    """Consecutive slices of at most ``size`` items."""
-    return [items[i : i + size] for i in range(0, len(items), size)]
+def swap_record(method: ScoringMethod, images: Sequence[Image.Image], captions: Sequence[str]) -> dict:
+    """One two-image item's outcome: ``{"text", "image", "s"}`` with the similarities ``s[c][i]``."""
+    s = item_similarities(method, images, captions)
+    o = swap_outcome(s)
+    return {"text": o.text, "image": o.image, "s": s.round(6).tolist()}
+
+
+def grouped(groups: Sequence[str], values: Sequence, score: Callable[[Sequence], dict]) -> dict:
+    """``score`` of each group's values (groups in order of first appearance), and ``"all"`` of every value."""
+    by_group: dict[str, list] = defaultdict(list)
+    for group, value in zip(groups, values):
+        by_group[group].append(value)
+    out = {g: score(v) for g, v in by_group.items()}
+    out["all"] = score([v for vs in by_group.values() for v in vs])
+    return out
+
+
+def swap_scores(groups: Sequence[str], records: Sequence[dict]) -> dict:
+    """Text / image / group scores per group and over all, from ``swap_record`` outcomes."""
+    return grouped(groups, [Outcome(r["text"], r["image"]) for r in records], summarize)
+
+
+def top1(records: Sequence[dict]) -> dict[str, float]:
+    """Percent of ``{"hit"}`` outcomes that hit, and the count."""
+    return {"top1": round(100.0 * sum(r["hit"] for r in records) / max(1, len(records)), 2), "n": len(records)}
 
 
 def _tqdm(desc: str) -> Progress:
     return lambda it: tqdm(it, desc=desc, unit="batch", leave=False)
+
+
+def score_swaps(methods: Sequence[ScoringMethod], part: Sequence[world.SwapItem], render_size: int | None = None,
+                ) -> list[dict]:
+    """``{METHOD: swap_record}`` for each world swap item of a chunk."""
+    found: list[dict] = [{} for _ in part]
+    for method in methods:
+        size = render_size or method.encoder.image_size
+        rendered = [[sc.render(size) for sc in it.images] for it in part]
+        method.prepare([im for pair in rendered for im in pair])
+        for out, it, imgs in zip(found, part, rendered):
+            out[method.name] = swap_record(method, imgs, it.captions)
+    return found
+
+
+def score_single(methods: Sequence[ScoringMethod], part: Sequence[world.SingleItem], render_size: int | None = None,
+                 ) -> list[dict]:
+    """``{METHOD: {"hit"}}`` for each single-object item of a chunk: is its caption the top-1 of all objects'?"""
+    found: list[dict] = [{} for _ in part]
+    for method in methods:
+        size = render_size or method.encoder.image_size
+        images = [it.scene.render(size) for it in part]
+        method.prepare(images)
+        for out, it, im in zip(found, part, images):
+            values = [sc.value for sc in method.score(im, it.captions)]
+            out[method.name] = {"hit": bool(np.argmax(values) == it.label)}
+    return found
 
 
 def evaluate_swaps(
@@ -69,19 +120,13 @@ def evaluate_swaps(
     items: Sequence[world.SwapItem],
     render_size: int,
     progress: Progress | None = None,
-    chunk: int = 32,
+    chunk: int = SWAP_CHUNK,
 ) -> dict[str, dict[str, float]]:
     """Scores per kind and over all kinds, for world swap items."""
     progress = progress or _tqdm(method.name)
-    by_kind: dict[str, list[Outcome]] = defaultdict(list)
-    for part in progress(chunks(items, chunk)):
-        rendered = [[sc.render(render_size) for sc in it.images] for it in part]
-        method.prepare([im for pair in rendered for im in pair])
-        for it, imgs in zip(part, rendered):
-            by_kind[it.kind].append(swap_outcome(item_similarities(method, imgs, it.captions)))
-    out = {k: summarize(v) for k, v in by_kind.items()}
-    out["all"] = summarize([o for v in by_kind.values() for o in v])
-    return out
+    parts = progress(chunks(items, chunk))
+    found = [r[method.name] for part in parts for r in score_swaps([method], part, render_size)]
+    return swap_scores([it.kind for it in items], found)
 
 
 def evaluate_single(
@@ -89,18 +134,12 @@ def evaluate_single(
     items: Sequence[world.SingleItem],
     render_size: int,
     progress: Progress | None = None,
-    chunk: int = 64,
+    chunk: int = SINGLE_CHUNK,
 ) -> dict[str, float]:
     """Top-1 retrieval of each single-object image's caption among all objects' captions."""
     progress = progress or _tqdm(method.name)
-    hits = 0
-    for part in progress(chunks(items, chunk)):
-        images = [it.scene.render(render_size) for it in part]
-        method.prepare(images)
-        for it, im in zip(part, images):
-            values = [sc.value for sc in method.score(im, it.captions)]
-            hits += int(np.argmax(values) == it.label)
-    return {"top1": round(100.0 * hits / max(1, len(items)), 2), "n": len(items)}
+    parts = progress(chunks(items, chunk))
+    return top1([r[method.name] for part in parts for r in score_single([method], part, render_size)])
 
 
 def evaluate_world(
@@ -110,21 +149,26 @@ def evaluate_world(
     limit: int,
     kinds: Sequence[str] = world.KINDS,
     render_size: int | None = None,
+    shards: Shards | None = None,
 ) -> dict:
-    """``{METHOD: {SPLIT: {KIND: scores}}}`` for ``world``, or ``{"single": ...}`` for ``world-single``."""
-    results: dict = {}
-    for method in methods:
-        size = render_size or method.encoder.image_size
-        per_split = {}
-        for split in splits:
-            desc = f"{method.name}/{split}"
-            if benchmark == "world":
-                items = [it for kind in kinds for it in world.swap_items(split, kind, limit)]
-                per_split[split] = evaluate_swaps(method, items, size, _tqdm(desc))
-            elif benchmark == "world-single":
-                items = world.single_items(split, limit)
-                per_split[split] = {"single": evaluate_single(method, items, size, _tqdm(desc))}
-            else:
-                raise ValueError(f"unknown world benchmark {benchmark!r}")
-        results[method.name] = per_split
+    """``{METHOD: {SPLIT: {KIND: scores}}}`` for ``world``, or ``{"single": ...}`` for ``world-single``.
+
+    Each split is one task of ``shards`` (default: this process alone, nothing kept on disk).
+    """
+    shards = shards or Shards()
+    results: dict = {m.name: {} for m in methods}
+    for split in splits:
+        if benchmark == "world":
+            items = [it for kind in kinds for it in world.swap_items(split, kind, limit)]
+            score, chunk = score_swaps, SWAP_CHUNK
+        elif benchmark == "world-single":
+            items = world.single_items(split, limit)
+            score, chunk = score_single, SINGLE_CHUNK
+        else:
+            raise ValueError(f"unknown world benchmark {benchmark!r}")
+        found = shards.outcomes(split, items, partial(score, methods, render_size=render_size), chunk)
+        for m in methods:
+            records = [f[m.name] for f in found]
+            results[m.name][split] = (swap_scores([it.kind for it in items], records) if benchmark == "world"
+                                      else {"single": top1(records)})
     return results

@@ -8,6 +8,13 @@ cross-entropy from each image to its caption and from each caption to its image.
 train only the alignment transformer over the frozen encoder's features; ``finetune`` trains the whole
 encoder with its cosine. Batches come from ``numpy.random.default_rng([seed, step])``, so a run resumed
 from ``last.pt`` continues exactly.
+
+Under torchrun the trained module is wrapped in DistributedDataParallel. A step's global batch of
+``batch_items`` is cut into ``world_size x A`` parts of at most ``micro_items`` (part ``k`` drawn from
+``default_rng([seed, step, k])``); rank ``r`` takes parts ``r, r + W, ...`` and accumulates their gradients,
+weighted by their share of the global batch, before one synchronised optimizer step. One process with
+``micro_items`` = half the batch therefore sees the same data as two ranks. Rank 0 writes the checkpoints and
+the weights; a resumed run reads rank 0's ``last.pt`` and hands it to every rank.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Sequence
@@ -26,7 +34,7 @@ from PIL import Image
 from safetensors.torch import save_file
 from tqdm import tqdm
 
-from explorer import text, world
+from explorer import distributed, text, world
 from explorer.alignment import AlignConfig, AlignmentTransformer, pair_inputs
 from explorer.encoders import DualEncoder
 from explorer.inputs import InputError, load_image
@@ -44,7 +52,8 @@ class AlignTrainConfig:
     variant: str = "local"
     seed: int = 0
     steps: int = 1200
-    batch_items: int = 16  # swap items (world) or image-caption pairs (--data) per step
+    batch_items: int = 16  # swap items (world) or image-caption pairs (--data) per step, over all ranks
+    micro_items: int | None = None  # items per forward pass (None: a rank's whole share), gradients accumulated
     lr: float = 3e-4  # aligners; fine-tuning uses finetune_lr
     finetune_lr: float = 3e-5
     warmup: int = 100
@@ -123,13 +132,14 @@ def batch_loss(scores: torch.Tensor, batch: Batch) -> torch.Tensor:
     return (i2t + t2i) / 2
 
 
-class AlignScorer:
+class AlignScorer(torch.nn.Module):
     """Scores (I, C) of a batch's candidate pairs through the aligner, over the frozen encoder's features."""
 
     def __init__(self, encoder: DualEncoder, aligner: AlignmentTransformer) -> None:
+        super().__init__()
         self.encoder, self.aligner = encoder, aligner
 
-    def __call__(self, batch: Batch) -> torch.Tensor:
+    def forward(self, batch: Batch) -> torch.Tensor:
         imgs = self.encoder.encode_images(batch.images)
         txts = self.encoder.encode_texts(batch.captions)
         ii, cc = batch.candidates.nonzero(as_tuple=True)
@@ -141,22 +151,32 @@ class AlignScorer:
         return scores.index_put((ii, cc), self.aligner(*inputs)[0])
 
 
-class FinetuneScorer:
+class FinetuneScorer(torch.nn.Module):
     """All-pairs scaled cosines (I, C) under the encoder being fine-tuned."""
 
     def __init__(self, encoder: DualEncoder) -> None:
-        self.encoder = encoder
+        super().__init__()
+        self.encoder, self.model = encoder, encoder.model
 
-    def __call__(self, batch: Batch) -> torch.Tensor:
-        model = self.encoder.model
+    def forward(self, batch: Batch) -> torch.Tensor:
+        model = self.model
         x = torch.stack([self.encoder.preprocess(im.convert("RGB")) for im in batch.images])
         img = F.normalize(model.encode_image(x), dim=-1)
         txt = F.normalize(model.encode_text(self.encoder.tokenizer(batch.captions)), dim=-1)
         return model.logit_scale.exp() * img @ txt.T
 
 
-def train_align(cfg: AlignTrainConfig, encoder: DualEncoder, run_dir: Path, out: Path) -> dict:
-    """Train (or resume) one variant and write ``out`` (safetensors) with its ``.json`` record."""
+def step_parts(cfg: AlignTrainConfig, world_size: int) -> list[int]:
+    """Items in each part of a step's global batch: ``world_size`` ranks x the micro-batches each accumulates."""
+    if cfg.batch_items < world_size:
+        raise ValueError(f"--batch-items {cfg.batch_items} cannot be shared by {world_size} ranks")
+    n = world_size * -(-cfg.batch_items // (world_size * (cfg.micro_items or cfg.batch_items)))
+    return [cfg.batch_items // n + (k < cfg.batch_items % n) for k in range(n)]
+
+
+def train_align(cfg: AlignTrainConfig, encoder: DualEncoder, run_dir: Path, out: Path,
+                ctx: distributed.Context = distributed.SINGLE) -> dict:
+    """Train (or resume) one variant and write ``out`` (safetensors) with its ``.json`` record (rank 0)."""
     if cfg.variant not in VARIANTS:
         raise ValueError(f"unknown variant {cfg.variant!r}; known: {', '.join(VARIANTS)}")
     torch.set_num_threads(cfg.threads)
@@ -165,7 +185,7 @@ def train_align(cfg: AlignTrainConfig, encoder: DualEncoder, run_dir: Path, out:
     seen = world.seen_combos(cfg.coverage, world.DEFAULT_WORLD_SEED)
     if cfg.variant == "finetune":
         trained: torch.nn.Module = encoder.model
-        scorer = FinetuneScorer(encoder)
+        scorer: torch.nn.Module = FinetuneScorer(encoder)
         lr = cfg.finetune_lr
     else:
         align_cfg = AlignConfig(encoder.embed_dim, cfg.variant)
@@ -174,35 +194,50 @@ def train_align(cfg: AlignTrainConfig, encoder: DualEncoder, run_dir: Path, out:
         lr = cfg.lr
     schedule = replace(cfg, lr=lr)
     optimizer = make_optimizer(trained, schedule)
+    parts = step_parts(cfg, ctx.world_size)
+    accumulate = len(parts) // ctx.world_size  # micro-batches per rank and step
+    saved = distributed.broadcast(state.read(run_dir, asdict(cfg)) if ctx.is_main else None, ctx)
+    start, wall, losses = state.apply(saved, trained, optimizer)
+    if ctx.world_size > 1:  # after loading: DDP starts every rank from rank 0's weights
+        scorer = torch.nn.parallel.DistributedDataParallel(scorer)
 
-    start, wall, losses = state.resume(run_dir, asdict(cfg), trained, optimizer)
+    def draw(step: int, k: int) -> Batch:
+        rng = np.random.default_rng([cfg.seed, step] if len(parts) == 1 else [cfg.seed, step, k])
+        if pairs is None:
+            return world_batch(rng, parts[k], seen, encoder.image_size)
+        return pairs_batch(rng, parts[k], pairs)
 
     trained.train()
-    bar = tqdm(range(start, cfg.steps), initial=start, total=cfg.steps, desc=f"train-align {cfg.variant}", unit="step")
+    bar = tqdm(range(start, cfg.steps), initial=start, total=cfg.steps, desc=f"train-align {cfg.variant}", unit="step",
+               disable=not ctx.is_main)
     t0 = time.time()
     for step in bar:
-        rng = np.random.default_rng([cfg.seed, step])
-        if pairs is None:
-            batch = world_batch(rng, cfg.batch_items, seen, encoder.image_size)
-        else:
-            batch = pairs_batch(rng, cfg.batch_items, pairs)
         for group in optimizer.param_groups:
             group["lr"] = lr_at(step, schedule)
-        loss = batch_loss(scorer(batch), batch)
         optimizer.zero_grad(set_to_none=True)
-        loss.backward()
+        loss_sum = 0.0
+        for j, k in enumerate(range(ctx.rank, len(parts), ctx.world_size)):
+            batch = draw(step, k)
+            share = parts[k] / cfg.batch_items
+            last = j == accumulate - 1
+            with nullcontext() if last or ctx.world_size == 1 else scorer.no_sync():  # one all-reduce a step
+                loss = batch_loss(scorer(batch), batch)
+                (share * ctx.world_size * loss).backward()  # DDP averages over ranks
+            loss_sum += share * loss.item()
         optimizer.step()
-        losses.append(round(loss.item(), 4))
+        losses.append(round(distributed.total(loss_sum, ctx), 4))
         bar.set_postfix(loss=f"{np.mean(losses[-20:]):.3f}")
-        if (step + 1) % cfg.checkpoint_every == 0 or step + 1 == cfg.steps:
+        if ctx.is_main and ((step + 1) % cfg.checkpoint_every == 0 or step + 1 == cfg.steps):
             state.save(run_dir, asdict(cfg), trained, optimizer, step + 1, wall + time.time() - t0, losses)
     wall += time.time() - t0
     trained.eval()
-
-    out.parent.mkdir(parents=True, exist_ok=True)
-    save_file({k: v.contiguous() for k, v in trained.state_dict().items()}, str(out))
+    digests = distributed.gather(state.digest(trained), ctx)
+    if len(set(digests)) > 1:
+        raise RuntimeError(f"the ranks' weights differ after training: {digests}")
     record = {
         "config": asdict(cfg),
+        "world_size": ctx.world_size,
+        "weights_sha256": digests,  # one per rank, all equal
         "encoder": encoder.label,
         "encoder_model": encoder.name,
         "trainable_parameters": sum(p.numel() for p in trained.parameters()),
@@ -213,6 +248,9 @@ def train_align(cfg: AlignTrainConfig, encoder: DualEncoder, run_dir: Path, out:
     }
     if cfg.variant != "finetune":
         record["align_config"] = asdict(align_cfg)
-    out.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
-    log.info("wrote %s after %.0f s", out, wall)
+    if ctx.is_main:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        save_file({k: v.contiguous() for k, v in trained.state_dict().items()}, str(out))
+        out.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
+        log.info("wrote %s after %.0f s", out, wall)
     return record
