@@ -11,17 +11,11 @@ from typing import Sequence
 import pandas as pd
 
 from explorer.datasets import PairItem, SingleItem, load_benchmark
-from explorer.evaluate import grouped, swap_record, swap_scores
+from explorer.evaluate import grouped, hit_rate, swap_record, swap_scores
 from explorer.methods import ScoringMethod
 from explorer.shards import Progress, Shards
 
 log = logging.getLogger(__name__)
-
-
-def _accuracy(records: Sequence[dict]) -> dict[str, float]:
-    """Percent of single-image items whose true caption scored higher, and the count."""
-    hits = [r["hit"] for r in records]
-    return {"accuracy": round(100.0 * sum(hits) / len(hits), 2) if hits else 0.0, "n": len(hits)}
 
 
 def _single(method: ScoringMethod, item: SingleItem, image) -> dict:
@@ -62,26 +56,28 @@ def evaluate_benchmark(
     categories = [it.category for it in items]
     pairs = bool(items) and isinstance(items[0], PairItem)
     return {m.name: swap_scores(categories, [f[m.name] for f in found]) if pairs
-            else grouped(categories, [f[m.name] for f in found], _accuracy) for m in methods}
+            else grouped(categories, [f[m.name] for f in found], partial(hit_rate, name="accuracy")) for m in methods}
 
 
 def report_frame(results: dict) -> pd.DataFrame:
-    """One row per method x split/category x metric: columns method, category, metric, value, n."""
+    """One row per method x split/category x metric: method, category, metric, value, its interval, n."""
     rows: list[dict] = []
 
     def walk(method: str, keys: list[str], node: dict) -> None:
         leaves = {k: v for k, v in node.items() if not isinstance(v, dict)}
+        ci = node.get("ci", {})
         for metric, value in leaves.items():
             if metric != "n":
+                low, high = ci.get(metric, (None, None))
                 rows.append({"method": method, "category": "/".join(keys), "metric": metric, "value": value,
-                             "n": leaves.get("n")})
+                             "low": low, "high": high, "n": leaves.get("n")})
         for k, v in node.items():
-            if isinstance(v, dict):
+            if isinstance(v, dict) and k != "ci":
                 walk(method, keys + [str(k)], v)
 
     for method, node in results.items():
         walk(str(method), [], node)
-    return pd.DataFrame(rows, columns=["method", "category", "metric", "value", "n"])
+    return pd.DataFrame(rows, columns=["method", "category", "metric", "value", "low", "high", "n"])
 
 
 def write_reports(report: dict, json_path: Path) -> list[Path]:
@@ -95,7 +91,9 @@ def write_reports(report: dict, json_path: Path) -> list[Path]:
     csv_path, html_path = json_path.with_suffix(".csv"), json_path.with_suffix(".html")
     frame.to_csv(csv_path, index=False)
     fig = px.bar(
-        frame, x="category", y="value", color="method", barmode="group", facet_row="metric", hover_data=["n"],
+        frame.assign(above=frame["high"] - frame["value"], below=frame["value"] - frame["low"]),
+        x="category", y="value", color="method", barmode="group", facet_row="metric", hover_data=["n", "low", "high"],
+        error_y="above", error_y_minus="below",
         title=f"{report.get('benchmark', '')}: {report.get('model', '')}", range_y=[0, 100],
         labels={"value": "%", "category": ""},
     )

@@ -122,6 +122,7 @@ def _shard_config(args: argparse.Namespace, encoder) -> dict:
 
 def _eval(args: argparse.Namespace) -> int:
     from explorer import distributed
+    from explorer import intervals
     from explorer.benchmarks import evaluate_benchmark, write_reports
     from explorer.evaluate import evaluate_world
     from explorer.methods import get_method
@@ -141,7 +142,7 @@ def _eval(args: argparse.Namespace) -> int:
             results = evaluate_benchmark(methods, args.benchmark, Path(args.data), args.limit,
                                          images=Path(args.images) if args.images else None, shards=shards)
         report = {"benchmark": args.benchmark, "model": encoder.label, "world_size": ctx.world_size,
-                  "shards": shards.report(), "results": results}
+                  "shards": shards.report(), "interval": intervals.METHOD, "results": results}
     if not ctx.is_main:
         return 0
     print(json.dumps(report, indent=2))

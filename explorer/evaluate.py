@@ -12,6 +12,7 @@ from PIL import Image
 from tqdm import tqdm
 
 from explorer import world
+from explorer.intervals import percent_intervals
 from explorer.shards import Progress, Shards, chunks
 
 if TYPE_CHECKING:  # the methods pull in spaCy; the metrics alone need none of them
@@ -37,18 +38,20 @@ def swap_outcome(s: np.ndarray) -> Outcome:
     return Outcome(bool(text), bool(image))
 
 
-def summarize(outcomes: Sequence[Outcome]) -> dict[str, float]:
-    """Percentages of text, image and group successes, and the count."""
+def summarize(outcomes: Sequence[Outcome]) -> dict:
+    """Percentages of text, image and group successes, the count, and their 95% bootstrap intervals (``ci``)."""
     n = len(outcomes)
-    if n == 0:
-        return {"text": 0.0, "image": 0.0, "group": 0.0, "n": 0}
-    pct = lambda xs: round(100.0 * sum(xs) / n, 2)  # noqa: E731
-    return {
-        "text": pct(o.text for o in outcomes),
-        "image": pct(o.image for o in outcomes),
-        "group": pct(o.group for o in outcomes),
-        "n": n,
-    }
+    hits = np.array([[o.text, o.image, o.group] for o in outcomes], dtype=bool).reshape(n, 3)
+    values = [round(100.0 * float(col.mean()), 2) if n else 0.0 for col in hits.T]
+    names = ("text", "image", "group")
+    return {**dict(zip(names, values)), "n": n, "ci": dict(zip(names, percent_intervals(hits)))}
+
+
+def hit_rate(records: Sequence[dict], name: str) -> dict:
+    """Percent of ``{"hit"}`` outcomes that hit as ``name``, the count, and its 95% bootstrap interval."""
+    hits = np.array([r["hit"] for r in records], dtype=bool)
+    value = round(100.0 * float(hits.mean()), 2) if len(hits) else 0.0
+    return {name: value, "n": len(hits), "ci": {name: percent_intervals(hits)[0]}}
 
 
 def item_similarities(method: ScoringMethod, images: Sequence[Image.Image], captions: Sequence[str]) -> np.ndarray:
@@ -79,9 +82,9 @@ def swap_scores(groups: Sequence[str], records: Sequence[dict]) -> dict:
     return grouped(groups, [Outcome(r["text"], r["image"]) for r in records], summarize)
 
 
-def top1(records: Sequence[dict]) -> dict[str, float]:
-    """Percent of ``{"hit"}`` outcomes that hit, and the count."""
-    return {"top1": round(100.0 * sum(r["hit"] for r in records) / max(1, len(records)), 2), "n": len(records)}
+def top1(records: Sequence[dict]) -> dict:
+    """Single-object top-1: percent of ``{"hit"}`` outcomes that hit, the count and the interval."""
+    return hit_rate(records, "top1")
 
 
 def _tqdm(desc: str) -> Progress:

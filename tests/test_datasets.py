@@ -17,6 +17,11 @@ COLOURS = {"red": (255, 0, 0), "green": (0, 255, 0), "blue": (0, 0, 255), "yello
 NO_BAR = lambda it: it  # noqa: E731
 
 
+def points(cells: dict) -> dict:
+    """Scores without their bootstrap intervals (tested on their own)."""
+    return {k: points(v) for k, v in cells.items() if k != "ci"} if isinstance(cells, dict) else cells
+
+
 class ColourMethod(ScoringMethod):
     """1 when the caption names the image's mean colour, minus 0.01 a word (shorter captions win ties)."""
 
@@ -98,10 +103,13 @@ def test_sugarcrepe_loads_and_scores(tmp_path, caplog):
     colour, length = ColourMethod(), LengthMethod()
     res = evaluate_benchmark([colour, length], "sugarcrepe", root, None, NO_BAR)
     # colour: item 0 right (1 > 0); item 1 both 0, equal words -> tie fails; item 12 right
-    assert res["colour"] == {"add_obj": {"accuracy": 50.0, "n": 2}, "swap_att": {"accuracy": 100.0, "n": 1},
-                             "all": {"accuracy": 66.67, "n": 3}}
+    assert points(res["colour"]) == {"add_obj": {"accuracy": 50.0, "n": 2}, "swap_att": {"accuracy": 100.0, "n": 1},
+                                     "all": {"accuracy": 66.67, "n": 3}}
+    assert res["colour"]["swap_att"]["ci"] == {"accuracy": [100.0, 100.0]}  # one item: no spread
+    low, high = res["colour"]["all"]["ci"]["accuracy"]
+    assert low < 66.67 < high
     # length: 12 < 13, 11 < 13 wrong; "green" (5) > "red" (3) right
-    assert res["length"]["add_obj"]["accuracy"] == 0.0 and res["length"]["all"] == {"accuracy": 33.33, "n": 3}
+    assert res["length"]["add_obj"]["accuracy"] == 0.0 and points(res["length"]["all"]) == {"accuracy": 33.33, "n": 3}
     assert colour.prepared == 3
 
 
@@ -109,7 +117,7 @@ def test_sugarcrepe_limit_is_per_category_and_images_folder(tmp_path):
     root = sugarcrepe(tmp_path / "data")
     (root / "val2017").rename(tmp_path / "coco")
     res = evaluate_benchmark([ColourMethod()], "sugarcrepe", root, 1, NO_BAR, images=tmp_path / "coco")["colour"]
-    assert res["add_obj"]["n"] == 1 and res["swap_att"]["n"] == 1 and res["all"] == {"accuracy": 100.0, "n": 2}
+    assert res["add_obj"]["n"] == 1 and res["swap_att"]["n"] == 1 and points(res["all"]) == {"accuracy": 100.0, "n": 2}
 
 
 def test_sugarcrepe_errors_name_file_and_field(tmp_path):
@@ -188,7 +196,8 @@ def test_winoground_jsonl(tmp_path):
     assert items[1].images[1].path == tmp_path / "data" / "images" / "ex_1_img_1.png"
     assert items[1].category == "Relation" and items[1].info["num_main_preds"] == 1
     res = evaluate_benchmark([ColourMethod()], "winoground", tmp_path / "data", None, NO_BAR)
-    assert res["colour"] == WINO_EXPECTED
+    assert points(res["colour"]) == WINO_EXPECTED
+    assert all(c["ci"]["group"][0] <= c["group"] <= c["ci"]["group"][1] for c in res["colour"].values())
     assert evaluate_benchmark([ColourMethod()], "winoground", tmp_path, 1, NO_BAR)["colour"]["all"]["n"] == 3
 
     bad = json.loads(lines[1])
@@ -214,7 +223,7 @@ def test_winoground_parquet(tmp_path):
 
     items = load_benchmark("winoground", tmp_path)
     assert len(items) == 4 and items[0].images[0].data is not None and items[0].images[0].load().size == (8, 8)
-    assert evaluate_benchmark([ColourMethod()], "winoground", tmp_path, None, NO_BAR)["colour"] == WINO_EXPECTED
+    assert points(evaluate_benchmark([ColourMethod()], "winoground", tmp_path, None, NO_BAR)["colour"]) == WINO_EXPECTED
 
     pd.DataFrame(rows).drop(columns="tag").to_parquet(tmp_path / "data" / "test-00000-of-00001.parquet")
     with pytest.raises(DatasetError, match=r"test-00000-of-00001\.parquet: no column 'tag'"):
@@ -245,9 +254,9 @@ def test_bivlc(tmp_path, fmt):
     assert items[1].captions == ("red", "red or blue") and items[1].category == "swap"
     assert items[1].images[1].path == tmp_path / "imgs" / "b.png" and items[1].info["subtype"] == "att"
     res = evaluate_benchmark([ColourMethod()], "bivlc", path, None, NO_BAR)["colour"]
-    assert res["replace"] == {"text": 50.0, "image": 50.0, "group": 50.0, "n": 2}
-    assert res["swap"] == {"text": 100.0, "image": 0.0, "group": 0.0, "n": 1}
-    assert res["all"] == {"text": 66.67, "image": 33.33, "group": 33.33, "n": 3}
+    assert points(res["replace"]) == {"text": 50.0, "image": 50.0, "group": 50.0, "n": 2}
+    assert points(res["swap"]) == {"text": 100.0, "image": 0.0, "group": 0.0, "n": 1}
+    assert points(res["all"]) == {"text": 66.67, "image": 33.33, "group": 33.33, "n": 3}
 
     frame.drop(columns="negative_image").to_csv(tmp_path / "bivlc.csv", index=False)
     with pytest.raises(DatasetError, match=r"bivlc\.csv: no column 'negative_image'"):
@@ -300,10 +309,10 @@ def test_aro_crops_to_the_box(tmp_path):
     assert np.asarray(items[0].image.load()).reshape(-1, 3).mean(0)[0] > 200  # the red half
 
     res = evaluate_benchmark([ColourMethod()], "aro", tmp_path, None, NO_BAR)["colour"]
-    assert res == {"VG-Relation": {"accuracy": 50.0, "n": 2}, "VG-Attribution": {"accuracy": 100.0, "n": 1},
+    assert points(res) == {"VG-Relation": {"accuracy": 50.0, "n": 2}, "VG-Attribution": {"accuracy": 100.0, "n": 1},
                    "all": {"accuracy": 66.67, "n": 3}}
     one = evaluate_benchmark([ColourMethod()], "aro", tmp_path / "visual_genome_relation.json", 1, NO_BAR)
-    assert one["colour"] == {"VG-Relation": {"accuracy": 100.0, "n": 1}, "all": {"accuracy": 100.0, "n": 1}}
+    assert points(one["colour"]) == {"VG-Relation": {"accuracy": 100.0, "n": 1}, "all": {"accuracy": 100.0, "n": 1}}
 
     write_json(tmp_path / "visual_genome_attribution.json", [{"image_path": "3.jpg", "bbox_x": 0, "bbox_y": 0}])
     with pytest.raises(DatasetError, match=r"visual_genome_attribution\.json: item 0 has no field 'bbox_w'"):
@@ -336,14 +345,15 @@ def test_write_reports(tmp_path):
     assert json.loads(paths[0].read_text()) == report
 
     csv = pd.read_csv(paths[1])
-    assert list(csv.columns) == ["method", "category", "metric", "value", "n"]
-    assert len(csv) == 2 * 3  # 2 methods x (add_obj, swap_att, all) x accuracy
+    assert list(csv.columns) == ["method", "category", "metric", "value", "low", "high", "n"]
+    assert len(csv) == 2 * 3  # 2 methods x (add_obj, swap_att, all) x accuracy: the intervals are columns, not rows
     row = csv[(csv.method == "colour") & (csv.category == "all")].iloc[0]
     assert (row.metric, row.value, row.n) == ("accuracy", 66.67, 3)
+    assert [row.low, row.high] == report["results"]["colour"]["all"]["ci"]["accuracy"]
 
     html = paths[2].read_text()
     assert "<script src=\"http" not in html and len(html) > 1_000_000  # plotly.js embedded, works offline
-    assert "swap_att" in html and "length" in html
+    assert "swap_att" in html and "length" in html and '"error_y"' in html.replace("'", '"')  # interval bars
 
 
 def test_report_frame_flattens_splits_and_pairs():

@@ -26,8 +26,11 @@ def test_swap_outcome(s, text, image):
 def test_summary_in_percent():
     from explorer.evaluate import Outcome
 
-    out = summarize([Outcome(True, True), Outcome(True, False), Outcome(False, False), Outcome(False, True)])
-    assert out == {"text": 50.0, "image": 50.0, "group": 25.0, "n": 4}
+    out = summarize([Outcome(True, True), Outcome(True, False), Outcome(False, False), Outcome(False, True)] * 25)
+    ci = out.pop("ci")
+    assert out == {"text": 50.0, "image": 50.0, "group": 25.0, "n": 100}
+    assert ci["group"][0] < 25 < ci["group"][1] < ci["text"][1]  # each score inside its own interval
+    assert 15 < ci["group"][1] - ci["group"][0] < 20  # about 2 x 1.96 x sqrt(.25 x .75 / 100) = 17 points
 
 
 def test_eval_cli_writes_the_documented_json(tmp_path, capsys):
