@@ -71,8 +71,8 @@ def iid_problem(m: int, n: int, d: int, k: int, seed: int, density: float = 0.25
 
 
 def cone_problem(m: int, n: int, d: int, k: int, seed: int) -> Problem:
-    """Tokens in a cone: shared direction + their object's direction + noise; disjoint object masks (a quarter of the
-    patches is background, in no region); each node a patch of a random object plus noise."""
+    """Tokens in a cone: shared direction + their object's direction + noise; disjoint object masks (about 1/(m + 1)
+    of the patches is background, in no region); each node a random patch plus noise."""
     g = torch.Generator().manual_seed(seed)
     directions = F.normalize(torch.randn(m + 1, d, generator=g, dtype=torch.float64), dim=-1)
     owner = torch.randint(-1, m, (n,), generator=g)
