@@ -3,9 +3,9 @@
 Measured with the project's own functions (``explorer.powerset``, ``explorer.methods.powerset_method``), in float64
 on one torch thread, with fixed seeds:
 
-* ``time``: median wall and thread CPU time in ms (the calls taking turns; speed-ups from the CPU times) at
-  M = 12 and M = 14 regions, N = 49 and 196 patches, D = 512, K = 6 nodes, random inputs (Gaussian tokens, random
-  overlapping masks): the exact grouped enumeration (``exact_alignment``: max, soft max, r2t), plain enumeration
+* ``time``: median wall and thread CPU time in ms (the calls taking turns; speed-ups: the median of each round's
+  ratio of CPU times) at M = 12 and M = 14 regions, N = 49 and 196 patches, D = 512, K = 6 nodes, random inputs
+  (Gaussian tokens, random overlapping masks): the exact grouped enumeration (``exact_alignment``: max, soft max, r2t), plain enumeration
   pooling every subset's union in D (the same three aggregates, written here as the baseline), NLA-max including
   ``region_scores``, and ``nla_scan``. At M = 64 (N = 196): every additive NLA (``region_scores``, NLA-max,
   NLA-soft, its bound, NLA-r2t with its bracket) together, and NLA-scan.
@@ -25,10 +25,8 @@ Writes ``docs/results/powerset-tables.json`` (with the command, torch version, t
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
-import platform
 import statistics
 import sys
 import time
@@ -40,18 +38,8 @@ import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer.powerset import (  # noqa: E402
-    TAU,
-    exact_alignment,
-    nla_best_subset,
-    nla_max,
-    nla_r2t,
-    nla_scan,
-    nla_soft,
-    region_scores,
-    soft_gap_bound,
-    subset_masks,
-)
+from explorer import powerset as ps  # noqa: E402
+from scripts.provenance import environment, write_report  # noqa: E402
 
 OUT = Path("docs/results/powerset-tables.json")
 Problem = tuple[torch.Tensor, torch.Tensor, torch.Tensor]  # patches (N, D), masks (M, N) bool, nodes (K, D)
@@ -61,7 +49,7 @@ Problem = tuple[torch.Tensor, torch.Tensor, torch.Tensor]  # patches (N, D), mas
 
 
 def iid_problem(m: int, n: int, d: int, k: int, seed: int, density: float = 0.25) -> Problem:
-    """Gaussian tokens and nodes; each region a random mask (every patch in it with probability ``density``), non-empty."""
+    """Gaussian tokens and nodes; region masks holding each patch with probability ``density``, none empty."""
     g = torch.Generator().manual_seed(seed)
     patches = torch.randn(n, d, generator=g, dtype=torch.float64)
     texts = torch.randn(k, d, generator=g, dtype=torch.float64)
@@ -88,9 +76,9 @@ def cone_problem(m: int, n: int, d: int, k: int, seed: int) -> Problem:
 # --- the baseline and the timing ---------------------------------------------------------------
 
 
-def plain_enumeration(patches: torch.Tensor, masks: torch.Tensor, texts: torch.Tensor, tau: float = TAU) -> tuple:
+def plain_enumeration(patches: torch.Tensor, masks: torch.Tensor, texts: torch.Tensor, tau: float = ps.TAU) -> tuple:
     """Max, soft max and r2t by pooling each subset's union of unit patches in D (no grouping): the naive way."""
-    unions = (subset_masks(masks.shape[0]).double() @ masks.double() > 0).double()  # (2^M - 1, N)
+    unions = (ps.subset_masks(masks.shape[0]).double() @ masks.double() > 0).double()  # (2^M - 1, N)
     pooled = F.normalize(unions @ F.normalize(patches, dim=-1), dim=-1)
     sims = pooled @ F.normalize(texts, dim=-1).T
     return sims.max(0).values, torch.logsumexp(tau * sims, 0) / tau, float(sims.max(1).values.mean())
@@ -98,17 +86,12 @@ def plain_enumeration(patches: torch.Tensor, masks: torch.Tensor, texts: torch.T
 
 def additive_nlas(patches: torch.Tensor, masks: torch.Tensor, texts: torch.Tensor) -> tuple:
     """Every additive NLA from scratch: region_scores, NLA-max, NLA-soft, its bound, NLA-r2t with its bracket."""
-    a = region_scores(patches, masks, texts)
-    return nla_max(a), nla_soft(a), soft_gap_bound(a), nla_r2t(a)
+    a = ps.region_scores(patches, masks, texts)
+    return ps.nla_max(a), ps.nla_soft(a), ps.soft_gap_bound(a), ps.nla_r2t(a)
 
 
-def median_ms(fns: dict[str, Callable[[], object]], repeat: int) -> dict:
-    """Median time in ms of each function over ``repeat`` rounds, the functions taking turns in each round.
-
-    ``NAME`` is the wall time, ``NAME_cpu`` this thread's CPU time (with one torch thread the work runs on the
-    calling thread, so it is the cost without the waits a shared machine adds); ``NAME_iqr`` and ``NAME_cpu_iqr``
-    hold the first and third quartiles (how noisy the machine was).
-    """
+def rounds(fns: dict[str, Callable[[], object]], repeat: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Wall and thread CPU times in ms of each function over ``repeat`` rounds, the functions taking turns in each."""
     wall: dict[str, list[float]] = {name: [] for name in fns}
     cpu: dict[str, list[float]] = {name: [] for name in fns}
     for fn in fns.values():  # warm-up
@@ -119,38 +102,46 @@ def median_ms(fns: dict[str, Callable[[], object]], repeat: int) -> dict:
             fn()
             cpu[name].append((time.thread_time_ns() - start_cpu) / 1e6)
             wall[name].append((time.perf_counter_ns() - start) / 1e6)
+    return wall, cpu
+
+
+def medians(wall: dict[str, list[float]], cpu: dict[str, list[float]]) -> dict:
+    """``NAME``: the median wall time, ``NAME_cpu``: the median of this thread's CPU time (with one torch thread the
+    work runs on the calling thread, so it is the cost without the waits a shared machine adds); ``NAME_iqr`` and
+    ``NAME_cpu_iqr``: the first and third quartiles (how noisy the machine was)."""
     out: dict = {}
-    for name in fns:
+    for name in wall:
         for key, t in ((name, wall[name]), (f"{name}_cpu", cpu[name])):
             q1, _, q3 = statistics.quantiles(t, n=4)
             out[key], out[f"{key}_iqr"] = statistics.median(t), [q1, q3]
     return out
 
 
-def time_row(m: int, n: int, d: int = 512, k: int = 6, repeat: int = 41, seed: int = 0) -> dict:
+def time_row(m: int, n: int, d: int = 512, k: int = 6, repeat: int = 81, seed: int = 0) -> dict:
     """Exact, plain, NLA-max (with region_scores) and NLA-scan at one size: medians in ms and the speed-ups (CPU)."""
     p, b, t = iid_problem(m, n, d, k, seed)
-    ms = median_ms(
+    wall, cpu = rounds(
         {
-            "exact_ms": lambda: exact_alignment(p, b, t),
+            "exact_ms": lambda: ps.exact_alignment(p, b, t),
             "plain_ms": lambda: plain_enumeration(p, b, t),
-            "nla_max_ms": lambda: nla_max(region_scores(p, b, t)),
-            "nla_scan_ms": lambda: nla_scan(p, b, t),
+            "nla_max_ms": lambda: ps.nla_max(ps.region_scores(p, b, t)),
+            "nla_scan_ms": lambda: ps.nla_scan(p, b, t),
         },
         repeat,
     )
-    speedups = {  # ratios of the CPU-time medians
-        f"{fast}_speedup_vs_{slow}": ms[f"{slow}_ms_cpu"] / ms[f"{fast}_ms_cpu"]
+    speedups = {  # the median over rounds of each round's ratio of CPU times (the two calls ran side by side)
+        f"{fast}_speedup_vs_{slow}": statistics.median(x / y for x, y in zip(cpu[f"{slow}_ms"], cpu[f"{fast}_ms"]))
         for fast in ("nla_max", "nla_scan")
         for slow in ("exact", "plain")
     }
-    return ms | speedups
+    return medians(wall, cpu) | speedups
 
 
-def time_big(m: int, n: int, d: int = 512, k: int = 6, repeat: int = 41, seed: int = 0) -> dict:
+def time_big(m: int, n: int, d: int = 512, k: int = 6, repeat: int = 81, seed: int = 0) -> dict:
     """At a size beyond enumeration: every additive NLA together, and NLA-scan (medians in ms)."""
     p, b, t = iid_problem(m, n, d, k, seed, density=0.05)
-    return median_ms({"additive_nlas_ms": lambda: additive_nlas(p, b, t), "nla_scan_ms": lambda: nla_scan(p, b, t)}, repeat)
+    fns = {"additive_nlas_ms": lambda: additive_nlas(p, b, t), "nla_scan_ms": lambda: ps.nla_scan(p, b, t)}
+    return medians(*rounds(fns, repeat))
 
 
 # --- the errors ---------------------------------------------------------------------------------
@@ -161,16 +152,16 @@ def jaccard(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return (x & y).sum(0).double() / (x | y).sum(0).clamp_min(1).double()
 
 
-def draw_errors(p: torch.Tensor, b: torch.Tensor, t: torch.Tensor, tau: float = TAU) -> dict[str, float]:
+def draw_errors(p: torch.Tensor, b: torch.Tensor, t: torch.Tensor, tau: float = ps.TAU) -> dict[str, float]:
     """One draw: each NLA against the enumeration of its quantity, surrogate and NLA-scan against the exact cosine."""
     m = b.shape[0]
-    subsets = subset_masks(m)  # (2^M - 1, M)
-    a = region_scores(p, b, t)  # (M, K)
+    subsets = ps.subset_masks(m)  # (2^M - 1, M)
+    a = ps.region_scores(p, b, t)  # (M, K)
     sums = subsets.double() @ a  # the surrogate of every subset, enumerated
-    exact = exact_alignment(p, b, t, tau=tau)
-    best, soft, bound = nla_max(a), nla_soft(a, tau), soft_gap_bound(a, tau)
-    r2t, enumerated_r2t = nla_r2t(a), float(sums.max(1).values.mean())
-    scan, scan_subsets = nla_scan(p, b, t)
+    exact = ps.exact_alignment(p, b, t, tau=tau)
+    best, soft, bound = ps.nla_max(a), ps.nla_soft(a, tau), ps.soft_gap_bound(a, tau)
+    r2t, enumerated_r2t = ps.nla_r2t(a), float(sums.max(1).values.mean())
+    scan, scan_subsets = ps.nla_scan(p, b, t)
     exact_subsets = subsets[exact.best_subset].T  # (M, K)
     full = subset_similarities_full(p, b, t)
     return {
@@ -185,7 +176,7 @@ def draw_errors(p: torch.Tensor, b: torch.Tensor, t: torch.Tensor, tau: float = 
         "r2t_slack": r2t.error_bound - abs(r2t.estimate - enumerated_r2t),
         "surrogate_max_vs_cosine_max": float((best - exact.best).abs().max()),
         "surrogate_soft_vs_cosine_soft": float((soft - exact.soft).abs().max()),
-        "surrogate_jaccard": float(jaccard(nla_best_subset(a), exact_subsets).mean()),
+        "surrogate_jaccard": float(jaccard(ps.nla_best_subset(a), exact_subsets).mean()),
         "scan_vs_cosine_max": float((exact.best - scan).max()),
         "scan_below_cosine_max_min": float((exact.best - scan).min()),
         "scan_above_floor_min": float((scan - torch.maximum(full, exact_singles(p, b, t))).min()),
@@ -195,20 +186,22 @@ def draw_errors(p: torch.Tensor, b: torch.Tensor, t: torch.Tensor, tau: float = 
 
 def subset_similarities_full(p: torch.Tensor, b: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
     """c_k(all regions), (K,)."""
-    return exact_alignment(p, b.any(0, keepdim=True), t).best
+    return ps.exact_alignment(p, b.any(0, keepdim=True), t).best
 
 
 def exact_singles(p: torch.Tensor, b: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
     """max_i c_k({i}), (K,)."""
-    return torch.stack([exact_alignment(p, b[i : i + 1], t).best for i in range(b.shape[0])]).max(0).values
+    return torch.stack([ps.exact_alignment(p, b[i : i + 1], t).best for i in range(b.shape[0])]).max(0).values
 
 
-MEANS = ("surrogate_jaccard", "scan_jaccard")  # averaged over draws; the floors and slacks take the least; others the most
-LEASTS = ("soft_minus_max_min", "soft_gap_slack_min", "r2t_slack", "scan_below_cosine_max_min", "scan_above_floor_min")
+MEANS = ("surrogate_jaccard", "scan_jaccard")  # averaged over draws; floors and slacks take the least, the rest the most
+LEASTS = (
+    "soft_minus_max_min", "soft_gap_slack_min", "r2t_slack", "scan_below_cosine_max_min", "scan_above_floor_min",
+)
 
 
 def error_table(
-    m: int = 12, draws: int = 20, n: int = 49, d: int = 512, k: int = 6, tau: float = TAU, seed: int = 0
+    m: int = 12, draws: int = 20, n: int = 49, d: int = 512, k: int = 6, tau: float = ps.TAU, seed: int = 0
 ) -> dict[str, dict[str, float]]:
     """``{"iid" | "cone": {quantity: max (or mean, or least) over draws}}`` at M = m."""
     out = {}
@@ -244,10 +237,10 @@ def world_clip_figures(encoder: object, items: int = 8, m: int = 12) -> dict[str
             feats = encoder.encode_image(image)
             _, masks = method.region_masks(image, feats.grid)
             patches = feats.patches.double()
-            exact = exact_alignment(patches, masks, texts)
-            scan, _ = nla_scan(patches, masks, texts)
+            exact = ps.exact_alignment(patches, masks, texts)
+            scan, _ = ps.nla_scan(patches, masks, texts)
             scan_gaps.append(exact.best - scan)
-            surrogate_gaps.append((nla_max(region_scores(patches, masks, texts)) - exact.best).abs())
+            surrogate_gaps.append((ps.nla_max(ps.region_scores(patches, masks, texts)) - exact.best).abs())
             sizes.append(masks.shape[0])
         scan_all, surrogate_all = torch.cat(scan_gaps), torch.cat(surrogate_gaps)
         out[source] = {
@@ -270,7 +263,7 @@ def tables(encoder: object | None, quick: bool = False) -> dict:
     if quick:
         sizes, big, repeat, errors = ((4, (9, 16)), (5, (9,))), (12, 16), 3, error_table(m=5, draws=2, n=16, d=8, k=3)
     else:
-        sizes, big, repeat, errors = ((12, (49, 196)), (14, (49, 196))), (64, 196), 41, error_table()
+        sizes, big, repeat, errors = ((12, (49, 196)), (14, (49, 196))), (64, 196), 81, error_table()
     timing = {f"m{m}": {f"n{n}": time_row(m, n, repeat=repeat) for n in ns} for m, ns in sizes}
     timing[f"m{big[0]}"] = {f"n{big[1]}": time_big(*big, repeat=repeat)}
     out = {"time": timing, "errors": errors}
@@ -291,21 +284,11 @@ def main(argv: list[str] | None = None) -> int:
     report = tables(DualEncoder())
     report = {
         "command": "python scripts/powerset_tables.py",
-        "environment": {
-            "torch": torch.__version__,
-            "threads": torch.get_num_threads(),
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
-            "load_average_start": [round(x, 2) for x in load],
-            "load_average_end": [round(x, 2) for x in os.getloadavg()],
-            "seconds": round(time.perf_counter() - start, 1),
-            "dtype": "float64",
-            "tau": TAU,
-        },
+        "environment": environment(
+            start, cpus=os.cpu_count(), load_average_start=[round(x, 2) for x in load], dtype="float64", tau=ps.TAU
+        ),
     } | report
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps(report, indent=2))
+    write_report(report, args.out)
     return 0
 
 

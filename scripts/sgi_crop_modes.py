@@ -15,9 +15,6 @@ reports for those kinds, one run per mode.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -29,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from explorer.encoders import DualEncoder  # noqa: E402
 from explorer.evaluate import evaluate_world  # noqa: E402
 from explorer.methods import get_method  # noqa: E402
+from scripts.provenance import environment, write_report  # noqa: E402
 
 CROP_MODES = ("resize", "mask")
 SPLITS = ("heldout", "shift")
@@ -57,16 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     report: dict = crop_mode_groups(DualEncoder(), args.limit)
     report["command"] = "python scripts/sgi_crop_modes.py" + ("" if args.limit == 100 else f" --limit {args.limit}")
-    report["environment"] = {
-        "torch": torch.__version__,
-        "threads": torch.get_num_threads(),
-        "python": platform.python_version(),
-        "load_average": [round(x, 2) for x in os.getloadavg()],
-        "seconds": round(time.perf_counter() - start, 1),
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps(report, indent=2))
+    report["environment"] = environment(start)
+    write_report(report, args.out)
     return 0
 
 

