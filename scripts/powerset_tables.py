@@ -30,16 +30,16 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer import powerset as ps  # noqa: E402
-from scripts.provenance import environment, write_report  # noqa: E402
+from explorer import powerset as ps
+from scripts.provenance import environment, write_report
 
 OUT = Path("docs/results/powerset-tables.json")
 Problem = tuple[torch.Tensor, torch.Tensor, torch.Tensor]  # patches (N, D), masks (M, N) bool, nodes (K, D)
@@ -65,7 +65,7 @@ def cone_problem(m: int, n: int, d: int, k: int, seed: int) -> Problem:
     directions = F.normalize(torch.randn(m + 1, d, generator=g, dtype=torch.float64), dim=-1)
     owner = torch.randint(-1, m, (n,), generator=g)
     owner[torch.randperm(n, generator=g)[:m]] = torch.arange(m)  # every object owns at least one patch
-    noise = lambda rows: 0.3 * torch.randn(rows, d, generator=g, dtype=torch.float64) / math.sqrt(d)  # noqa: E731
+    noise = lambda rows: 0.3 * torch.randn(rows, d, generator=g, dtype=torch.float64) / math.sqrt(d)
     patches = directions[0] + 0.7 * torch.where(owner[:, None] >= 0, directions[1:][owner.clamp_min(0)], 0.0) + noise(n)
     masks = owner[None, :] == torch.arange(m)[:, None]
     picked = torch.randint(n, (k,), generator=g)
@@ -110,8 +110,8 @@ def medians(wall: dict[str, list[float]], cpu: dict[str, list[float]]) -> dict:
     work runs on the calling thread, so it is the cost without the waits a shared machine adds); ``NAME_iqr`` and
     ``NAME_cpu_iqr``: the first and third quartiles (how noisy the machine was)."""
     out: dict = {}
-    for name in wall:
-        for key, t in ((name, wall[name]), (f"{name}_cpu", cpu[name])):
+    for name, times in wall.items():
+        for key, t in ((name, times), (f"{name}_cpu", cpu[name])):
             q1, _, q3 = statistics.quantiles(t, n=4)
             out[key], out[f"{key}_iqr"] = statistics.median(t), [q1, q3]
     return out

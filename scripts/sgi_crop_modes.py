@@ -23,10 +23,10 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer.encoders import DualEncoder  # noqa: E402
-from explorer.evaluate import evaluate_world  # noqa: E402
-from explorer.methods import get_method  # noqa: E402
-from scripts.provenance import environment, write_report  # noqa: E402
+from explorer.encoders import DualEncoder
+from explorer.evaluate import evaluate_world
+from explorer.methods import get_method
+from scripts.provenance import environment, write_report
 
 CROP_MODES = ("resize", "mask")
 SPLITS = ("heldout", "shift")
