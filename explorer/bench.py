@@ -20,6 +20,7 @@ from explorer.methods import get_method
 from explorer.methods.powerset_method import PowersetAlignment
 from explorer.methods.sgi import StructureGuided
 from explorer.powerset import TAU, exact_alignment, nla_alignment, region_scores, subset_masks
+from explorer.regions import fill_color
 from explorer.tree import parse_tree
 
 log = logging.getLogger(__name__)
@@ -73,7 +74,7 @@ def _sgi_speed(encoder: DualEncoder, image: Image.Image, captions: list[str], ta
     rescore_s, _ = timed(lambda: warm.score(image, [captions[0], next(edits)]), repeat)
     gap = max(abs(a.value - b.value) for a, b in zip(naive, cold))  # type: ignore[union-attr]
     crops = len(cold[0].evidence.regions)  # type: ignore[index]
-    distinct = len(warm.distinct_views(image, warm.regions(image))[0])
+    distinct = len(warm.distinct_boxes(image, warm.regions(image), fill_color(image))[0])
     log.info("%s on %d crops (%d distinct): naive %.3f s, batched %.3f s, re-score %.4f s",
              tag, crops, distinct, naive_s, cold_s, rescore_s)
     return {

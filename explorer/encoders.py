@@ -12,7 +12,7 @@ import os
 import socket
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import open_clip
 import torch
@@ -22,6 +22,7 @@ from PIL import Image
 
 from explorer.cache import LRUCache
 from explorer.models import EMBEDDED_CHECKPOINT, EMBEDDED_MODEL, register_configs
+from explorer.views import Preprocessing
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +120,9 @@ class DualEncoder:
         self.model.eval().to(self.device)
         self._images: LRUCache[ImageFeatures] = LRUCache()
         self._texts: LRUCache[TextFeatures] = LRUCache()
+        self.image_hooks: dict[str, Callable[[Image.Image], None]] = {}  # by method: starts its work on a new image
+        self.text_hooks: dict[str, Callable[[Sequence[str]], list[str]]] = {}  # by method: its texts of new captions
+        self.preprocessing = Preprocessing.of(self.model)
         visual = self.model.visual
         self.image_size: int = visual.image_size[0] if isinstance(visual.image_size, tuple) else visual.image_size
         self.context_length: int = self.model.context_length
@@ -190,6 +194,9 @@ class DualEncoder:
         keys = [image_key(im) for im in images]
         found = {k: self._images.get(k) for k in keys if k in self._images}
         first = {k: im for k, im in zip(keys, images) if k not in found}
+        for im in first.values():
+            for hook in self.image_hooks.values():
+                hook(im)
         todo = list(first)
         for i in range(0, len(todo), batch_size):
             chunk = todo[i : i + batch_size]
@@ -200,14 +207,18 @@ class DualEncoder:
     def encode_image(self, image: Image.Image) -> ImageFeatures:
         return self.encode_images([image])[0]
 
-    @torch.no_grad()
     def embed_images(self, images: Sequence[Image.Image], batch_size: int = 64) -> torch.Tensor:
-        """Global L2-normalized embeddings (N, D), uncached: for crops and bulk evaluation."""
+        """Global L2-normalized embeddings (N, D), uncached, through the model's own PIL preprocess."""
+        chunks = [images[i : i + batch_size] for i in range(0, len(images), batch_size)]
+        return torch.cat([self.embed_pixels(torch.stack([self.preprocess(im.convert("RGB")) for im in c])) for c in chunks])
+
+    @torch.no_grad()
+    def embed_pixels(self, pixels: torch.Tensor, batch_size: int = 64) -> torch.Tensor:
+        """Global L2-normalized embeddings (N, D) on the CPU of model inputs already preprocessed (N, 3, H, W)."""
         out = []
-        for i in range(0, len(images), batch_size):
-            x = torch.stack([self.preprocess(im.convert("RGB")) for im in images[i : i + batch_size]])
+        for i in range(0, len(pixels), batch_size):
             with self._autocast():
-                out.append(self.model.encode_image(x.to(self.device)).float())
+                out.append(self.model.encode_image(pixels[i : i + batch_size].to(self.device)).float())
         return F.normalize(torch.cat(out), dim=-1).cpu()
 
     # --- texts ------------------------------------------------------------------------
@@ -235,9 +246,17 @@ class DualEncoder:
         return positions, word_of[: len(positions)], len(word_of) > room
 
     @torch.no_grad()
-    def encode_texts(self, captions: Sequence[str]) -> list[TextFeatures]:
+    def encode_texts(self, captions: Sequence[str], companions: bool = True) -> list[TextFeatures]:
+        """Features of each caption; new ones go through the text tower in one batch with their companions.
+
+        Companions are the texts the methods will read of a new caption (``text_hooks``: SGI's segment prompts,
+        PowerCLIP's tree nodes); ``companions=False`` for texts that are themselves such derived prompts.
+        """
         found = {c: self._texts.get(c) for c in captions if c in self._texts}
         todo = list(dict.fromkeys(c for c in captions if c not in found))
+        if todo and companions:
+            extra = [t for hook in self.text_hooks.values() for t in hook(todo)]
+            todo += [t for t in dict.fromkeys(extra) if t not in self._texts and t not in todo]
         if todo:
             ids = self.tokenizer(todo).to(self.device)
             proj = getattr(self.model, "text_projection", None)

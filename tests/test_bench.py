@@ -12,8 +12,8 @@ def test_sgi_paths_agree_and_repeated_views_are_encoded_once(embedded, monkeypat
     assert figures["sgi.max_abs_score_gap_naive_vs_batched"] < 1e-5
     assert figures["sgi.crops"] == 88 and figures["sgi.distinct_views"] < figures["sgi.crops"]
     batches = []  # counted, not timed: the speed-ups are the bench's figures, measured side by side there
-    embed = embedded.embed_images
-    monkeypatch.setattr(embedded, "embed_images", lambda views, *a, **k: batches.append(len(views)) or embed(views, *a, **k))
+    embed = embedded.embed_pixels
+    monkeypatch.setattr(embedded, "embed_pixels", lambda views, *a, **k: batches.append(len(views)) or embed(views, *a, **k))
     sgi = StructureGuided(embedded)
     sgi.score(image, captions)
     sgi.score(image, [captions[0], "a caption edited on the page"])
