@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import resource
 import time
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -215,13 +216,31 @@ def machine() -> str:
             f"({torch.get_num_threads()} threads), Python {platform.python_version()}")
 
 
-def performance_markdown(report: dict, command: str) -> str:
-    """The figures as a table, with the machine and the command that measured them."""
-    rows = "\n".join(f"| `{name}` | {value} |" for name, value in report["figures"].items())
-    gpu = ("" if report["device"].startswith("cuda") else
-           "\nNo GPU column: this run had no CUDA device (none was lent to the task that measured it). "
-           "On a machine with one, `python -m explorer bench --device cuda` measures the same figures there "
-           "(autocast bf16/fp16).\n")
-    return (f"# Performance\n\nMeasured by `{command}` on {machine()}.\n"
-            f"Model: {report['model']} on {report['device']}; `vitb32` is ViT-B-32 with random weights "
-            f"(same size and speed as the pretrained one).\n\n| figure | value |\n|---|---|\n{rows}\n{gpu}")
+PROFILE_HEADING = "## Where the time goes"
+
+
+def performance_markdown(reports: list[dict]) -> str:
+    """The figures as a table, one column per report (device), with the machine and command of each."""
+    names = list(dict.fromkeys(name for r in reports for name in r["figures"]))
+    head = " | ".join(f"{r['device']}" for r in reports)
+    rows = "\n".join(f"| `{n}` | " + " | ".join(str(r["figures"].get(n, "")) for r in reports) + " |" for n in names)
+    where = "\n".join(f"- **{r['device']}**: `{r.get('command', 'python -m explorer bench')}` on "
+                      f"{r.get('machine', 'an unrecorded machine')}; model {r['model']}." for r in reports)
+    gpu = ("" if any(r["device"].startswith("cuda") for r in reports) else
+           "\nNo GPU column: no CUDA device was lent to the task that measured these. On a machine with one, "
+           "`python -m explorer bench --device cuda --json docs/results/bench-cuda.json` measures the same figures "
+           "there (autocast bf16/fp16, plus ViT-L-14), and `--beside docs/results/bench-cuda.json` on the CPU run "
+           "puts them side by side.\n")
+    return (f"# Performance\n\nMeasured by `python -m explorer bench`, one column per device:\n\n{where}\n\n"
+            f"`vitb32` and `vitl14` are ViT-B-32 and ViT-L-14 with random weights (the compute of the pretrained "
+            f"ones). `rescore.ms.*` is the p50 of the whole analysis (global, SGI, TFLocal, PowerCLIP) of an image "
+            f"whose features are cached, with caption B changed to one not seen before (text encoding and parsing "
+            f"included, no image work). `sgi.photo.speedup_vs_naive` is SGI batched / naive on the photo.\n\n"
+            f"| figure | {head} |\n|---|{'---|' * len(reports)}\n{rows}\n{gpu}")
+
+
+def write_performance_markdown(path: Path, reports: list[dict]) -> None:
+    """Write the table to ``path``, keeping what the file has from PROFILE_HEADING on."""
+    old = path.read_text() if path.exists() else ""
+    kept = old[old.index(PROFILE_HEADING):] if PROFILE_HEADING in old else ""
+    path.write_text(performance_markdown(reports) + ("\n" + kept if kept else ""))
