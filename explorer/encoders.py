@@ -120,6 +120,7 @@ class DualEncoder:
         self.model.eval().to(self.device)
         self._images: LRUCache[ImageFeatures] = LRUCache()
         self._texts: LRUCache[TextFeatures] = LRUCache()
+        self._word_ids: LRUCache[list[int]] = LRUCache(4096)
         self.image_hooks: dict[str, Callable[[Image.Image], None]] = {}  # by method: starts its work on a new image
         self.text_hooks: dict[str, Callable[[Sequence[str]], list[str]]] = {}  # by method: its texts of new captions
         self.preprocessing = Preprocessing.of(self.model)
@@ -224,10 +225,12 @@ class DualEncoder:
     # --- texts ------------------------------------------------------------------------
 
     def _word_tokens(self, word: str) -> list[int]:
-        inner = getattr(self.tokenizer, "tokenizer", None)  # HF tokenizers wrap one
-        if inner is not None:
-            return inner.encode(word, add_special_tokens=False)
-        return self.tokenizer.encode(word)
+        """The word's token ids, remembered: captions and their prompts repeat the same words."""
+        if word not in self._word_ids:
+            inner = getattr(self.tokenizer, "tokenizer", None)  # HF tokenizers wrap one
+            ids = inner.encode(word, add_special_tokens=False) if inner is not None else self.tokenizer.encode(word)
+            self._word_ids.put(word, ids)
+        return self._word_ids.get(word)
 
     def _decode(self, token_id: int) -> str:
         inner = getattr(self.tokenizer, "tokenizer", None)

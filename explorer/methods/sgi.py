@@ -16,7 +16,8 @@ import numpy as np
 import torch
 from PIL import Image
 
-from explorer import proposals, text
+from explorer import proposals as shared
+from explorer import text
 from explorer.cache import LRUCache
 from explorer.encoders import DualEncoder, image_key
 from explorer.methods.base import Score, ScoringMethod, register
@@ -93,16 +94,16 @@ class StructureGuided(ScoringMethod):
         self._cache: LRUCache[RegionFeatures] = LRUCache()
         encoder.text_hooks[self.name] = prompts_of
         for proposer in self._proposers():
-            proposals.start_on_new_images(encoder, proposer)
+            shared.start_on_new_images(encoder, proposer)
 
-    def _proposers(self) -> list[tuple[str, proposals.Proposer]]:
-        out = [proposals.segmentation()] if self.proposals in ("segments", "crops+segments") else []
-        return out + ([proposals.sam(self.sam_checkpoint, self.encoder.device)] if self.sam_checkpoint else [])
+    def _proposers(self) -> list[tuple[str, shared.Proposer]]:
+        out = [shared.segmentation()] if self.proposals in ("segments", "crops+segments") else []
+        return out + ([shared.sam(self.sam_checkpoint, self.encoder.device)] if self.sam_checkpoint else [])
 
     def regions(self, image: Image.Image) -> list[Region]:
         regions = multiscale_crops(image.width, image.height, self.scales, self.stride)
         for proposer in self._proposers():
-            regions += proposals.regions(image, proposer)
+            regions += shared.regions(image, proposer)
         if self.proposals == "segments":
             regions = [r for r in regions if r.source != "crop"]
         return regions
@@ -165,8 +166,7 @@ class StructureGuided(ScoringMethod):
         return Score(self.name, caption, value, SGIEvidence(regions.regions, matches, matrix))
 
     def score(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
-        regions = self.region_features(image)
-        return [self._score(regions, c) for c in captions]
+        return self.cached_scores(image, captions, lambda new: [self._score(self.region_features(image), c) for c in new])
 
     def score_naive(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
         """The published way: each image-caption pair on its own, every crop and segment encoded one by one."""

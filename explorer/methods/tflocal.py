@@ -74,8 +74,11 @@ class AlignedMethod(ScoringMethod):
             self.trained = False
         self.model.to(encoder.device)
 
-    @torch.no_grad()
     def score(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
+        return self.cached_scores(image, captions, lambda new: self._scores_of(image, new))
+
+    @torch.no_grad()
+    def _scores_of(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
         img = self.encoder.encode_image(image)
         texts = self.encoder.encode_texts(captions)
         n = len(texts)
