@@ -35,10 +35,16 @@ class Preprocessing:
     @classmethod
     def of(cls, model: torch.nn.Module) -> Preprocessing:
         """Read from ``model.visual.preprocess_cfg``, as open_clip builds the model's own transform."""
-        cfg = PreprocessCfg(**model.visual.preprocess_cfg)
+        return cls.from_cfg(PreprocessCfg(**model.visual.preprocess_cfg))
+
+    @classmethod
+    def from_cfg(cls, cfg: PreprocessCfg) -> Preprocessing:
+        """What ``open_clip.transform.image_transform_v2(cfg, is_train=False)`` does."""
         size = (cfg.size, cfg.size) if isinstance(cfg.size, int) else tuple(cfg.size)
         interpolation = "bilinear" if cfg.interpolation == "bilinear" else "bicubic"  # open_clip: else bicubic
-        fill = cfg.fill_color if cfg.resize_mode == "longest" else 0  # CenterCrop pads with 0
+        if cfg.resize_mode == "shortest" and size[0] != size[1]:
+            interpolation = "bicubic"  # open_clip's ResizeKeepRatio there is made without the interpolation
+        fill = cfg.fill_color if cfg.resize_mode == "longest" else 0  # torchvision's CenterCrop pads with 0
         return cls(size, interpolation, cfg.resize_mode, tuple(cfg.mean), tuple(cfg.std), fill)  # type: ignore[arg-type]
 
     def resized(self, height: int, width: int) -> tuple[int, int]:
@@ -148,9 +154,9 @@ def crop_views(
     for i, (ay, ax) in enumerate(axes):
         groups.setdefault((ay.length, ay.size, ax.length, ax.size), []).append(i)
     centred = pixels - fill_t[0]
-    order = [i for members in groups.values() for i in members]
+    order = torch.tensor([i for members in groups.values() for i in members], device=device)
     made = torch.cat([_group_views(centred, [axes[i] for i in members], prep, fill_t) for members in groups.values()])
-    out = made.index_copy_(0, torch.tensor(order, device=device), made.clone()) if order != sorted(order) else made
+    out = torch.empty_like(made).index_copy_(0, order, made)  # back in the order of the boxes
     mean = torch.tensor(prep.mean, device=device).view(1, 3, 1, 1)
     std = torch.tensor(prep.std, device=device).view(1, 3, 1, 1)
     return out.mul_(1 / (255.0 * std)).sub_(mean / std)
@@ -182,20 +188,16 @@ def _group_views(
 
 def _placed(centred: torch.Tensor, axes: list[tuple[_Axis, _Axis]]) -> torch.Tensor:
     """Views that are their boxes placed on a zero canvas of the view's size, as (g, 3, h, w)."""
-    device = centred.device
-
-    def take(which: int) -> tuple[torch.Tensor | None, torch.Tensor]:
-        spans = torch.tensor([[a[which].offset, a[which].start, a[which].size] for a in axes], device=device)
-        at = torch.arange(axes[0][which].length, device=device)
-        inside = (at >= spans[:, :1]) & (at < spans[:, :1] + spans[:, 2:])
-        if bool((spans[:, 0] == spans[:, 1]).all()):  # the box sits where it is in the image (mask views)
-            return None, inside
-        return (at - spans[:, :1] + spans[:, 1:2]).clamp(0, centred.shape[1 + which] - 1), inside
-
-    (ry, iy), (rx, ix) = take(0), take(1)
-    keep = (iy[:, :, None] & ix[:, None, :]).unsqueeze(1)
-    if ry is None and rx is None:
+    (at_y, in_y), (at_x, in_x) = (_placement([a[k] for a in axes], centred.shape[1 + k], centred.device) for k in (0, 1))
+    keep = (in_y[:, :, None] & in_x[:, None, :]).unsqueeze(1)
+    if all(a.offset == a.start for pair in axes for a in pair):  # mask views: every box where it is in the image
         return centred.unsqueeze(0) * keep
-    at_y = ry if ry is not None else torch.arange(centred.shape[1], device=device).expand(len(axes), -1)
-    at_x = rx if rx is not None else torch.arange(centred.shape[2], device=device).expand(len(axes), -1)
     return centred[:, at_y[:, :, None], at_x[:, None, :]].transpose(0, 1) * keep
+
+
+def _placement(axes: list[_Axis], limit: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """For each view position on one axis: the image pixel it shows, and whether it lies in the box."""
+    spans = torch.tensor([[a.offset, a.start, a.size] for a in axes], device=device)
+    at = torch.arange(axes[0].length, device=device)
+    inside = (at >= spans[:, :1]) & (at < spans[:, :1] + spans[:, 2:])
+    return (at - spans[:, :1] + spans[:, 1:2]).clamp(0, limit - 1), inside
