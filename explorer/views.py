@@ -144,33 +144,47 @@ def crop_views(
 ) -> torch.Tensor:
     """The normalized model input (N, 3, H, W) of every box's view, on the pixels' device.
 
-    Boxes whose views share a geometry are made together: a placement where the preprocess keeps the view's
-    pixels as they are, else two batched matrix products over the boxes' pixels.
+    Boxes whose views share a geometry are made together: a masking where the view is the image, filled outside
+    the box, and the preprocess keeps it as it is; else two batched matrix products over the boxes' pixels.
     """
     device = pixels.device
     fill_t = torch.tensor([float(v) for v in fill], device=device).view(1, 3, 1, 1)
+    scale = 1 / (255.0 * torch.tensor(prep.std, device=device).view(1, 3, 1, 1))  # 0..255 -> the model's input
+    bias = -torch.tensor(prep.mean, device=device).view(1, 3, 1, 1) / torch.tensor(prep.std, device=device).view(1, 3, 1, 1)
     axes = [_axes(b, (pixels.shape[2], pixels.shape[1]), mode) for b in boxes]
     groups: dict[tuple[int, int, int, int], list[int]] = {}
     for i, (ay, ax) in enumerate(axes):
         groups.setdefault((ay.length, ay.size, ax.length, ax.size), []).append(i)
+    out = torch.empty(len(boxes), 3, *prep.size, device=device)
     centred = pixels - fill_t[0]
-    order = torch.tensor([i for members in groups.values() for i in members], device=device)
-    made = torch.cat([_group_views(centred, [axes[i] for i in members], prep, fill_t) for members in groups.values()])
-    out = torch.empty_like(made).index_copy_(0, order, made)  # back in the order of the boxes
-    mean = torch.tensor(prep.mean, device=device).view(1, 3, 1, 1)
-    std = torch.tensor(prep.std, device=device).view(1, 3, 1, 1)
-    return out.mul_(1 / (255.0 * std)).sub_(mean / std)
+    for members in groups.values():
+        run = members == list(range(members[0], members[-1] + 1))  # multi-scale crops come scale by scale
+        into = out[members[0] : members[-1] + 1] if run else torch.empty(len(members), *out.shape[1:], device=device)
+        group = [axes[i] for i in members]
+        if _placeable(group, prep):
+            torch.mul(centred.unsqueeze(0) * scale, _placement_mask(group, device), out=into)
+            into.add_(fill_t * scale + bias)
+        else:
+            torch.addcmul(bias, _resampled(centred, group, prep, fill_t), scale, out=into)
+        if not run:
+            out[members] = into
+    return out
 
 
-def _group_views(
+def _placeable(axes: list[tuple[_Axis, _Axis]], prep: Preprocessing) -> bool:
+    """Whether these views are their boxes where they lie in the image, and the preprocess keeps them as they are."""
+    lengths = (axes[0][0].length, axes[0][1].length)
+    where = all(a.offset == a.start for pair in axes for a in pair)  # mask views
+    return where and lengths == prep.resized(*lengths) == prep.size
+
+
+def _resampled(
     centred: torch.Tensor, axes: list[tuple[_Axis, _Axis]], prep: Preprocessing, fill: torch.Tensor
 ) -> torch.Tensor:
     """Views (g, 3, H, W) in 0..255 of boxes sharing one geometry; ``centred`` is the image less the fill."""
     device = centred.device
     (ay, ax), (height, width) = axes[0], prep.size
     ry, rx = prep.resized(ay.length, ax.length)
-    if (ay.length, ax.length) == (ry, rx) == (height, width):  # the preprocess keeps the view's pixels as they are
-        return _placed(centred, axes) + fill
     (my, pad_y), (mx, pad_x) = (axis_matrix(ay.length, ry, height, prep.interpolation),
                                 axis_matrix(ax.length, rx, width, prep.interpolation))
     rows = torch.tensor([[a.start + k for k in range(a.size)] for a, _ in axes], device=device)
@@ -186,18 +200,9 @@ def _group_views(
     return views
 
 
-def _placed(centred: torch.Tensor, axes: list[tuple[_Axis, _Axis]]) -> torch.Tensor:
-    """Views that are their boxes placed on a zero canvas of the view's size, as (g, 3, h, w)."""
-    (at_y, in_y), (at_x, in_x) = (_placement([a[k] for a in axes], centred.shape[1 + k], centred.device) for k in (0, 1))
-    keep = (in_y[:, :, None] & in_x[:, None, :]).unsqueeze(1)
-    if all(a.offset == a.start for pair in axes for a in pair):  # mask views: every box where it is in the image
-        return centred.unsqueeze(0) * keep
-    return centred[:, at_y[:, :, None], at_x[:, None, :]].transpose(0, 1) * keep
-
-
-def _placement(axes: list[_Axis], limit: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
-    """For each view position on one axis: the image pixel it shows, and whether it lies in the box."""
-    spans = torch.tensor([[a.offset, a.start, a.size] for a in axes], device=device)
-    at = torch.arange(axes[0].length, device=device)
-    inside = (at >= spans[:, :1]) & (at < spans[:, :1] + spans[:, 2:])
-    return (at - spans[:, :1] + spans[:, 1:2]).clamp(0, limit - 1), inside
+def _placement_mask(axes: list[tuple[_Axis, _Axis]], device: torch.device) -> torch.Tensor:
+    """(g, 1, h, w): 1 inside each box, 0 outside (views that are their boxes where they lie in the image)."""
+    spans = [torch.tensor([[a[k].start, a[k].start + a[k].size] for a in axes], device=device) for k in (0, 1)]
+    at = [torch.arange(axes[0][k].length, device=device) for k in (0, 1)]
+    inside_y, inside_x = (((at[k] >= spans[k][:, :1]) & (at[k] < spans[k][:, 1:])).float() for k in (0, 1))
+    return (inside_y[:, :, None] * inside_x[:, None, :]).unsqueeze(1)
