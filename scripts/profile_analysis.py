@@ -20,20 +20,20 @@ from explorer.encoders import DualEncoder
 from explorer.engine import Engine
 from explorer.regions import segment_regions
 
-STAGES = {  # label: (file suffix, function name); a stage absent from the code is skipped
-    "global": ("methods/cosine.py", "score"),
-    "sgi": ("methods/sgi.py", "score"),
-    "tflocal": ("methods/tflocal.py", "score"),
-    "powerset": ("methods/powerset_method.py", "score"),
-    "image tower, SGI views (encode_image)": ("open_clip/model.py", "encode_image"),
-    "towers, image + texts (forward_intermediates)": ("open_clip/model.py", "forward_intermediates"),
-    "SGI views, PIL (open_clip preprocess)": ("open_clip/transform.py", "__call__"),
-    "SGI views, tensors (crop_views)": ("explorer/views.py", "crop_views"),
-    "segmentation (felzenszwalb), main thread": ("explorer/regions.py", "segment_regions"),
-    "waiting for proposals (worker thread)": ("explorer/proposals.py", "regions"),
-    "text encoding, all (encode_texts)": ("explorer/encoders.py", "encode_texts"),
-    "spaCy parse": ("spacy/language.py", "pipe"),
-    "powerset exact enumeration": ("explorer/powerset.py", "exact_alignment"),
+STAGES = {  # label: the (file suffix, function name) it sums; a stage absent from the code is skipped
+    "global": [("methods/cosine.py", "score")],
+    "sgi": [("methods/sgi.py", "score")],
+    "tflocal": [("methods/tflocal.py", "score")],
+    "powerset": [("methods/powerset_method.py", "score")],
+    "image tower, SGI views (encode_image)": [("open_clip/model.py", "encode_image")],
+    "towers, image + texts (forward_intermediates)": [("open_clip/model.py", "forward_intermediates")],
+    "SGI views, PIL (open_clip preprocess)": [("open_clip/transform.py", "__call__")],
+    "SGI views, tensors (crop_views)": [("explorer/views.py", "crop_views")],
+    "segmentation (felzenszwalb), main thread": [("explorer/regions.py", "segment_regions")],
+    "waiting for proposals (worker thread)": [("explorer/proposals.py", "regions")],
+    "text encoding, all (encode_texts)": [("explorer/encoders.py", "encode_texts")],
+    "spaCy parse": [("spacy/language.py", "pipe"), ("spacy/language.py", "__call__")],
+    "powerset exact enumeration": [("explorer/powerset.py", "exact_alignment")],
 }
 
 
@@ -64,8 +64,8 @@ def profile(engine: Engine, runs: int, timer) -> dict[str, dict[str, float]]:
 def _stages(prof: cProfile.Profile, runs: int) -> dict[str, float]:
     stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]
     out = {}
-    for label, (suffix, name) in STAGES.items():
-        total = sum(v[3] for (path, _, fn), v in stats.items() if fn == name and path.endswith(suffix))
+    for label, functions in STAGES.items():
+        total = sum(v[3] for (path, _, fn), v in stats.items() if any(fn == n and path.endswith(s) for s, n in functions))
         if total:
             out[label] = round(1e3 * total / runs, 1)
     return out
