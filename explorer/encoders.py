@@ -121,7 +121,7 @@ class DualEncoder:
         self._images: LRUCache[ImageFeatures] = LRUCache()
         self._texts: LRUCache[TextFeatures] = LRUCache()
         self._word_ids: LRUCache[list[int]] = LRUCache(4096)
-        self.image_hooks: dict[str, Callable[[Image.Image], None]] = {}  # by method: starts its work on a new image
+        self.image_hooks: dict[str, Callable[[Image.Image], None]] = {}  # by name: work to start on a new image
         self.text_hooks: dict[str, Callable[[Sequence[str]], list[str]]] = {}  # by method: its texts of new captions
         self.preprocessing = Preprocessing.of(self.model)
         visual = self.model.visual
@@ -248,8 +248,7 @@ class DualEncoder:
         positions = list(range(start, start + min(len(word_of), room)))
         return positions, word_of[: len(positions)], len(word_of) > room
 
-    @torch.no_grad()
-    def encode_texts(self, captions: Sequence[str], companions: bool = True) -> list[TextFeatures]:
+    def encode_texts(self, captions: Sequence[str], companions: bool = True, batch_size: int = 256) -> list[TextFeatures]:
         """Features of each caption; new ones go through the text tower in one batch with their companions.
 
         Companions are the texts the methods will read of a new caption (``text_hooks``: SGI's segment prompts,
@@ -260,31 +259,37 @@ class DualEncoder:
         if todo and companions:
             extra = [t for hook in self.text_hooks.values() for t in hook(todo)]
             todo += [t for t in dict.fromkeys(extra) if t not in self._texts and t not in todo]
-        if todo:
-            ids = self.tokenizer(todo).to(self.device)
-            proj = getattr(self.model, "text_projection", None)
-            if proj is None and hasattr(self.model, "text"):
-                proj = getattr(self.model.text, "text_projection", None)
-            with self._autocast():
-                out = self.model.forward_intermediates(text=ids, text_indices=1, normalize_intermediates=True)
-                tokens = _project(out["text_intermediates"][-1], proj)  # in autocast's dtype, as the tokens are
-            tokens = F.normalize(tokens.float(), dim=-1).cpu()
-            glob = F.normalize(out["text_features"].float(), dim=-1).cpu()
-            for c, row, g, t in zip(todo, ids.cpu(), glob, tokens):
-                pos, word_of, truncated = self._alignment(c, row)
-                if truncated:
-                    log.warning("caption longer than %d tokens, truncated: %r", self.context_length, c)
-                feats = TextFeatures(
-                    caption=c,
-                    embedding=g,
-                    tokens=t[pos],
-                    token_text=tuple(self._decode(int(row[p])) for p in pos),
-                    token_word=tuple(word_of),
-                    words=tuple(c.split()),
-                    truncated=truncated,
-                )
-                found[c] = self._texts.put(c, feats)
+        for i in range(0, len(todo), batch_size):
+            for feats in self._encode_text_batch(todo[i : i + batch_size]):
+                found[feats.caption] = self._texts.put(feats.caption, feats)
         return [found[c] for c in captions]
+
+    @torch.no_grad()
+    def _encode_text_batch(self, texts: list[str]) -> list[TextFeatures]:
+        ids = self.tokenizer(texts).to(self.device)
+        proj = getattr(self.model, "text_projection", None)
+        if proj is None and hasattr(self.model, "text"):
+            proj = getattr(self.model.text, "text_projection", None)
+        with self._autocast():
+            out = self.model.forward_intermediates(text=ids, text_indices=1, normalize_intermediates=True)
+            tokens = _project(out["text_intermediates"][-1], proj)  # in autocast's dtype, as the tokens are
+        tokens = F.normalize(tokens.float(), dim=-1).cpu()
+        glob = F.normalize(out["text_features"].float(), dim=-1).cpu()
+        feats = []
+        for c, row, g, t in zip(texts, ids.cpu(), glob, tokens):
+            pos, word_of, truncated = self._alignment(c, row)
+            if truncated:
+                log.warning("caption longer than %d tokens, truncated: %r", self.context_length, c)
+            feats.append(TextFeatures(
+                caption=c,
+                embedding=g,
+                tokens=t[pos],
+                token_text=tuple(self._decode(int(row[p])) for p in pos),
+                token_word=tuple(word_of),
+                words=tuple(c.split()),
+                truncated=truncated,
+            ))
+        return feats
 
     def encode_text(self, caption: str) -> TextFeatures:
         return self.encode_texts([caption])[0]
