@@ -181,23 +181,45 @@ def _placeable(axes: list[tuple[_Axis, _Axis]], prep: Preprocessing) -> bool:
 def _resampled(
     centred: torch.Tensor, axes: list[tuple[_Axis, _Axis]], prep: Preprocessing, fill: torch.Tensor
 ) -> torch.Tensor:
-    """Views (g, 3, H, W) in 0..255 of boxes sharing one geometry; ``centred`` is the image less the fill."""
+    """Views (g, 3, H, W) in 0..255 of boxes sharing one geometry; ``centred`` is the image less the fill.
+
+    Only the output rows and columns a box's pixels reach are computed (the rest of a mask view is fill).
+    """
     device = centred.device
     (ay, ax), (height, width) = axes[0], prep.size
     ry, rx = prep.resized(ay.length, ax.length)
     (my, pad_y), (mx, pad_x) = (axis_matrix(ay.length, ry, height, prep.interpolation),
                                 axis_matrix(ax.length, rx, width, prep.interpolation))
+    (wy, at_y), (wx, at_x) = _window(my, [a for a, _ in axes], device), _window(mx, [a for _, a in axes], device)
     rows = torch.tensor([[a.start + k for k in range(a.size)] for a, _ in axes], device=device)
     cols = torch.tensor([[a.start + k for k in range(a.size)] for _, a in axes], device=device)
-    wy = torch.from_numpy(np.stack([my[:, a.offset : a.offset + a.size] for a, _ in axes])).float().to(device)
-    wx = torch.from_numpy(np.stack([mx[:, a.offset : a.offset + a.size] for _, a in axes])).float().to(device)
     crops = centred[:, rows[:, :, None], cols[:, None, :]].transpose(0, 1)  # (g, 3, box h, box w)
     across = _round8(crops @ wx.transpose(1, 2).unsqueeze(1) + fill) - fill  # PIL resamples x first
-    views = _round8(wy.unsqueeze(1) @ across + fill)
+    block = _round8(wy.unsqueeze(1) @ across + fill)
+    if block.shape[2:] == (height, width):
+        views = block
+    else:
+        views = fill.expand(len(axes), 3, height, width).clone()
+        views[torch.arange(len(axes), device=device)[:, None, None], :, at_y[:, :, None], at_x[:, None, :]] = (
+            block.permute(0, 2, 3, 1))
     if pad_y.any() or pad_x.any():
         views[:, :, torch.from_numpy(pad_y).to(device)] = prep.pad_fill
         views[:, :, :, torch.from_numpy(pad_x).to(device)] = prep.pad_fill
     return views
+
+
+def _window(matrix: np.ndarray, axes: list[_Axis], device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each box's weights (g, k, box size) over the k output rows its pixels reach, and those rows (g, k).
+
+    k is one length for all boxes of the group: the longest reach, each window moved to fit the output.
+    """
+    parts = [matrix[:, a.offset : a.offset + a.size] for a in axes]
+    reach = [np.flatnonzero(np.abs(p).sum(axis=1)) for p in parts]
+    k = max(int(r[-1] - r[0] + 1) if r.size else 1 for r in reach)
+    starts = [min(int(r[0]) if r.size else 0, len(matrix) - k) for r in reach]
+    weights = np.stack([p[s : s + k] for p, s in zip(parts, starts)])
+    at = torch.tensor(starts, device=device)[:, None] + torch.arange(k, device=device)
+    return torch.from_numpy(weights).float().to(device), at
 
 
 def _placement_mask(axes: list[tuple[_Axis, _Axis]], device: torch.device) -> torch.Tensor:
