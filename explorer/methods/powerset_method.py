@@ -191,9 +191,10 @@ class PowersetAlignment(ScoringMethod):
         return Score(self.name, caption, exact.t2r, evidence)
 
     def score(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
-        return self.cached_scores(image, captions, lambda new: self._scores_of(image, new))
+        return self.cached_scores(image, captions, lambda new: self.score_pairs(image, new))
 
-    def _scores_of(self, image: Image.Image, captions: list[str]) -> list[Score]:
+    def score_pairs(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
+        """Every caption scored on the image, no score cache: what a new caption costs."""
         feats = self.encoder.encode_image(image)
         regions, masks = self.region_masks(image, feats.grid)
         return [self._score(feats.patches, regions, masks, feats.grid, c) for c in captions]

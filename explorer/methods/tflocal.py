@@ -75,10 +75,11 @@ class AlignedMethod(ScoringMethod):
         self.model.to(encoder.device)
 
     def score(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
-        return self.cached_scores(image, captions, lambda new: self._scores_of(image, new))
+        return self.cached_scores(image, captions, lambda new: self.score_pairs(image, new))
 
     @torch.no_grad()
-    def _scores_of(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
+    def score_pairs(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
+        """The aligner run on every (image, caption) pair, no score cache: what a new caption costs."""
         img = self.encoder.encode_image(image)
         texts = self.encoder.encode_texts(captions)
         n = len(texts)
