@@ -149,8 +149,8 @@ def crop_views(
     """
     device = pixels.device
     fill_t = torch.tensor([float(v) for v in fill], device=device).view(1, 3, 1, 1)
-    scale = 1 / (255.0 * torch.tensor(prep.std, device=device).view(1, 3, 1, 1))  # 0..255 -> the model's input
-    bias = -torch.tensor(prep.mean, device=device).view(1, 3, 1, 1) / torch.tensor(prep.std, device=device).view(1, 3, 1, 1)
+    mean, std = (torch.tensor(v, device=device).view(1, 3, 1, 1) for v in (prep.mean, prep.std))
+    scale, bias = 1 / (255.0 * std), -mean / std  # 0..255 -> the model's input: ToTensor, then Normalize
     axes = [_axes(b, (pixels.shape[2], pixels.shape[1]), mode) for b in boxes]
     groups: dict[tuple[int, int, int, int], list[int]] = {}
     for i, (ay, ax) in enumerate(axes):
