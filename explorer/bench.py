@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import resource
 import time
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -20,6 +21,7 @@ from explorer.methods import get_method
 from explorer.methods.powerset_method import PowersetAlignment
 from explorer.methods.sgi import StructureGuided
 from explorer.powerset import TAU, exact_alignment, nla_alignment, region_scores, subset_masks
+from explorer.regions import fill_color
 from explorer.tree import parse_tree
 
 log = logging.getLogger(__name__)
@@ -73,7 +75,7 @@ def _sgi_speed(encoder: DualEncoder, image: Image.Image, captions: list[str], ta
     rescore_s, _ = timed(lambda: warm.score(image, [captions[0], next(edits)]), repeat)
     gap = max(abs(a.value - b.value) for a, b in zip(naive, cold))  # type: ignore[union-attr]
     crops = len(cold[0].evidence.regions)  # type: ignore[index]
-    distinct = len(warm.distinct_views(image, warm.regions(image))[0])
+    distinct = len(warm.distinct_boxes(image, warm.regions(image), fill_color(image))[0])
     log.info("%s on %d crops (%d distinct): naive %.3f s, batched %.3f s, re-score %.4f s",
              tag, crops, distinct, naive_s, cold_s, rescore_s)
     return {
@@ -184,13 +186,14 @@ def _padded(inputs: list) -> list:
 
 
 def tflocal_figures(encoder: DualEncoder, n: int = 32) -> dict[str, float]:
-    """TFLocal scoring time per image-caption pair on cached features (the page's re-score path)."""
+    """TFLocal scoring time per image-caption pair on cached features (the page's re-score path), its score cache
+    bypassed."""
     method = get_method("tflocal", encoder)
     items = bench_items(n)
     images = [it.images[0].render(encoder.image_size) for it in items]
     encoder.encode_images(images)
     encoder.encode_texts([c for it in items for c in it.captions])
-    seconds, _ = timed(lambda: [method.score(im, list(it.captions)) for im, it in zip(images, items)], 3)
+    seconds, _ = timed(lambda: [method.score_pairs(im, list(it.captions)) for im, it in zip(images, items)], 3)
     return {"tflocal.ms_per_pair": round(1e3 * seconds / (2 * n), 3)}
 
 
@@ -214,13 +217,31 @@ def machine() -> str:
             f"({torch.get_num_threads()} threads), Python {platform.python_version()}")
 
 
-def performance_markdown(report: dict, command: str) -> str:
-    """The figures as a table, with the machine and the command that measured them."""
-    rows = "\n".join(f"| `{name}` | {value} |" for name, value in report["figures"].items())
-    gpu = ("" if report["device"].startswith("cuda") else
-           "\nNo GPU column: this run had no CUDA device (none was lent to the task that measured it). "
-           "On a machine with one, `python -m explorer bench --device cuda` measures the same figures there "
-           "(autocast bf16/fp16).\n")
-    return (f"# Performance\n\nMeasured by `{command}` on {machine()}.\n"
-            f"Model: {report['model']} on {report['device']}; `vitb32` is ViT-B-32 with random weights "
-            f"(same size and speed as the pretrained one).\n\n| figure | value |\n|---|---|\n{rows}\n{gpu}")
+PROFILE_HEADING = "## Where the time goes"
+
+
+def performance_markdown(reports: list[dict]) -> str:
+    """The figures as a table, one column per report (device), with the machine and command of each."""
+    names = list(dict.fromkeys(name for r in reports for name in r["figures"]))
+    head = " | ".join(f"{r['device']}" for r in reports)
+    rows = "\n".join(f"| `{n}` | " + " | ".join(str(r["figures"].get(n, "")) for r in reports) + " |" for n in names)
+    where = "\n".join(f"- **{r['device']}**: `{r.get('command', 'python -m explorer bench')}` on "
+                      f"{r.get('machine', 'an unrecorded machine')}; model {r['model']}." for r in reports)
+    gpu = ("" if any(r["device"].startswith("cuda") for r in reports) else
+           "\nNo GPU column: no CUDA device was lent to the task that measured these. On a machine with one, "
+           "`python -m explorer bench --device cuda --json docs/results/bench-cuda.json` measures the same figures "
+           "there (autocast bf16/fp16, plus ViT-L-14), and `--beside docs/results/bench-cuda.json` on the CPU run "
+           "puts them side by side.\n")
+    return (f"# Performance\n\nMeasured by `python -m explorer bench`, one column per device:\n\n{where}\n\n"
+            f"`vitb32` and `vitl14` are ViT-B-32 and ViT-L-14 with random weights (the compute of the pretrained "
+            f"ones). `rescore.ms.*` is the p50 of the whole analysis (global, SGI, TFLocal, PowerCLIP) of an image "
+            f"whose features are cached, with caption B changed to one not seen before (text encoding and parsing "
+            f"included, no image work). `sgi.photo.speedup_vs_naive` is SGI batched / naive on the photo.\n\n"
+            f"| figure | {head} |\n|---|{'---|' * len(reports)}\n{rows}\n{gpu}")
+
+
+def write_performance_markdown(path: Path, reports: list[dict]) -> None:
+    """Write the table to ``path``, keeping what the file has from PROFILE_HEADING on."""
+    old = path.read_text() if path.exists() else ""
+    kept = old[old.index(PROFILE_HEADING):] if PROFILE_HEADING in old else ""
+    path.write_text(performance_markdown(reports) + ("\n" + kept if kept else ""))

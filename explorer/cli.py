@@ -163,14 +163,20 @@ def _bench(args: argparse.Namespace) -> int:
     figures |= bench.powerset_figures(encoder)
     figures |= bench.tflocal_figures(encoder)
     figures["memory.peak_mb.embedded"] = bench.peak_memory_mb()
-    if not args.skip_vitb32:
-        vitb32 = DualEncoder("ViT-B-32", pretrained=None, device=args.device)
-        figures |= bench.analysis_figures(vitb32, "vitb32", runs=max(3, args.runs // 4))
-        figures["memory.peak_mb.vitb32"] = bench.peak_memory_mb()
-    report = {"model": encoder.label, "device": encoder.device, "figures": figures}
+    registry = [("vitb32", "ViT-B-32")] * (not args.skip_vitb32)
+    registry += [("vitl14", "ViT-L-14")] * (args.vitl14 or encoder.device.startswith("cuda"))
+    for tag, name in registry:
+        other = DualEncoder(name, pretrained=None, device=args.device)
+        figures |= bench.analysis_figures(other, tag, runs=max(3, args.runs // 4))
+        figures[f"memory.peak_mb.{tag}"] = bench.peak_memory_mb()
+    command = "python -m explorer bench" + "".join(
+        f" {flag}" for flag, on in (("--device cuda", encoder.device.startswith("cuda")),
+                                    ("--skip-vitb32", args.skip_vitb32), ("--vitl14", args.vitl14)) if on)
+    report = {"model": encoder.label, "device": encoder.device, "machine": bench.machine(), "command": command,
+              "figures": figures}
     if args.markdown:
-        command = "python -m explorer bench" + (" --skip-vitb32" if args.skip_vitb32 else "")
-        Path(args.markdown).write_text(bench.performance_markdown(report, command))
+        beside = [json.loads(Path(p).read_text()) for p in args.beside]
+        bench.write_performance_markdown(Path(args.markdown), [report, *beside])
     print(json.dumps(report, indent=2))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
@@ -311,8 +317,13 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", help="write the figures here")
     b.add_argument("--repeat", type=int, default=3, help="runs per SGI timing (the best is kept)")
     b.add_argument("--runs", type=int, default=20, help="analyses timed for the p50 / p95 latencies")
-    b.add_argument("--skip-vitb32", action="store_true", help="skip the ViT-B-32-sized (random weights) column")
-    b.add_argument("--markdown", help="also write the figures as a table, e.g. docs/PERFORMANCE.md")
+    b.add_argument("--skip-vitb32", action="store_true", help="skip the ViT-B-32-sized (random weights) figures")
+    b.add_argument("--vitl14", action="store_true",
+                   help="also time ViT-L-14 (random weights); always on CUDA, off by default on the CPU (minutes there)")
+    b.add_argument("--markdown", help="also write the figures as a table, e.g. docs/PERFORMANCE.md (the file's "
+                                      "'## Where the time goes' section onwards is kept)")
+    b.add_argument("--beside", action="append", default=[], metavar="JSON",
+                   help="another device's report (--json of a run there) shown as a column beside this run's")
     add_model_args(b)
     b.set_defaults(func=_bench)
 

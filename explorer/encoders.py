@@ -12,7 +12,7 @@ import os
 import socket
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import open_clip
 import torch
@@ -22,6 +22,7 @@ from PIL import Image
 
 from explorer.cache import LRUCache
 from explorer.models import EMBEDDED_CHECKPOINT, EMBEDDED_MODEL, register_configs
+from explorer.views import Preprocessing
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +121,10 @@ class DualEncoder:
         self.model.eval().to(self.device)
         self._images: LRUCache[ImageFeatures] = LRUCache()
         self._texts: LRUCache[TextFeatures] = LRUCache()
+        self._word_ids: LRUCache[list[int]] = LRUCache(4096)
+        self.image_hooks: dict[str, Callable[[Image.Image], None]] = {}  # by name: work to start on a new image
+        self.text_hooks: dict[str, Callable[[Sequence[str]], list[str]]] = {}  # by method: its texts of new captions
+        self.preprocessing = Preprocessing.of(self.model)
         visual = self.model.visual
         self.image_size: int = visual.image_size[0] if isinstance(visual.image_size, tuple) else visual.image_size
         self.context_length: int = self.model.context_length
@@ -191,6 +196,9 @@ class DualEncoder:
         keys = [image_key(im) for im in images]
         found = {k: self._images.get(k) for k in keys if k in self._images}
         first = {k: im for k, im in zip(keys, images) if k not in found}
+        for im in first.values():
+            for hook in self.image_hooks.values():
+                hook(im)
         todo = list(first)
         for i in range(0, len(todo), batch_size):
             chunk = todo[i : i + batch_size]
@@ -201,23 +209,29 @@ class DualEncoder:
     def encode_image(self, image: Image.Image) -> ImageFeatures:
         return self.encode_images([image])[0]
 
-    @torch.no_grad()
     def embed_images(self, images: Sequence[Image.Image], batch_size: int = 64) -> torch.Tensor:
-        """Global L2-normalized embeddings (N, D), uncached: for crops and bulk evaluation."""
+        """Global L2-normalized embeddings (N, D), uncached, through the model's own PIL preprocess."""
+        chunks = [images[i : i + batch_size] for i in range(0, len(images), batch_size)]
+        return torch.cat([self.embed_pixels(torch.stack([self.preprocess(im.convert("RGB")) for im in c])) for c in chunks])
+
+    @torch.no_grad()
+    def embed_pixels(self, pixels: torch.Tensor, batch_size: int = 64) -> torch.Tensor:
+        """Global L2-normalized embeddings (N, D) on the CPU of model inputs already preprocessed (N, 3, H, W)."""
         out = []
-        for i in range(0, len(images), batch_size):
-            x = torch.stack([self.preprocess(im.convert("RGB")) for im in images[i : i + batch_size]])
+        for i in range(0, len(pixels), batch_size):
             with self._autocast():
-                out.append(self.model.encode_image(x.to(self.device)).float())
+                out.append(self.model.encode_image(pixels[i : i + batch_size].to(self.device)).float())
         return F.normalize(torch.cat(out), dim=-1).cpu()
 
     # --- texts ------------------------------------------------------------------------
 
     def _word_tokens(self, word: str) -> list[int]:
-        inner = getattr(self.tokenizer, "tokenizer", None)  # HF tokenizers wrap one
-        if inner is not None:
-            return inner.encode(word, add_special_tokens=False)
-        return self.tokenizer.encode(word)
+        """The word's token ids, remembered: captions and their prompts repeat the same words."""
+        if word not in self._word_ids:
+            inner = getattr(self.tokenizer, "tokenizer", None)  # HF tokenizers wrap one
+            ids = inner.encode(word, add_special_tokens=False) if inner is not None else self.tokenizer.encode(word)
+            self._word_ids.put(word, ids)
+        return self._word_ids.get(word)
 
     def _decode(self, token_id: int) -> str:
         inner = getattr(self.tokenizer, "tokenizer", None)
@@ -235,35 +249,48 @@ class DualEncoder:
         positions = list(range(start, start + min(len(word_of), room)))
         return positions, word_of[: len(positions)], len(word_of) > room
 
-    @torch.no_grad()
-    def encode_texts(self, captions: Sequence[str]) -> list[TextFeatures]:
+    def encode_texts(self, captions: Sequence[str], companions: bool = True, batch_size: int = 256) -> list[TextFeatures]:
+        """Features of each caption; new ones go through the text tower in one batch with their companions.
+
+        Companions are the texts the methods will read of a new caption (``text_hooks``: SGI's segment prompts,
+        PowerCLIP's tree nodes); ``companions=False`` for texts that are themselves such derived prompts.
+        """
         found = {c: self._texts.get(c) for c in captions if c in self._texts}
         todo = list(dict.fromkeys(c for c in captions if c not in found))
-        if todo:
-            ids = self.tokenizer(todo).to(self.device)
-            proj = getattr(self.model, "text_projection", None)
-            if proj is None and hasattr(self.model, "text"):
-                proj = getattr(self.model.text, "text_projection", None)
-            with self._autocast():
-                out = self.model.forward_intermediates(text=ids, text_indices=1, normalize_intermediates=True)
-                tokens = _project(out["text_intermediates"][-1], proj)  # in autocast's dtype, as the tokens are
-            tokens = F.normalize(tokens.float(), dim=-1).cpu()
-            glob = F.normalize(out["text_features"].float(), dim=-1).cpu()
-            for c, row, g, t in zip(todo, ids.cpu(), glob, tokens):
-                pos, word_of, truncated = self._alignment(c, row)
-                if truncated:
-                    log.warning("caption longer than %d tokens, truncated: %r", self.context_length, c)
-                feats = TextFeatures(
-                    caption=c,
-                    embedding=g,
-                    tokens=t[pos],
-                    token_text=tuple(self._decode(int(row[p])) for p in pos),
-                    token_word=tuple(word_of),
-                    words=tuple(c.split()),
-                    truncated=truncated,
-                )
-                found[c] = self._texts.put(c, feats)
+        if todo and companions:
+            extra = [t for hook in self.text_hooks.values() for t in hook(todo)]
+            todo += [t for t in dict.fromkeys(extra) if t not in self._texts and t not in todo]
+        for i in range(0, len(todo), batch_size):
+            for feats in self._encode_text_batch(todo[i : i + batch_size]):
+                found[feats.caption] = self._texts.put(feats.caption, feats)
         return [found[c] for c in captions]
+
+    @torch.no_grad()
+    def _encode_text_batch(self, texts: list[str]) -> list[TextFeatures]:
+        ids = self.tokenizer(texts).to(self.device)
+        proj = getattr(self.model, "text_projection", None)
+        if proj is None and hasattr(self.model, "text"):
+            proj = getattr(self.model.text, "text_projection", None)
+        with self._autocast():
+            out = self.model.forward_intermediates(text=ids, text_indices=1, normalize_intermediates=True)
+            tokens = _project(out["text_intermediates"][-1], proj)  # in autocast's dtype, as the tokens are
+        tokens = F.normalize(tokens.float(), dim=-1).cpu()
+        glob = F.normalize(out["text_features"].float(), dim=-1).cpu()
+        feats = []
+        for c, row, g, t in zip(texts, ids.cpu(), glob, tokens):
+            pos, word_of, truncated = self._alignment(c, row)
+            if truncated:
+                log.warning("caption longer than %d tokens, truncated: %r", self.context_length, c)
+            feats.append(TextFeatures(
+                caption=c,
+                embedding=g,
+                tokens=t[pos],
+                token_text=tuple(self._decode(int(row[p])) for p in pos),
+                token_word=tuple(word_of),
+                words=tuple(c.split()),
+                truncated=truncated,
+            ))
+        return feats
 
     def encode_text(self, caption: str) -> TextFeatures:
         return self.encode_texts([caption])[0]

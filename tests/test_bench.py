@@ -12,8 +12,8 @@ def test_sgi_paths_agree_and_repeated_views_are_encoded_once(embedded, monkeypat
     assert figures["sgi.max_abs_score_gap_naive_vs_batched"] < 1e-5
     assert figures["sgi.crops"] == 88 and figures["sgi.distinct_views"] < figures["sgi.crops"]
     batches = []  # counted, not timed: the speed-ups are the bench's figures, measured side by side there
-    embed = embedded.embed_images
-    monkeypatch.setattr(embedded, "embed_images", lambda views, *a, **k: batches.append(len(views)) or embed(views, *a, **k))
+    embed = embedded.embed_pixels
+    monkeypatch.setattr(embedded, "embed_pixels", lambda views, *a, **k: batches.append(len(views)) or embed(views, *a, **k))
     sgi = StructureGuided(embedded)
     sgi.score(image, captions)
     sgi.score(image, [captions[0], "a caption edited on the page"])
@@ -29,3 +29,16 @@ def test_powerset_figures_match_enumeration(embedded):
 
 def test_tflocal_time_per_pair(embedded):
     assert bench.tflocal_figures(embedded, n=2)["tflocal.ms_per_pair"] > 0
+
+
+def test_performance_markdown_puts_devices_side_by_side_and_keeps_the_profile(tmp_path):
+    cpu = {"model": "m", "device": "cpu", "machine": "2 cores", "figures": {"a": 1, "b": 2}}
+    gpu = {"model": "m", "device": "cuda", "machine": "an H200", "figures": {"a": 0.5, "c": 3}}
+    path = tmp_path / "PERFORMANCE.md"
+    path.write_text(f"old table\n{bench.PROFILE_HEADING}\nprofile rows\n")
+    bench.write_performance_markdown(path, [cpu, gpu])
+    text = path.read_text()
+    assert "| figure | cpu | cuda |" in text and "| `a` | 1 | 0.5 |" in text and "| `c` |  | 3 |" in text
+    assert "an H200" in text and "old table" not in text and text.endswith(f"{bench.PROFILE_HEADING}\nprofile rows\n")
+    bench.write_performance_markdown(path, [cpu])
+    assert "No GPU column" in path.read_text()

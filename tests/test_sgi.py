@@ -1,10 +1,13 @@
 import numpy as np
 import pytest
+from PIL import Image
+from skimage import data
 
 from explorer import world
 from explorer.encoders import image_key
 from explorer.methods import get_method
-from explorer.methods.sgi import segment_prompts
+from explorer.methods.sgi import RegionFeatures, segment_prompts
+from explorer.regions import crop_view, fill_color
 
 
 def known_scene():
@@ -42,8 +45,8 @@ def test_batched_and_naive_paths_agree_and_crops_are_encoded_once(embedded, monk
     image = scene.render(128)
     sgi = get_method("sgi", embedded)
     calls = []
-    original = embedded.embed_images
-    monkeypatch.setattr(embedded, "embed_images", lambda ims, **kw: calls.append(len(ims)) or original(ims, **kw))
+    original = embedded.embed_pixels
+    monkeypatch.setattr(embedded, "embed_pixels", lambda x, *a, **k: calls.append(len(x)) or original(x, *a, **k))
     batched = sgi.score(image, [right, wrong])
     sgi.score(image, ["a red square", "a red circle and a blue square"])  # a caption edit: no image work
     n = len(batched[0].evidence.regions)
@@ -70,15 +73,32 @@ def test_sgi_runs_on_a_registry_model(random_vit):
 
 @pytest.mark.parametrize("mode", ["mask", "resize"])
 def test_distinct_views_are_exactly_the_distinct_pixels(embedded, mode):
-    from skimage import data
-    from PIL import Image
-
     scene_image = known_scene()[0].render(128)
     photo = Image.fromarray(data.astronaut()).resize((96, 96))
     sgi = get_method("sgi", embedded, crop_mode=mode)
     for image in (scene_image, photo):
         regions = sgi.regions(image)
-        views, rows = sgi.distinct_views(image, regions)
+        boxes, rows = sgi.distinct_boxes(image, regions, fill_color(image))
         pixels = [image_key(v) for v in sgi.views(image, regions)]
+        views = [image_key(crop_view(image, b, mode, fill_color(image))) for b in boxes]
         assert len(views) == len(set(pixels))  # nothing merged that differs, nothing encoded twice
-        assert [image_key(views[r]) for r in rows] == pixels  # each region reads its own view
+        assert [views[r] for r in rows] == pixels  # each region reads its own view
+
+
+@pytest.mark.parametrize("mode", ["mask", "resize"])
+@pytest.mark.parametrize("which", ["embedded", "random_vit"])
+def test_tensor_views_score_as_the_pil_views(which, mode, request):
+    """The device path's scores equal those of open_clip's own PIL preprocess of every view, within 1e-4 (fp32)."""
+    encoder = request.getfixturevalue(which)
+    scales, stride = ((1.0, 0.75, 0.5, 0.35, 0.25), 0.5) if which == "embedded" else ((1.0, 0.5), 1.0)  # ViT: 5, for time
+    scene, right, wrong = known_scene()
+    photo = Image.fromarray(data.astronaut()).resize((300, 200))
+    for image in (scene.render(encoder.image_size), photo):
+        sgi = get_method("sgi", encoder, crop_mode=mode, scales=scales, stride=stride)
+        tensor = sgi.score(image, [right, wrong])
+        regions = sgi.regions(image)
+        reference = RegionFeatures(tuple(regions), encoder.embed_images(sgi.views(image, regions)))
+        for got, caption in zip(tensor, [right, wrong]):
+            want = sgi._score(reference, caption)
+            assert np.abs(got.evidence.matrix - want.evidence.matrix).max() < 1e-4
+            assert got.value == pytest.approx(want.value, abs=1e-4)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, ClassVar, Sequence
+from typing import Any, Callable, ClassVar, Sequence
 
 from PIL import Image
 
-from explorer.encoders import DualEncoder
+from explorer.cache import LRUCache
+from explorer.encoders import DualEncoder, image_key
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,18 @@ class ScoringMethod(ABC):
 
     def __init__(self, encoder: DualEncoder) -> None:
         self.encoder = encoder
+        self._scores: LRUCache[Score] = LRUCache()
+
+    def cached_scores(
+        self, image: Image.Image, captions: Sequence[str], compute: Callable[[list[str]], list[Score]]
+    ) -> list[Score]:
+        """One score per caption; a caption scored on this image before comes from the cache, the new ones are
+        computed together: a re-score after a caption edit computes only the edited caption."""
+        key = image_key(image)
+        new = [c for c in dict.fromkeys(captions) if f"{key}:{c}" not in self._scores]
+        for caption, score in zip(new, compute(new) if new else []):
+            self._scores.put(f"{key}:{caption}", score)
+        return [self._scores.get(f"{key}:{c}") for c in captions]
 
     def prepare(self, images: Sequence[Image.Image]) -> None:
         """Encode many images in batches ahead of scoring (the default: global and patch features)."""

@@ -17,11 +17,13 @@ import numpy as np
 import torch
 from PIL import Image
 
+from explorer import proposals
 from explorer.cache import LRUCache
 from explorer.encoders import DualEncoder, image_key
 from explorer.methods.base import Score, ScoringMethod, register
 from explorer.powerset import exact_alignment, nla_scan, subset_masks
-from explorer.regions import Box, Region, fill_color, random_regions, sam_regions, segment_regions, visible_box
+from explorer.regions import Box, Region, fill_color, random_regions, visible_box
+from explorer.text import parse_many
 from explorer.tree import TreeNode, parse_tree
 
 REGION_SOURCES = ("segments", "random", "sam", "world")
@@ -71,6 +73,12 @@ def world_regions(image: Image.Image, max_regions: int = 24, min_frac: float = 0
     return out
 
 
+def node_texts(captions: Sequence[str]) -> list[str]:
+    """The text of every tree node of the captions (their parses made together): what PowerCLIP will encode."""
+    parse_many(captions)
+    return [n.text for c in captions for n in parse_tree(c)]
+
+
 def patch_mask(mask: np.ndarray, grid: tuple[int, int], box: Box) -> np.ndarray:
     """A pixel mask on the (h, w) patch grid, flat: patches at least MIN_PATCH_COVER inside, else the nearest one."""
     h, w = grid
@@ -112,15 +120,25 @@ class PowersetAlignment(ScoringMethod):
         self.source, self.n_random, self.seed, self.sam_checkpoint = regions, n_random, seed, sam_checkpoint
         self.exact_limit, self.max_regions = exact_limit, max_regions
         self._cache: LRUCache[tuple[tuple[Region, ...], torch.Tensor]] = LRUCache()
+        encoder.text_hooks[self.name] = node_texts
+        if self._proposer() is not None:
+            proposals.start_on_new_images(encoder, self._proposer())
+
+    def _proposer(self) -> tuple[str, proposals.Proposer] | None:
+        """Where the regions are shared with SGI and computed off the critical path: segments and SAM."""
+        if self.source == "segments":
+            return proposals.segmentation(self.max_regions)
+        if self.source == "sam":
+            return proposals.sam(str(self.sam_checkpoint), self.encoder.device, self.max_regions)
+        return None
 
     def regions(self, image: Image.Image) -> list[Region]:
         """Region masks from the chosen source, largest first; the whole image when the source finds none."""
-        if self.source == "segments":
-            found = segment_regions(image, self.max_regions)
+        proposer = self._proposer()
+        if proposer is not None:
+            found = proposals.regions(image, proposer)
         elif self.source == "random":
             found = random_regions(image, self.n_random, self.seed)
-        elif self.source == "sam":
-            found = sam_regions(image, str(self.sam_checkpoint), self.encoder.device, self.max_regions)
         else:
             found = world_regions(image, self.max_regions)
         found = sorted((r for r in found if r.mask is not None and r.mask.any()), key=lambda r: -int(r.mask.sum()))
@@ -149,7 +167,7 @@ class PowersetAlignment(ScoringMethod):
         caption: str,
     ) -> Score:
         tree = parse_tree(caption)
-        texts = torch.stack([t.embedding for t in self.encoder.encode_texts([n.text for n in tree])])
+        texts = torch.stack([t.embedding for t in self.encoder.encode_texts([n.text for n in tree], companions=False)])
         m = min(len(regions), self.exact_limit)
         start = time.perf_counter()
         exact = exact_alignment(patches, masks[:m], texts)
@@ -173,6 +191,10 @@ class PowersetAlignment(ScoringMethod):
         return Score(self.name, caption, exact.t2r, evidence)
 
     def score(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
+        return self.cached_scores(image, captions, lambda new: self.score_pairs(image, new))
+
+    def score_pairs(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
+        """Every caption scored on the image, no score cache: what a new caption costs."""
         feats = self.encoder.encode_image(image)
         regions, masks = self.region_masks(image, feats.grid)
         return [self._score(feats.patches, regions, masks, feats.grid, c) for c in captions]

@@ -1,13 +1,14 @@
 """Structure-guided inference (seeds 000/003): crops x caption segments, best crop per segment, mean.
 
-Crops are encoded in batches once per image and cached, so every caption (and every edit of
-one) reuses them. ``score_naive`` scores each image-caption pair on its own and encodes crop by
-crop, as the published code does; it exists to measure the speed-up and to check that both
-paths agree.
+The crops' views are made as tensors on the encoder's device (``explorer.views``), each distinct view
+encoded once in batches and cached per image, so every caption (and every edit of one) reuses them.
+``score_naive`` scores each image-caption pair on its own and encodes PIL crop by crop, as the published
+code does; it exists to measure the speed-up and to check that both paths agree.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -15,14 +16,15 @@ import numpy as np
 import torch
 from PIL import Image
 
+from explorer import proposals as shared
 from explorer import text
 from explorer.cache import LRUCache
 from explorer.encoders import DualEncoder, image_key
 from explorer.methods.base import Score, ScoringMethod, register
 from explorer.regions import (
-    DEFAULT_SCALES, DEFAULT_STRIDE, CropMode, Region, crop_view, fill_color, multiscale_crops, sam_regions,
-    segment_regions, visible_extent,
+    DEFAULT_SCALES, DEFAULT_STRIDE, Box, CropMode, Region, crop_view, fill_color, multiscale_crops, visible_extent,
 )
+from explorer.views import crop_views, image_tensor
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,12 @@ def segment_prompts(caption: str) -> list[tuple[text.Segment, str]]:
     return out
 
 
+def prompts_of(captions: Sequence[str]) -> list[str]:
+    """Every segment prompt of the captions (their parses made together): what SGI will encode of them."""
+    text.parse_many(captions)
+    return [p for c in captions for _, p in segment_prompts(c)]
+
+
 @register
 class StructureGuided(ScoringMethod):
     name = "sgi"
@@ -84,46 +92,57 @@ class StructureGuided(ScoringMethod):
         self.scales, self.stride, self.crop_mode = tuple(scales), stride, crop_mode
         self.proposals, self.sam_checkpoint = proposals, sam_checkpoint
         self._cache: LRUCache[RegionFeatures] = LRUCache()
+        encoder.text_hooks[self.name] = prompts_of
+        for proposer in self._proposers():
+            shared.start_on_new_images(encoder, proposer)
+
+    def _proposers(self) -> list[tuple[str, shared.Proposer]]:
+        out = [shared.segmentation()] if self.proposals in ("segments", "crops+segments") else []
+        return out + ([shared.sam(self.sam_checkpoint, self.encoder.device)] if self.sam_checkpoint else [])
 
     def regions(self, image: Image.Image) -> list[Region]:
         regions = multiscale_crops(image.width, image.height, self.scales, self.stride)
-        if self.proposals in ("segments", "crops+segments"):
-            regions += segment_regions(image)
-        if self.sam_checkpoint:
-            regions += sam_regions(image, self.sam_checkpoint, self.encoder.device)
+        for proposer in self._proposers():
+            regions += shared.regions(image, proposer)
         if self.proposals == "segments":
             regions = [r for r in regions if r.source != "crop"]
         return regions
 
     def views(self, image: Image.Image, regions: Sequence[Region]) -> list[Image.Image]:
+        """The regions' views as PIL images: the published path (``score_naive``) and the tests' reference."""
         fill = fill_color(image)
         return [crop_view(image, r.box, self.crop_mode, fill) for r in regions]
 
-    def distinct_views(self, image: Image.Image, regions: Sequence[Region]) -> tuple[list[Image.Image], list[int]]:
-        """Each distinct view once, and for every region the index of its view.
+    def distinct_boxes(
+        self, image: Image.Image, regions: Sequence[Region], fill: tuple[int, ...]
+    ) -> tuple[list[Box], list[int]]:
+        """The box of each distinct view once, and for every region the index of its view.
 
-        A mask view is known by the extent of the non-fill pixels its box holds, so on a plain background
-        boxes around the same objects share one view without building it twice; other views by their pixels.
+        A mask view is known by the extent of the non-fill pixels its box holds, so on a plain background boxes
+        around the same objects share one view; a resized view by its box's size and pixels.
         """
-        fill = fill_color(image)
+        pixels = np.asarray(image.convert("RGB"))
         if self.crop_mode == "mask":
-            nonfill = (np.asarray(image.convert("RGB")) != np.asarray(fill, dtype=np.uint8)).any(axis=-1)
+            nonfill = (pixels != np.asarray(fill, dtype=np.uint8)).any(axis=-1)
             keys: list[object] = [visible_extent(nonfill, r.box) for r in regions]
-            first = {k: r for k, r in reversed(list(zip(keys, regions)))}
-            views = {k: crop_view(image, r.box, "mask", fill) for k, r in first.items()}
         else:
-            every = [crop_view(image, r.box, self.crop_mode, fill) for r in regions]
-            keys = [image_key(v) for v in every]
-            views = {k: v for k, v in reversed(list(zip(keys, every)))}
-        row = {k: i for i, k in enumerate(views)}
-        return list(views.values()), [row[k] for k in keys]
+            keys = [(x1 - x0, y1 - y0, hashlib.sha1(pixels[y0:y1, x0:x1].tobytes()).hexdigest())
+                    for x0, y0, x1, y1 in (r.box for r in regions)]
+        first: dict[object, Box] = {}
+        for k, r in zip(keys, regions):
+            first.setdefault(k, r.box)
+        row = {k: i for i, k in enumerate(first)}
+        return list(first.values()), [row[k] for k in keys]
 
     def region_features(self, image: Image.Image) -> RegionFeatures:
-        """Every region of the image encoded in batches, each distinct view once; cached by image content."""
+        """Every region's view made on the encoder's device and encoded in batches, each distinct view once;
+        cached by image content."""
         def encode() -> RegionFeatures:
-            regions = self.regions(image)
-            views, rows = self.distinct_views(image, regions)
-            return RegionFeatures(tuple(regions), self.encoder.embed_images(views)[rows])
+            regions, fill = self.regions(image), fill_color(image)
+            boxes, rows = self.distinct_boxes(image, regions, fill)
+            pixels = image_tensor(image, self.encoder.device)
+            views = crop_views(pixels, boxes, self.crop_mode, fill, self.encoder.preprocessing)
+            return RegionFeatures(tuple(regions), self.encoder.embed_pixels(views)[rows])
 
         return self._cache.get_or_compute(image_key(image), encode)
 
@@ -137,7 +156,7 @@ class StructureGuided(ScoringMethod):
         if naive:
             seg_emb = torch.cat([self.encoder.embed_texts([p]) for p in prompts])
         else:
-            seg_emb = torch.stack([t.embedding for t in self.encoder.encode_texts(prompts)])
+            seg_emb = torch.stack([t.embedding for t in self.encoder.encode_texts(prompts, companions=False)])
         matrix = (seg_emb @ regions.embeddings.T).numpy()
         best = matrix.argmax(axis=1)
         matches = tuple(
@@ -147,8 +166,7 @@ class StructureGuided(ScoringMethod):
         return Score(self.name, caption, value, SGIEvidence(regions.regions, matches, matrix))
 
     def score(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
-        regions = self.region_features(image)
-        return [self._score(regions, c) for c in captions]
+        return self.cached_scores(image, captions, lambda new: [self._score(self.region_features(image), c) for c in new])
 
     def score_naive(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
         """The published way: each image-caption pair on its own, every crop and segment encoded one by one."""

@@ -74,8 +74,12 @@ class AlignedMethod(ScoringMethod):
             self.trained = False
         self.model.to(encoder.device)
 
-    @torch.no_grad()
     def score(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
+        return self.cached_scores(image, captions, lambda new: self.score_pairs(image, new))
+
+    @torch.no_grad()
+    def score_pairs(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
+        """The aligner run on every (image, caption) pair, no score cache: what a new caption costs."""
         img = self.encoder.encode_image(image)
         texts = self.encoder.encode_texts(captions)
         n = len(texts)

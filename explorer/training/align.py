@@ -141,7 +141,7 @@ class AlignScorer(torch.nn.Module):
 
     def forward(self, batch: Batch) -> torch.Tensor:
         imgs = self.encoder.encode_images(batch.images)
-        txts = self.encoder.encode_texts(batch.captions)
+        txts = self.encoder.encode_texts(batch.captions, companions=False)
         ii, cc = batch.candidates.nonzero(as_tuple=True)
         glob = torch.stack([f.embedding for f in imgs])
         patches = torch.stack([f.patches for f in imgs])

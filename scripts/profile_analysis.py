@@ -1,0 +1,91 @@
+"""Where one page analysis spends its time, stage by stage: ``python scripts/profile_analysis.py [--device cpu]``.
+
+Runs the engine's analysis (global, SGI, TFLocal, PowerCLIP) of fresh world scenes under cProfile and prints, per
+stage, the milliseconds per analysis: a new image, and a caption edit (caption B changed, image cached). On the CPU
+it counts the main thread's CPU time with one torch thread, so the profile does not depend on what else the
+machine runs; work on the proposals worker thread is timed on its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import time
+
+import torch
+
+from explorer import bench
+from explorer.encoders import DualEncoder
+from explorer.engine import Engine
+from explorer.regions import segment_regions
+
+STAGES = {  # label: the (file suffix, function name) it sums; a stage absent from the code is skipped
+    "global": [("methods/cosine.py", "score")],
+    "sgi": [("methods/sgi.py", "score")],
+    "tflocal": [("methods/tflocal.py", "score")],
+    "powerset": [("methods/powerset_method.py", "score")],
+    "image tower, SGI views (encode_image)": [("open_clip/model.py", "encode_image")],
+    "towers, image + texts (forward_intermediates)": [("open_clip/model.py", "forward_intermediates")],
+    "SGI views, PIL (open_clip preprocess)": [("open_clip/transform.py", "__call__")],
+    "SGI views, tensors (crop_views)": [("explorer/views.py", "crop_views")],
+    "segmentation (felzenszwalb), main thread": [("explorer/regions.py", "segment_regions")],
+    "waiting for proposals (worker thread)": [("explorer/proposals.py", "regions")],
+    "text encoding, all (encode_texts)": [("explorer/encoders.py", "encode_texts")],
+    "spaCy parse": [("spacy/language.py", "pipe"), ("spacy/language.py", "__call__")],
+    "powerset exact enumeration": [("explorer/powerset.py", "exact_alignment")],
+}
+
+
+def profile(engine: Engine, runs: int, timer) -> dict[str, dict[str, float]]:
+    """Per-stage ms per analysis for a new image (``cold``) and a caption edit (``rescore``), with ``total``."""
+    items = bench.bench_items(runs + 1)
+    size = engine.encoder.image_size
+    engine.analyze(items[0].images[0].render(size), *items[0].captions)  # warm-up
+    profiles = {"cold": cProfile.Profile(timer), "rescore": cProfile.Profile(timer)}
+    totals = dict.fromkeys(profiles, 0.0)
+    segmentation = 0.0
+    for item in items[1:]:
+        image = item.images[0].render(size)
+        edit = (item.captions[0], item.captions[1] + " on a grey floor")
+        for kind, captions in (("cold", item.captions), ("rescore", edit)):
+            start = timer()
+            profiles[kind].runcall(engine.analyze, image, *captions)
+            totals[kind] += timer() - start
+        start = timer()
+        segment_regions(image)
+        segmentation += timer() - start
+    out = {kind: _stages(p, runs) | {"whole analysis": round(1e3 * totals[kind] / runs, 1)}
+           for kind, p in profiles.items()}
+    out["cold"]["segmentation (felzenszwalb), timed alone"] = round(1e3 * segmentation / runs, 1)
+    return out
+
+
+def _stages(prof: cProfile.Profile, runs: int) -> dict[str, float]:
+    stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]
+    out = {}
+    for label, functions in STAGES.items():
+        total = sum(v[3] for (path, _, fn), v in stats.items() if any(fn == n and path.endswith(s) for s, n in functions))
+        if total:
+            out[label] = round(1e3 * total / runs, 1)
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--device", default=None)
+    p.add_argument("--runs", type=int, default=10)
+    args = p.parse_args()
+    engine = Engine(DualEncoder(device=args.device))
+    on_cpu = engine.encoder.device == "cpu"
+    if on_cpu:
+        torch.set_num_threads(1)
+    stages = profile(engine, args.runs, time.thread_time if on_cpu else time.perf_counter)
+    print(f"{'main-thread CPU' if on_cpu else 'wall'} ms per analysis, {args.runs} runs, {engine.encoder.label} "
+          f"on {engine.encoder.device}\n\n| stage | new image | caption edit |\n|---|---|---|")
+    for label in dict.fromkeys([*stages["cold"], *stages["rescore"]]):
+        print(f"| {label} | {stages['cold'].get(label, '')} | {stages['rescore'].get(label, '')} |")
+
+
+if __name__ == "__main__":
+    main()

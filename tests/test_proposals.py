@@ -1,0 +1,41 @@
+import threading
+
+import numpy as np
+
+from explorer import proposals, world
+from explorer.methods import get_method
+from explorer.methods.powerset_method import node_texts
+from explorer.methods.sgi import prompts_of
+
+
+def test_sgi_and_powerset_share_one_segmentation_made_on_the_worker(embedded, monkeypatch):
+    calls = []
+    segment = proposals.segment_regions
+
+    def counted(image, **kw):
+        calls.append(threading.current_thread().name)
+        return segment(image, **kw)
+
+    monkeypatch.setattr(proposals, "segment_regions", counted)
+    sgi = get_method("sgi", embedded, proposals="crops+segments")
+    powerset = get_method("powerset", embedded)
+    image = world.random_scene(np.random.default_rng(77), world.seen_combos(), 3).render(embedded.image_size)
+    embedded.encode_image(image)  # a new image: the encoder starts the proposals before encoding it
+    sgi_segments = [r.box for r in sgi.regions(image) if r.source == "segment"]
+    powerset_segments = [r.box for r in powerset.regions(image)]
+    assert len(calls) == 1 and calls[0].startswith("proposals")
+    assert sgi_segments and sorted(sgi_segments) == sorted(powerset_segments)
+
+
+def test_new_captions_bring_their_methods_texts_in_one_batch(embedded, monkeypatch):
+    get_method("sgi", embedded), get_method("powerset", embedded)
+    batches = []
+    forward = embedded.model.forward_intermediates
+    monkeypatch.setattr(embedded.model, "forward_intermediates",
+                        lambda **kw: batches.append(len(kw["text"])) or forward(**kw))
+    caption = "a green star above a small grey square"
+    companions = prompts_of([caption]) + node_texts([caption])  # SGI's segment prompts, PowerCLIP's tree nodes
+    embedded.encode_texts([caption])
+    assert batches == [len({caption, *companions})]
+    embedded.encode_texts(companions, companions=False)
+    assert len(batches) == 1  # they were all encoded with the caption
