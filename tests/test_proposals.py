@@ -27,7 +27,10 @@ def test_sgi_and_powerset_share_one_segmentation_made_on_the_worker(embedded, mo
     assert sgi_segments and sorted(sgi_segments) == sorted(powerset_segments)
 
 
-def test_new_captions_bring_their_methods_texts_in_one_batch(embedded, monkeypatch):
+def test_new_captions_bring_their_methods_texts_in_one_batch(monkeypatch):
+    from explorer.encoders import DualEncoder
+
+    embedded = DualEncoder()  # its own text cache: the session's encoder may have seen some of these texts
     get_method("sgi", embedded), get_method("powerset", embedded)
     batches = []
     forward = embedded.model.forward_intermediates

@@ -219,3 +219,21 @@ def test_light_events_do_not_wait_behind_heavy_ones(url, scene):
         assert "276" in job.result(timeout=240)[2]
     heavy_s = time.perf_counter() - begun
     assert light_s < heavy_s / 3, (light_s, heavy_s)  # answered while both heavy slots were busy
+
+
+def test_a_caption_edit_rescores_from_cached_image_features(embedded, scene):
+    image = Image.open(scene).convert("RGB")
+    engine = Engine(embedded)
+    first = engine.analyze(image, RIGHT, WRONG)
+    calls = []
+    originals = {name: getattr(embedded, name) for name in ("_encode_image_batch", "embed_pixels", "embed_images")}
+    for name, fn in originals.items():
+        setattr(embedded, name, lambda *a, _fn=fn, _name=name, **k: calls.append(_name) or _fn(*a, **k))
+    try:
+        edited = engine.analyze(image, RIGHT, WRONG + " on a grey floor")  # a caption never seen before
+    finally:
+        for name in originals:
+            delattr(embedded, name)  # back to the class's methods
+    assert calls == []  # no image, crop or view went through the image tower again
+    assert edited.scores["global"][0].value == first.scores["global"][0].value  # caption A: the same score
+    assert edited.scores["sgi"][1].caption.endswith("grey floor")
