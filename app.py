@@ -6,9 +6,9 @@ import argparse
 import logging
 import os
 
-from explorer.cli import add_model_args, load_encoder
 from explorer.encoders import ModelUnavailable
 from explorer.engine import Engine
+from explorer.model_args import add_model_args, load_encoder
 from explorer.model_pool import MAX_MODELS, MODEL_BUDGET_MB
 from explorer.ui.serving import Serving
 

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 from explorer import world
+from explorer.model_args import add_model_args, load_encoder
 from explorer.models import EMBEDDED_CHECKPOINT
 
 
@@ -74,22 +75,6 @@ def _model_card(args: argparse.Namespace) -> int:
     checkpoint = Path(args.checkpoint or EMBEDDED_CHECKPOINT)
     _write_card(checkpoint, json.loads(checkpoint.with_suffix(".json").read_text())["config"]["objective"])
     return 0
-
-
-def add_model_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", default=os.environ.get("EXPLORER_MODEL"),
-                   help="open_clip model name (default: the embedded world-clip)")
-    p.add_argument("--pretrained", default=os.environ.get("EXPLORER_PRETRAINED"),
-                   help="open_clip pretrained tag, e.g. openai (needs the model hub or its cache)")
-    p.add_argument("--checkpoint", default=os.environ.get("EXPLORER_CHECKPOINT"),
-                   help="local weights file (.safetensors or a state dict)")
-    p.add_argument("--device", default=None, help="cpu or cuda (default: cuda when present)")
-
-
-def load_encoder(args: argparse.Namespace):
-    from explorer.encoders import DualEncoder
-
-    return DualEncoder(args.model, args.pretrained, args.checkpoint, args.device)
 
 
 def method_options(pairs: list[str]) -> dict[str, dict]:

@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 import open_clip
 
 from explorer.encoders import DualEncoder, ModelUnavailable
-from explorer.methods import ScoringMethod, get_method
+from explorer.methods import ScoringMethod
 from explorer.models import CHECKPOINT_DIR, EMBEDDED_CHECKPOINT
 
 log = logging.getLogger(__name__)

@@ -18,6 +18,7 @@ log = logging.getLogger(__name__)
 
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1 in pixels, exclusive ends
 CropMode = Literal["resize", "mask"]
+MIN_PATCH_COVER = 0.3  # a patch belongs to a region when this fraction of its pixels is in the mask
 DEFAULT_SCALES: tuple[float, ...] = (1.0, 0.75, 0.5, 0.35, 0.25)
 DEFAULT_STRIDE = 0.5
 
@@ -183,3 +184,21 @@ def visible_box(width: int, height: int, preprocess) -> Box:
         x0, y0 = (width - side) // 2, (height - side) // 2
         return (x0, y0, x0 + side, y0 + side)
     return (0, 0, width, height)
+
+
+def patch_mask(mask: np.ndarray, grid: tuple[int, int], box: Box) -> np.ndarray:
+    """A pixel mask on the (h, w) patch grid, flat: patches at least MIN_PATCH_COVER inside, else the nearest one."""
+    h, w = grid
+    x0, y0, x1, y1 = box
+    crop = Image.fromarray(mask[y0:y1, x0:x1].astype(np.float32))
+    frac = np.asarray(crop.resize((w, h), Image.Resampling.BOX)).ravel()
+    out = frac >= MIN_PATCH_COVER
+    if not out.any():
+        if frac.max() > 0:
+            out[frac.argmax()] = True
+        else:  # the mask lies outside the visible square: the patch nearest its centroid
+            ys, xs = np.nonzero(mask)
+            gy = int(np.clip((ys.mean() - y0) / max(1, y1 - y0) * h, 0, h - 1))
+            gx = int(np.clip((xs.mean() - x0) / max(1, x1 - x0) * w, 0, w - 1))
+            out[gy * w + gx] = True
+    return out

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from explorer import viz, world  # noqa: E402
 from explorer.encoders import DualEncoder  # noqa: E402
 from explorer.methods import get_method  # noqa: E402
-from explorer.methods.powerset_method import patch_mask  # noqa: E402
+from explorer.regions import patch_mask  # noqa: E402
 from explorer.methods.tflocal import AttentionEvidence  # noqa: E402
 
 FUNCTION_WORDS = {"a", "an", "and", "the"}

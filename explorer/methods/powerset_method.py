@@ -22,12 +22,11 @@ from explorer.cache import LRUCache
 from explorer.encoders import DualEncoder, image_key
 from explorer.methods.base import Score, ScoringMethod, register
 from explorer.powerset import exact_alignment, nla_scan, subset_masks
-from explorer.regions import Box, Region, fill_color, random_regions, visible_box
+from explorer.regions import Region, fill_color, patch_mask, random_regions, visible_box
 from explorer.text import parse_many
 from explorer.tree import TreeNode, parse_tree
 
 REGION_SOURCES = ("segments", "random", "sam", "world")
-MIN_PATCH_COVER = 0.3  # a patch belongs to a region when this fraction of its pixels is in the mask
 
 
 @dataclass(frozen=True)
@@ -77,24 +76,6 @@ def node_texts(captions: Sequence[str]) -> list[str]:
     """The text of every tree node of the captions (their parses made together): what PowerCLIP will encode."""
     parse_many(captions)
     return [n.text for c in captions for n in parse_tree(c)]
-
-
-def patch_mask(mask: np.ndarray, grid: tuple[int, int], box: Box) -> np.ndarray:
-    """A pixel mask on the (h, w) patch grid, flat: patches at least MIN_PATCH_COVER inside, else the nearest one."""
-    h, w = grid
-    x0, y0, x1, y1 = box
-    crop = Image.fromarray(mask[y0:y1, x0:x1].astype(np.float32))
-    frac = np.asarray(crop.resize((w, h), Image.Resampling.BOX)).ravel()
-    out = frac >= MIN_PATCH_COVER
-    if not out.any():
-        if frac.max() > 0:
-            out[frac.argmax()] = True
-        else:  # the mask lies outside the visible square: the patch nearest its centroid
-            ys, xs = np.nonzero(mask)
-            gy = int(np.clip((ys.mean() - y0) / max(1, y1 - y0) * h, 0, h - 1))
-            gx = int(np.clip((xs.mean() - x0) / max(1, x1 - x0) * w, 0, w - 1))
-            out[gy * w + gx] = True
-    return out
 
 
 @register

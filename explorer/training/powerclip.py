@@ -23,9 +23,9 @@ import torch
 import torch.nn.functional as F
 
 from explorer import text, world
-from explorer.methods.powerset_method import patch_mask
 from explorer.powerset import nla_soft, surrogate_regions
-from explorer.training.world_clip import project_tokens
+from explorer.regions import patch_mask
+from explorer.training.towers import project_tokens
 from explorer.tree import parse_tree
 
 MARGIN = 0.2

@@ -28,6 +28,7 @@ from tqdm import tqdm
 from explorer import world
 from explorer.models import EMBEDDED_MODEL, register_configs
 from explorer.training import state
+from explorer.training.towers import image_with_tokens
 
 log = logging.getLogger(__name__)
 
@@ -78,22 +79,6 @@ def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.Opti
     no_decay = [p for p in model.parameters() if p.ndim < 2]
     groups = [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
     return torch.optim.AdamW(groups, lr=cfg.lr, betas=(0.9, 0.98), eps=1e-6)
-
-
-def image_with_tokens(model: torch.nn.Module, images: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """One pass of the image tower: the global embedding (B, D) and the patch tokens before the projection."""
-    visual = model.visual
-    visual.output_tokens = True
-    try:
-        return visual(images)
-    finally:
-        visual.output_tokens = False
-
-
-def project_tokens(model: torch.nn.Module, tokens: torch.Tensor) -> torch.Tensor:
-    """Patch tokens into the joint space, as the global embedding is."""
-    proj = model.visual.proj
-    return tokens @ proj if proj is not None else tokens
 
 
 def objective_term(cfg: TrainConfig, tokenizer, image_size: int, grid: int) -> ExtraLoss | None:
