@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Protocol, Sequence
+from typing import Callable, Iterable, Mapping, Protocol, Sequence
+
+import numpy as np
 
 from PIL import Image
 
@@ -60,13 +62,19 @@ def load_items(benchmark: str, data: str | Path | None = None, limit: int | None
     return out
 
 
+def is_right(s: np.ndarray) -> bool:
+    """From ``s[c, i]``: the group score for two images; caption above negative caption for one."""
+    return swap_outcome(s).group if s.shape[1] == 2 else bool(s[0, 0] > s[1, 0])
+
+
 def method_is_right(method: ScoringMethod, item: BrowseItem) -> bool:
-    """Group score for two images; caption above negative caption for one."""
-    images = [ref.load() for ref in item.images]
-    s = item_similarities(method, images, item.captions)
-    if len(images) == 2:
-        return swap_outcome(s).group
-    return bool(s[0, 0] > s[1, 0])
+    return is_right(item_similarities(method, [ref.load() for ref in item.images], item.captions))
+
+
+def similarities(methods: Mapping[str, ScoringMethod], item: BrowseItem,
+                 images: Sequence[Image.Image]) -> dict[str, np.ndarray]:
+    """Each method's ``s[c, i]`` on one item's loaded images (their verdicts: ``is_right``)."""
+    return {name: item_similarities(m, images, item.captions) for name, m in methods.items()}
 
 
 def select(

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import gradio as gr
 
-from explorer.browse import BENCHMARKS, BrowseItem, load_items, method_is_right, select
+from explorer.browse import BENCHMARKS, BrowseItem, is_right, load_items, select, similarities
 from explorer.datasets import DatasetError
 from explorer.engine import UNTRAINED_MARK, Engine
-from explorer.evaluate import item_similarities
 from explorer.model_pool import LoadedModel
 from explorer.ui.guard import guarded, plain, warn
 from explorer.ui.main_tab import MainInputs
@@ -19,24 +18,20 @@ from explorer.ui.serving import Serving
 SEND_DIR = Path(tempfile.mkdtemp(prefix="explorer-send-"))
 
 
-def _verdict(method, item: BrowseItem) -> str:
-    if not method.trained:
-        return f"n/a{UNTRAINED_MARK}"
-    return "right" if method_is_right(method, item) else "**wrong**"
-
-
 def _describe(loaded: LoadedModel, item: BrowseItem, images) -> str:
     """The item's global cosines, and each method's verdict on it, by the session's model."""
-    s = item_similarities(loaded.methods["global"], images, item.captions)
+    found = similarities(loaded.methods, item, images)
     lines = [f"**{plain(item.id)}** ({plain(item.category)}), scored by **{plain(loaded.label)}**", "",
              "| caption | " + " | ".join(f"global cosine with image {i}" for i in range(len(images))) + " |",
              "|---|" + "---|" * len(images)]
     for c, caption in enumerate(item.captions):
-        lines.append(f"| {c}: {plain(caption)} | " + " | ".join(f"{v:.4f}" for v in s[c]) + " |")
+        lines.append(f"| {c}: {plain(caption)} | " + " | ".join(f"{v:.4f}" for v in found["global"][c]) + " |")
     rule = ("both captions matched to their own image, and both images to their own caption (the group score)"
             if len(images) == 2 else "caption 0 scored above caption 1")
     lines += ["", f"Each method's verdict (right: {rule}):", "", "| method | verdict |", "|---|---|"]
-    lines += [f"| {m.label} | {_verdict(m, item)} |" for m in loaded.methods.values()]
+    for name, method in loaded.methods.items():
+        verdict = "right" if is_right(found[name]) else "**wrong**"
+        lines.append(f"| {method.label} | {verdict if method.trained else 'n/a' + UNTRAINED_MARK} |")
     return "\n".join(lines)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass
 
@@ -86,8 +87,7 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
         progress(0, desc="reading the image...")
         image, notices = read_image(path)
         result = engine.analyze(image, caption_a, caption_b, progress, choice=choice)
-        result = Analysis(result.captions, result.scores, result.model, result.device, result.untrained,
-                          tuple(notices) + result.notices)
+        result = dataclasses.replace(result, notices=(*notices, *result.notices))  # the image's notices first
         table = pd.DataFrame(result.rows(), columns=TABLE_COLUMNS)
         overlays, heat = [None, None], None
         if "sgi" in result.scores:
