@@ -34,7 +34,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--model-budget-mb", type=float, default=MODEL_BUDGET_MB,
                    help="memory the loaded models' weights may take, in MiB (env EXPLORER_MODEL_BUDGET_MB)")
     p.add_argument("--log-level", default=os.environ.get("EXPLORER_LOG_LEVEL", "INFO"))
-    add_model_args(p)
+    add_model_args(p, precision="native")  # the page is live: the device's fast precision (numbers: the CLI's fp32)
     return p.parse_args(argv)
 
 

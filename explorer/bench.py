@@ -26,6 +26,8 @@ from explorer.tree import parse_tree
 
 log = logging.getLogger(__name__)
 
+WARM_UP_ANALYSES = 5  # analyses of other items before the timed ones: a page that has served a few requests
+
 
 def timed(fn: Callable[[], object], repeat: int = 1) -> tuple[float, object]:
     """Best wall time over ``repeat`` runs, and the last result."""
@@ -93,11 +95,13 @@ def _sgi_speed(encoder: DualEncoder, image: Image.Image, captions: list[str], ta
 def analysis_figures(encoder: DualEncoder, tag: str, runs: int = 20) -> dict[str, float]:
     """The whole page analysis (its four methods) of a new image and two captions, p50 / p95."""
     engine = Engine(encoder)
-    items = bench_items(runs + 1)
+    encoder.wait_warm()  # as on a page that has been up a moment: the towers' kernels made per batch bucket
+    items = bench_items(runs + WARM_UP_ANALYSES)
     size = encoder.image_size
-    engine.analyze(items[0].images[0].render(size), *items[0].captions)  # warm-up: spaCy, lazy imports
+    for item in items[:WARM_UP_ANALYSES]:  # spaCy, lazy imports, kernels made for the text batches' first shapes
+        engine.analyze(item.images[0].render(size), *item.captions)
     cold, rescore = [], []
-    for item in tqdm(items[1:], desc=f"analysis ({tag})", unit="run", leave=False):
+    for item in tqdm(items[WARM_UP_ANALYSES:], desc=f"analysis ({tag})", unit="run", leave=False):
         image = item.images[0].render(size)
         start = time.perf_counter()
         engine.analyze(image, *item.captions)
@@ -112,6 +116,23 @@ def analysis_figures(encoder: DualEncoder, tag: str, runs: int = 20) -> dict[str
         f"rescore.ms.{tag}": round(float(np.percentile(1000 * np.array(rescore), 50)), 1),
         f"analysis.methods.{tag}": len(engine.methods),
     }
+
+
+def precision_figures(encoder: DualEncoder, reference: DualEncoder, n: int = 20) -> dict[str, float]:
+    """What the page's precision moves against fp32 (``reference``), per method on the bench's items: the largest
+    score gap, and how often the preferred caption is the same."""
+    page, exact = Engine(encoder), Engine(reference)
+    gaps: dict[str, list[float]] = {}
+    same: list[bool] = []
+    for item in bench_items(n):
+        image = item.images[0].render(encoder.image_size)
+        low, ref = page.analyze(image, *item.captions), exact.analyze(image, *item.captions)
+        for name, (a, b) in ref.scores.items():
+            la, lb = low.scores[name]
+            gaps.setdefault(name, []).extend([abs(a.value - la.value), abs(b.value - lb.value)])
+            same.append(np.sign(a.value - b.value) == np.sign(la.value - lb.value))
+    return {f"precision.max_score_gap.{name}": float(f"{max(g):.2g}") for name, g in gaps.items()} | {
+        "precision.same_verdict_pct": round(100 * float(np.mean(same)), 1)}
 
 
 def eval_figures(encoder: DualEncoder, tag: str, n: int = 16) -> dict[str, float]:
@@ -226,7 +247,7 @@ def performance_markdown(reports: list[dict]) -> str:
     head = " | ".join(f"{r['device']}" for r in reports)
     rows = "\n".join(f"| `{n}` | " + " | ".join(str(r["figures"].get(n, "")) for r in reports) + " |" for n in names)
     where = "\n".join(f"- **{r['device']}**: `{r.get('command', 'python -m explorer bench')}` on "
-                      f"{r.get('machine', 'an unrecorded machine')}; model {r['model']}." for r in reports)
+                      f"{r.get('machine', 'an unrecorded machine')}; model {r['model']}{_precision(r)}." for r in reports)
     gpu = ("" if any(r["device"].startswith("cuda") for r in reports) else
            "\nNo GPU column: no CUDA device was lent to the task that measured these. On a machine with one, "
            "`python -m explorer bench --device cuda --json docs/results/bench-cuda.json` measures the same figures "
@@ -236,8 +257,15 @@ def performance_markdown(reports: list[dict]) -> str:
             f"`vitb32` and `vitl14` are ViT-B-32 and ViT-L-14 with random weights (the compute of the pretrained "
             f"ones). `rescore.ms.*` is the p50 of the whole analysis (global, SGI, TFLocal, PowerCLIP) of an image "
             f"whose features are cached, with caption B changed to one not seen before (text encoding and parsing "
-            f"included, no image work). `sgi.photo.speedup_vs_naive` is SGI batched / naive on the photo.\n\n"
+            f"included, no image work). `sgi.photo.speedup_vs_naive` is SGI batched / naive on the photo. The "
+            f"figures are at the page's precision (`--precision native`); `*.embedded_fp32` are the same analyses "
+            f"with both towers in fp32, where the page's precision is not.\n\n"
             f"| figure | {head} |\n|---|{'---|' * len(reports)}\n{rows}\n{gpu}")
+
+
+def _precision(report: dict) -> str:
+    towers = report.get("precision")
+    return f"; image tower {towers['image tower']}, text tower {towers['text tower']}" if towers else ""
 
 
 def write_performance_markdown(path: Path, reports: list[dict]) -> None:

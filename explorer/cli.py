@@ -138,12 +138,18 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    import torch
+
     from explorer import bench
     from explorer.encoders import DualEncoder
 
     encoder = load_encoder(args)
     figures = bench.sgi_figures(encoder, repeat=args.repeat)
     figures |= bench.analysis_figures(encoder, "embedded", runs=args.runs)
+    if encoder.image_dtype is not None:  # the page's precision is not fp32 here: fp32's figures beside it
+        reference = DualEncoder(args.model, args.pretrained, args.checkpoint, args.device, precision="fp32")
+        figures |= bench.analysis_figures(reference, "embedded_fp32", runs=args.runs)
+        figures |= bench.precision_figures(encoder, reference)
     figures |= bench.eval_figures(encoder, "embedded")
     figures |= bench.powerset_figures(encoder)
     figures |= bench.tflocal_figures(encoder)
@@ -151,13 +157,16 @@ def _bench(args: argparse.Namespace) -> int:
     registry = [("vitb32", "ViT-B-32")] * (not args.skip_vitb32)
     registry += [("vitl14", "ViT-L-14")] * (args.vitl14 or encoder.device.startswith("cuda"))
     for tag, name in registry:
-        other = DualEncoder(name, pretrained=None, device=args.device)
+        other = DualEncoder(name, pretrained=None, device=args.device, precision=args.precision)
         figures |= bench.analysis_figures(other, tag, runs=max(3, args.runs // 4))
         figures[f"memory.peak_mb.{tag}"] = bench.peak_memory_mb()
     command = "python -m explorer bench" + "".join(
         f" {flag}" for flag, on in (("--device cuda", encoder.device.startswith("cuda")),
-                                    ("--skip-vitb32", args.skip_vitb32), ("--vitl14", args.vitl14)) if on)
+                                    ("--skip-vitb32", args.skip_vitb32), ("--vitl14", args.vitl14),
+                                    (f"--precision {args.precision}", args.precision != "native")) if on)
     report = {"model": encoder.label, "device": encoder.device, "machine": bench.machine(), "command": command,
+              "precision": {"setting": args.precision, "image tower": str(encoder.image_dtype or torch.float32),
+                            "text tower": str(encoder.text_dtype or torch.float32)},
               "figures": figures}
     if args.markdown:
         beside = [json.loads(Path(p).read_text()) for p in args.beside]
@@ -309,7 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
                                       "'## Where the time goes' section onwards is kept)")
     b.add_argument("--beside", action="append", default=[], metavar="JSON",
                    help="another device's report (--json of a run there) shown as a column beside this run's")
-    add_model_args(b)
+    add_model_args(b, precision="native")  # the page's precision
     b.set_defaults(func=_bench)
 
     g = sub.add_parser("binding", help="binding-geometry analyses of a model on two-object world scenes")

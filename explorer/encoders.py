@@ -1,7 +1,8 @@
 """DualEncoder: any open_clip model -> global, patch and token features, cached per image.
 
 Loads by registry name and pretrained tag, by local checkpoint file, or the embedded default
-(``world-clip`` with the weights in ``checkpoints/``). Uses CUDA with autocast when present.
+(``world-clip`` with the weights in ``checkpoints/``). Uses CUDA with autocast when present; how the towers run
+(precision, batch buckets, a compiled image tower) is ``explorer.tower``'s.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from PIL import Image
 
 from explorer.cache import LRUCache
 from explorer.models import EMBEDDED_CHECKPOINT, EMBEDDED_MODEL, register_configs
+from explorer.tower import BucketedTower, autocast, buckets, tower_dtypes
 from explorer.views import Preprocessing
 
 log = logging.getLogger(__name__)
@@ -109,6 +111,8 @@ class DualEncoder:
         pretrained: str | None = None,
         checkpoint: str | Path | None = None,
         device: str | None = None,
+        precision: str = "auto",
+        compile: bool = False,
     ) -> None:
         register_configs()
         if name is None and pretrained is None and checkpoint is None:
@@ -128,6 +132,14 @@ class DualEncoder:
         visual = self.model.visual
         self.image_size: int = visual.image_size[0] if isinstance(visual.image_size, tuple) else visual.image_size
         self.context_length: int = self.model.context_length
+        self.precision, self.compile = precision, compile
+        self.image_dtype, self.text_dtype = tower_dtypes(precision, self.device)
+        towers = dict(image_size=self.image_size, device=self.device, dtype=self.image_dtype, compile=compile)
+        # kernels are made per shape where the tower runs at low precision or compiled: those warm in the background,
+        # every bucket of region views (SGI's batches), and the page's one image for the global and patch features
+        warm = compile or self.image_dtype is not None
+        self._views_tower = BucketedTower(self.model.encode_image, **towers, warm=buckets(64) if warm else ())
+        self._features_tower = BucketedTower(self._image_features, **towers, warm=[1] if warm else ())
 
     @property
     def is_embedded(self) -> bool:
@@ -172,24 +184,26 @@ class DualEncoder:
 
     # --- images -----------------------------------------------------------------------
 
-    def _autocast(self):
-        if self.device.startswith("cuda"):
-            dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
-            return torch.autocast("cuda", dtype=dtype)
-        return torch.autocast("cpu", enabled=False)
+    def wait_warm(self, timeout: float | None = None) -> bool:
+        """Wait until the towers' background warm-up is done (a page that has been up a moment); False on timeout."""
+        return all(t.warmed.wait(timeout) for t in (self._views_tower, self._features_tower))
 
-    @torch.no_grad()
+    def _image_features(self, pixels: torch.Tensor) -> dict[str, torch.Tensor]:
+        out = self.model.forward_intermediates(
+            image=pixels, image_indices=1, normalize_intermediates=True, image_output_fmt="NLC"
+        )
+        tokens = _project(out["image_intermediates"][-1], getattr(self.model.visual, "proj", None))  # autocast's dtype
+        return {"global": out["image_features"], "tokens": tokens}
+
     def _encode_image_batch(self, images: Sequence[Image.Image]) -> list[ImageFeatures]:
-        x = torch.stack([self.preprocess(im.convert("RGB")) for im in images]).to(self.device)
-        with self._autocast():
-            out = self.model.forward_intermediates(
-                image=x, image_indices=1, normalize_intermediates=True, image_output_fmt="NLC"
-            )
-            tokens = _project(out["image_intermediates"][-1], getattr(self.model.visual, "proj", None))  # autocast's dtype
-        patches = F.normalize(tokens.float(), dim=-1).cpu()
-        glob = F.normalize(out["image_features"].float(), dim=-1).cpu()
+        x = torch.stack([self.preprocess(im.convert("RGB")) for im in images])
         grid = tuple(self.model.visual.grid_size)
-        return [ImageFeatures(g, p, grid) for g, p in zip(glob, patches)]  # type: ignore[arg-type]
+        feats = []
+        for out in self._features_tower(x):
+            patches = F.normalize(out["tokens"].float(), dim=-1).cpu()
+            glob = F.normalize(out["global"].float(), dim=-1).cpu()
+            feats += [ImageFeatures(g, p, grid) for g, p in zip(glob, patches)]  # type: ignore[arg-type]
+        return feats
 
     def encode_images(self, images: Sequence[Image.Image], batch_size: int = 64) -> list[ImageFeatures]:
         """Features for each image; an image seen before comes from the cache."""
@@ -214,14 +228,9 @@ class DualEncoder:
         chunks = [images[i : i + batch_size] for i in range(0, len(images), batch_size)]
         return torch.cat([self.embed_pixels(torch.stack([self.preprocess(im.convert("RGB")) for im in c])) for c in chunks])
 
-    @torch.no_grad()
-    def embed_pixels(self, pixels: torch.Tensor, batch_size: int = 64) -> torch.Tensor:
+    def embed_pixels(self, pixels: torch.Tensor) -> torch.Tensor:
         """Global L2-normalized embeddings (N, D) on the CPU of model inputs already preprocessed (N, 3, H, W)."""
-        out = []
-        for i in range(0, len(pixels), batch_size):
-            with self._autocast():
-                out.append(self.model.encode_image(pixels[i : i + batch_size].to(self.device)).float())
-        return F.normalize(torch.cat(out), dim=-1).cpu()
+        return F.normalize(torch.cat([out.float() for out in self._views_tower(pixels)]), dim=-1).cpu()
 
     # --- texts ------------------------------------------------------------------------
 
@@ -271,7 +280,7 @@ class DualEncoder:
         proj = getattr(self.model, "text_projection", None)
         if proj is None and hasattr(self.model, "text"):
             proj = getattr(self.model.text, "text_projection", None)
-        with self._autocast():
+        with autocast(self.device, self.text_dtype):
             out = self.model.forward_intermediates(text=ids, text_indices=1, normalize_intermediates=True)
             tokens = _project(out["text_intermediates"][-1], proj)  # in autocast's dtype, as the tokens are
         tokens = F.normalize(tokens.float(), dim=-1).cpu()
@@ -301,6 +310,6 @@ class DualEncoder:
         out = []
         for i in range(0, len(captions), batch_size):
             ids = self.tokenizer(list(captions[i : i + batch_size])).to(self.device)
-            with self._autocast():
+            with autocast(self.device, self.text_dtype):
                 out.append(self.model.encode_text(ids).float())
         return F.normalize(torch.cat(out), dim=-1).cpu()

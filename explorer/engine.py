@@ -53,7 +53,8 @@ class Engine:
     max_models: int = MAX_MODELS
 
     def __post_init__(self) -> None:
-        self.pool = ModelPool(self._make_methods, self.encoder.device, self.budget_mb, self.max_models)
+        self.pool = ModelPool(self._make_methods, self.encoder.device, self.budget_mb, self.max_models,
+                              self.encoder.precision, self.encoder.compile)
         self.default_choice = choice_for(self.encoder)
         self.pool.add(self.default_choice, self.encoder, pinned=True)
 

@@ -53,17 +53,18 @@ def choice_for(encoder: DualEncoder) -> str:
     return encoder.label
 
 
-def encoder_for_choice(choice: str, device: str | None = None) -> DualEncoder:
-    """Load the encoder a menu entry names; ``ModelUnavailable`` for one that is not a menu entry."""
+def encoder_for_choice(choice: str, device: str | None = None, **options) -> DualEncoder:
+    """Load the encoder a menu entry names (``options``: DualEncoder's precision and compile); ``ModelUnavailable``
+    for one that is not a menu entry."""
     if choice == EMBEDDED_CHOICE:
-        return DualEncoder(device=device)
+        return DualEncoder(device=device, **options)
     project = project_checkpoints()
     if choice in project:
-        return DualEncoder(checkpoint=project[choice], device=device)
+        return DualEncoder(checkpoint=project[choice], device=device, **options)
     name, sep, tag = (part.strip() for part in choice.partition("/"))
     if not (sep and name and tag):
         raise ModelUnavailable(f"Unknown model '{choice}': pick one from the menu.")
-    return DualEncoder(name, tag, device=device)
+    return DualEncoder(name, tag, device=device, **options)
 
 
 def parameter_mb(encoder: DualEncoder) -> float:
@@ -98,9 +99,11 @@ class ModelPool:
     """
 
     def __init__(self, make_methods: Callable[[DualEncoder], dict[str, ScoringMethod]], device: str,
-                 budget_mb: float = MODEL_BUDGET_MB, max_models: int = MAX_MODELS) -> None:
+                 budget_mb: float = MODEL_BUDGET_MB, max_models: int = MAX_MODELS, precision: str = "auto",
+                 compile: bool = False) -> None:
         self._make_methods = make_methods
         self.device = device
+        self.encoder_options = {"precision": precision, "compile": compile}  # every model loads as the first did
         self.budget_mb = budget_mb
         self.max_models = max_models
         self._models: OrderedDict[str, LoadedModel] = OrderedDict()
@@ -141,7 +144,7 @@ class ModelPool:
                 return found
             log.info("loading %s on %s", choice, self.device)
             try:
-                encoder = encoder_for_choice(choice, self.device)
+                encoder = encoder_for_choice(choice, self.device, **self.encoder_options)
             except ModelUnavailable:
                 raise
             except Exception as exc:  # anything a model's own loading code raises becomes one sentence

@@ -1,16 +1,21 @@
 """Region proposals off the critical path: computed once per image on a worker thread, shared by SGI and PowerCLIP.
 
 A method starts its proposals when the encoder first sees an image (an encoder image hook), so segmentation runs
-while the image tower does; the method that needs them later waits for the same result.
+while the image tower does; the method that needs them later waits for the same result. That overlap needs a core
+the towers leave free: on a GPU, or a CPU with more cores than torch's threads. Where torch's threads take every
+core, a segmentation beside them stalls the towers' threads more than it saves (measured on 2 cores: 25 ms more per
+analysis), so there the proposals are made when first asked for.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from typing import Callable
 
+import torch
 from PIL import Image
 
 from explorer.cache import LRUCache
@@ -50,6 +55,13 @@ def sam(checkpoint: str, device: str, max_regions: int = 24) -> tuple[str, Propo
                                                       max_regions=max_regions)
 
 
+def core_to_spare(device: str) -> bool:
+    """Whether a worker thread can segment while the towers run: they are on a GPU, or leave a CPU core free."""
+    return device.startswith("cuda") or (os.cpu_count() or 1) > torch.get_num_threads()
+
+
 def start_on_new_images(encoder: DualEncoder, proposer: tuple[str, Proposer]) -> None:
-    """Start the proposer on every image the encoder sees for the first time, before it encodes it."""
-    encoder.image_hooks[proposer[0]] = lambda image: start(image, proposer)
+    """Start the proposer on every image the encoder sees for the first time, before it encodes it, where a core is
+    to spare (``core_to_spare``); otherwise the proposals are made when first asked for."""
+    if core_to_spare(encoder.device):
+        encoder.image_hooks[proposer[0]] = lambda image: start(image, proposer)

@@ -1,14 +1,21 @@
 import threading
 
 import numpy as np
+import pytest
 
 from explorer import proposals, world
+from explorer.encoders import image_key
 from explorer.methods import get_method
 from explorer.methods.powerset_method import node_texts
 from explorer.methods.sgi import prompts_of
 
 
-def test_sgi_and_powerset_share_one_segmentation_made_on_the_worker(embedded, monkeypatch):
+@pytest.mark.parametrize("spare", [True, False], ids=["core to spare", "every core busy"])
+def test_sgi_and_powerset_share_one_segmentation_made_on_the_worker(monkeypatch, spare):
+    from explorer.encoders import DualEncoder
+
+    monkeypatch.setattr(proposals, "core_to_spare", lambda device: spare)
+    embedded = DualEncoder()  # its own image hooks: the session's encoder has its methods' hooks already
     calls = []
     segment = proposals.segment_regions
 
@@ -19,8 +26,10 @@ def test_sgi_and_powerset_share_one_segmentation_made_on_the_worker(embedded, mo
     monkeypatch.setattr(proposals, "segment_regions", counted)
     sgi = get_method("sgi", embedded, proposals="crops+segments")
     powerset = get_method("powerset", embedded)
-    image = world.random_scene(np.random.default_rng(77), world.seen_combos(), 3).render(embedded.image_size)
-    embedded.encode_image(image)  # a new image: the encoder starts the proposals before encoding it
+    image = world.random_scene(np.random.default_rng(77 + spare), world.seen_combos(), 3).render(embedded.image_size)
+    embedded.encode_image(image)  # a new image: with a core to spare, the encoder starts the proposals first
+    started = f"{image_key(image)}:{proposals.segmentation()[0]}" in proposals._FUTURES
+    assert started == spare
     sgi_segments = [r.box for r in sgi.regions(image) if r.source == "segment"]
     powerset_segments = [r.box for r in powerset.regions(image)]
     assert len(calls) == 1 and calls[0].startswith("proposals")

@@ -130,7 +130,7 @@ class FineTuned(ScoringMethod):
         if path is None or not path.is_file():
             raise ValueError(f"no fine-tuned weights for {encoder.label}: train them with "
                              f"`python -m explorer train-align --variant finetune` and pass finetune.checkpoint=PATH")
-        self.tuned = DualEncoder(encoder.name, checkpoint=path, device=encoder.device)
+        self.tuned = DualEncoder(encoder.name, checkpoint=path, device=encoder.device, precision=encoder.precision)
         self.inner = get_method("global", self.tuned)
 
     def prepare(self, images: Sequence[Image.Image]) -> None:

@@ -1,0 +1,80 @@
+"""How the towers run: precision settings, batch buckets, the background warm-up and the compiled tower."""
+
+import numpy as np
+import pytest
+import torch
+
+from explorer import tower, world
+from explorer.engine import Engine
+from explorer.tower import BucketedTower, bucket_of, buckets, tower_dtypes
+
+
+def test_buckets_are_few_fixed_sizes_that_hold_every_batch():
+    sizes = buckets(64)
+    assert sizes == [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64]
+    for n in range(1, 65):
+        b = bucket_of(n, sizes)
+        assert n <= b and (b < 8 or b - n < 8)  # above 8, at most 7 padded rows
+
+
+def test_precision_settings(monkeypatch):
+    monkeypatch.setattr(tower, "cpu_has_native_bf16", lambda: True)
+    assert tower_dtypes("auto", "cpu") == (None, None)  # the CLI's numbers: fp32 on the CPU
+    assert tower_dtypes("native", "cpu") == (torch.bfloat16, None)  # image tower only: the text side is op-bound
+    assert tower_dtypes("bf16", "cpu") == (torch.bfloat16, torch.bfloat16)
+    assert tower_dtypes("fp32", "cpu") == (None, None)
+    monkeypatch.setattr(tower, "cpu_has_native_bf16", lambda: False)
+    assert tower_dtypes("native", "cpu") == (None, None)
+    with pytest.raises(ValueError, match="known: auto, native"):
+        tower_dtypes("int8", "cpu")
+
+
+def test_padding_to_a_bucket_leaves_every_row_as_it_was(embedded):
+    views = torch.rand(11, 3, embedded.image_size, embedded.image_size)
+    together = embedded.embed_pixels(views)  # 11 rows run as a bucket of 16
+    alone = torch.cat([embedded.embed_pixels(views[i : i + 1]) for i in range(11)])
+    assert torch.allclose(together, alone, atol=1e-5)
+
+
+def _tiny(x: torch.Tensor) -> torch.Tensor:
+    return torch.tanh(x.mean(dim=(2, 3)) @ torch.ones(3, 5))
+
+
+def test_the_compiled_tower_is_captured_per_bucket_in_the_background_and_matches_eager():
+    compiled = BucketedTower(_tiny, image_size=4, device="cpu", dtype=None, max_batch=8, compile=True, warm=[4])
+    assert compiled.warmed.wait(300), "the background warm-up did not finish"
+    assert compiled.ready == {4}  # only the warmed bucket is compiled; others run eagerly
+    eager = BucketedTower(_tiny, image_size=4, device="cpu", dtype=None, max_batch=8)
+    x = torch.rand(3, 3, 4, 4)  # padded to the bucket of 4
+    (got,), (want,) = compiled(x), eager(x)
+    assert got.shape == (3, 5) and torch.allclose(got, want, atol=1e-6)
+
+
+def test_a_failing_compiled_tower_falls_back_to_eager_for_good():
+    runner = BucketedTower(_tiny, image_size=4, device="cpu", dtype=None, max_batch=8)
+    runner.ready = {8}
+
+    def broken(_):
+        raise RuntimeError("a graph replayed from the wrong thread")
+
+    runner.compiled = broken
+    (out,) = runner(torch.rand(5, 3, 4, 4))
+    assert out.shape == (5, 5) and runner.compiled is None
+
+
+def test_bf16_changes_the_page_scores_little_and_no_clear_verdict():
+    """What `--precision native` costs on a CPU with AMX (forced to bf16 here, so it runs on any CPU)."""
+    from explorer.encoders import DualEncoder
+
+    fp32, bf16 = Engine(DualEncoder(precision="fp32")), Engine(DualEncoder(precision="bf16"))
+    assert bf16.encoder.wait_warm(300)
+    gaps, flips = [], 0
+    for item in world.swap_items("heldout", "attribute", 6):
+        image = item.images[0].render(fp32.encoder.image_size)
+        ref, low = fp32.analyze(image, *item.captions), bf16.analyze(image, *item.captions)
+        for name, (a, b) in ref.scores.items():
+            la, lb = low.scores[name]
+            gaps += [abs(a.value - la.value), abs(b.value - lb.value)]
+            delta, low_delta = a.value - b.value, la.value - lb.value
+            flips += abs(delta) > 0.02 and np.sign(delta) != np.sign(low_delta)
+    assert max(gaps) < 0.02 and flips == 0
