@@ -23,7 +23,7 @@ from PIL import Image
 
 from explorer.cache import LRUCache
 from explorer.models import EMBEDDED_CHECKPOINT, EMBEDDED_MODEL, register_configs
-from explorer.tower import BucketedTower, autocast, buckets, tower_dtypes
+from explorer.tower import BucketedTower, autocast, buckets, short_text_forward, tower_dtypes
 from explorer.views import Preprocessing
 
 log = logging.getLogger(__name__)
@@ -281,8 +281,11 @@ class DualEncoder:
         if proj is None and hasattr(self.model, "text"):
             proj = getattr(self.model.text, "text_projection", None)
         with autocast(self.device, self.text_dtype):
-            out = self.model.forward_intermediates(text=ids, text_indices=1, normalize_intermediates=True)
-            tokens = _project(out["text_intermediates"][-1], proj)  # in autocast's dtype, as the tokens are
+            out = short_text_forward(self.model, ids)
+            if out is None:
+                out = self.model.forward_intermediates(text=ids, text_indices=1, normalize_intermediates=True)
+                out["text_tokens"] = out["text_intermediates"][-1]
+            tokens = _project(out["text_tokens"], proj)  # in autocast's dtype, as the tokens are
         tokens = F.normalize(tokens.float(), dim=-1).cpu()
         glob = F.normalize(out["text_features"].float(), dim=-1).cpu()
         feats = []

@@ -163,3 +163,29 @@ class BucketedTower:
         with autocast(self.device, self.dtype):
             return self.fn(chunk)
 
+
+
+def short_text_forward(model: torch.nn.Module, ids: torch.Tensor) -> dict[str, torch.Tensor] | None:
+    """open_clip's text tower read only as far as the batch's longest text: (``text_features``, the pooled and
+    projected vector; ``text_tokens``, every position's final-norm output up to there).
+
+    A causal text tower's outputs at a position depend on the positions before it alone, so the padding after the
+    longest text's end token changes nothing that is read; skipping it cuts the tower's work 2 to 3 times for
+    captions (12 of 32 positions in the world). The length is rounded up to a multiple of 8 (few shapes). None for
+    a tower this does not fit (no causal mask, a class token, pooling at the last position): use the full forward.
+    """
+    tower = getattr(model, "text", model)
+    parts = ("token_embedding", "positional_embedding", "transformer", "ln_final")
+    if not all(hasattr(tower, p) for p in parts) or getattr(tower, "attn_mask", None) is None \
+            or getattr(tower, "cls_emb", None) is not None or getattr(tower, "text_pool_type", "argmax") != "argmax":
+        return None
+    end = ids.argmax(dim=-1)  # the end-of-text token has the highest id: where argmax pooling reads
+    length = min(ids.shape[1], -(-(int(end.max()) + 1) // STEP) * STEP)
+    cast = tower.transformer.get_cast_dtype()
+    x = tower.token_embedding(ids[:, :length]).to(cast) + tower.positional_embedding[:length].to(cast)
+    x = tower.ln_final(tower.transformer(x, attn_mask=tower.attn_mask[:length, :length]))
+    pooled = x[torch.arange(len(x), device=x.device), end]
+    proj = getattr(tower, "text_projection", None)
+    if proj is not None:
+        pooled = proj(pooled) if isinstance(proj, torch.nn.Module) else pooled @ proj
+    return {"text_features": pooled, "text_tokens": x}

@@ -78,3 +78,20 @@ def test_bf16_changes_the_page_scores_little_and_no_clear_verdict():
             delta, low_delta = a.value - b.value, la.value - lb.value
             flips += abs(delta) > 0.02 and np.sign(delta) != np.sign(low_delta)
     assert max(gaps) < 0.02 and flips == 0
+
+
+@pytest.mark.parametrize("name", [None, "ViT-B-32"], ids=["embedded", "ViT-B-32 random weights"])
+def test_the_text_tower_read_to_the_longest_caption_equals_the_full_context(name):
+    from explorer.encoders import DualEncoder
+
+    encoder = DualEncoder(name, precision="fp32") if name else DualEncoder(precision="fp32")
+    ids = encoder.tokenizer(["a star", "a red square to the left of a blue circle",
+                             "two green triangles above a small grey square on the floor"])
+    with torch.no_grad():
+        full = encoder.model.forward_intermediates(text=ids, text_indices=1, normalize_intermediates=True)
+        short = tower.short_text_forward(encoder.model, ids)
+    length = short["text_tokens"].shape[1]
+    assert length < encoder.context_length and length % tower.STEP == 0
+    assert torch.allclose(torch.nn.functional.normalize(short["text_features"], dim=-1), full["text_features"],
+                          atol=1e-5)
+    assert torch.allclose(short["text_tokens"], full["text_intermediates"][-1][:, :length], atol=1e-5)
