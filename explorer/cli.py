@@ -11,7 +11,7 @@ from pathlib import Path
 
 from explorer import world
 from explorer.model_args import add_model_args, load_encoder
-from explorer.models import EMBEDDED_CHECKPOINT
+from explorer.model_configs import EMBEDDED_CHECKPOINT
 
 
 def train_config(args: argparse.Namespace):

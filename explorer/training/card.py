@@ -9,7 +9,7 @@ from explorer import world
 from explorer.encoders import DualEncoder
 from explorer.evaluate import evaluate_world
 from explorer.methods import get_method
-from explorer.models import EMBEDDED_CHECKPOINT
+from explorer.model_configs import EMBEDDED_CHECKPOINT
 from explorer.training.align import RANDOM_NEGATIVES
 
 
