@@ -5,7 +5,7 @@ import pytest
 
 from explorer import world
 from explorer.cli import main
-from explorer.accuracy import Outcome, evaluate, is_right, outcome, percentages, swap_outcome
+from explorer.accuracy import evaluate, is_right, outcome, percentages, swap_outcome
 from explorer.items import ChoiceItem, SwapItem
 from explorer.methods import get_method
 

@@ -8,7 +8,7 @@ from explorer import viz
 from explorer.alignment import HEADS, LAYERS
 from explorer.engine import Analysis
 from explorer.ui.guard import guarded, plain
-from explorer.ui.main_tab import MainInputs, scores_table
+from explorer.ui.main_tab import TABLE_COLUMNS, MainInputs, scores_table
 from explorer.ui.serving import Serving
 
 MEAN = "mean"
