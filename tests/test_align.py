@@ -83,9 +83,9 @@ def cfg(variant, steps):
 
 
 @pytest.mark.parametrize("variant", ["local", "finetune"])
-def test_checkpoints_load_weights_only_and_a_resumed_run_matches(tmp_path, tiny_encoder, variant):
+def test_checkpoints_load_weights_only_and_a_resumed_run_matches(tmp_path, tiny_model, tiny_encoder, variant):
     def run(name, steps, state_from=None):
-        enc = DualEncoder("world-clip-tiny-align", pretrained=None, device="cpu")
+        enc = DualEncoder(tiny_model, pretrained=None, device="cpu")
         enc.model.load_state_dict(tiny_encoder.model.state_dict())
         if state_from:
             (tmp_path / name).mkdir()
