@@ -14,9 +14,9 @@ from PIL import Image
 from tqdm import tqdm
 
 from explorer import world
+from explorer.accuracy import evaluate_items
 from explorer.encoders import DualEncoder
 from explorer.engine import Engine
-from explorer.evaluate import evaluate_swaps
 from explorer.methods import get_method
 from explorer.methods.powerset_method import PowersetAlignment
 from explorer.methods.sgi import StructureGuided
@@ -141,7 +141,7 @@ def eval_figures(encoder: DualEncoder, tag: str, n: int = 16) -> dict[str, float
     methods = [get_method("global", encoder), get_method("sgi", encoder)]
     start = time.perf_counter()
     for m in methods:
-        evaluate_swaps(m, items, encoder.image_size, progress=lambda it: it)
+        evaluate_items([m], items, "world", encoder.image_size, progress=lambda it: it)
     return {f"eval.items_per_s.{tag}": round(n / (time.perf_counter() - start), 2)}
 
 

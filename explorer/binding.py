@@ -328,16 +328,47 @@ def world_tables(encoder, n_colors: int = 8, n_shapes: int = 3, seed: int = 0) -
     return {kind: SceneTable(pairs, emb, n_colors, n_shapes) for kind, emb in (("image", images), ("text", texts))}
 
 
+def readings(table: SceneTable) -> dict[str, float]:
+    """One table's additive fits (``r2.objects``, ``r2.concepts``), edit top-1 and linear probes (``probe.concepts``,
+    ``probe.objects``), in percent."""
+    out = {f"r2.{level}": value for level, value in additive_r2(table).items()}
+    out["edit.top1"] = edit_top1(table)
+    return out | {f"probe.{name}": value for name, value in probe_accuracy(table).items()}
+
+
+@dataclass(frozen=True)
+class ModelReading:
+    """A model's image and caption tables, each one's ``readings``, and the image objects' 3D MDS (observed and
+    additively reconstructed) with their names."""
+
+    tables: dict[str, SceneTable]
+    readings: dict[str, dict[str, float]]
+    observed: np.ndarray
+    reconstructed: np.ndarray
+    labels: list[str]
+
+
+def read_model(encoder, n_colors: int = 8, n_shapes: int = 3, tick=lambda done, total, what: None) -> ModelReading:
+    """What the binding tab shows of a model: ``tick(done, total, what)`` before each stage."""
+    from explorer import world
+
+    tick(0, 3, "encoding the two-object scenes")
+    tables = world_tables(encoder, n_colors, n_shapes)
+    found = {}
+    for i, (kind, table) in enumerate(tables.items()):
+        tick(i + 1, len(tables) + 1, f"analysing the {kind} embeddings")
+        found[kind] = readings(table)
+    observed, reconstructed = mds_points(tables["image"])
+    labels = [f"{list(world.COLORS)[c]} {world.SHAPES[s]}" for c, s in tables["image"].objects]
+    return ModelReading(tables, found, observed, reconstructed, labels)
+
+
 def figures(encoder, n_colors: int = 8, n_shapes: int = 3, progress=lambda it: it) -> dict[str, float]:
     """All the analyses for image and caption embeddings, as named figures (percent)."""
     tables = world_tables(encoder, n_colors, n_shapes)
     out: dict[str, float] = {}
     for kind, table in progress(list(tables.items())):
-        for level, value in additive_r2(table).items():
-            out[f"r2.{level}.{kind}"] = value
-        out[f"edit.top1.{kind}"] = edit_top1(table)
-        for name, value in probe_accuracy(table).items():
-            out[f"probe.{name}.{kind}"] = value
+        out |= {f"{name}.{kind}": value for name, value in readings(table).items()}
         for name, value in composition_probes(table).items():
             out[f"{name}.heldout_objects.{kind}"] = value
     return {k: round(v, 2) for k, v in out.items()}

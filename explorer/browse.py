@@ -1,90 +1,68 @@
-"""Browsing a benchmark item by item: the world's swap items or a public benchmark's, and their filters."""
+"""Browsing a benchmark item by item (any benchmark of ``explorer.benchmark_registry``): the filters, and what each
+method says of one item. The verdicts are ``explorer.accuracy``'s, the same as the evaluation's."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Callable, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
-
 from PIL import Image
 
-from explorer import world
-from explorer.datasets import PairItem, SingleItem, load_benchmark
-from explorer.evaluate import item_similarities, swap_outcome
+from explorer.accuracy import is_right, outcome, score_chunk, similarities
+from explorer.items import DEFAULT_SIZE, Item, SwapItem
 from explorer.methods import ScoringMethod
+from explorer.shards import chunks
 
-BENCHMARKS = ("world", "sugarcrepe", "winoground", "bivlc", "aro")
-
-
-class Loadable(Protocol):
-    def load(self) -> Image.Image: ...
+BROWSE_SIZE = DEFAULT_SIZE  # world scenes are shown, and scored by the filter, at this size
+CHUNK = 32
 
 
 @dataclass(frozen=True)
-class SceneRef:
-    """A world scene, rendered when shown."""
+class Reading:
+    """One item by one model: its global cosines ``s[c, i]``, the rule for right, and each method's verdict by label
+    (None where the method is untrained: its verdict means nothing)."""
 
-    scene: world.Scene
-    size: int = 128
-
-    def load(self) -> Image.Image:
-        return self.scene.render(self.size)
-
-
-@dataclass(frozen=True)
-class BrowseItem:
-    """What the browser shows: one or two images and two captions (caption i belongs to image i)."""
-
-    id: str
-    category: str
-    images: tuple[Loadable, ...]
-    captions: tuple[str, str]
+    cosines: np.ndarray
+    rule: str
+    verdicts: dict[str, bool | None]
 
 
-def load_items(benchmark: str, data: str | Path | None = None, limit: int | None = 50) -> list[BrowseItem]:
-    """A benchmark's items; ``limit`` per world split and kind, or per public benchmark category."""
-    if benchmark == "world":
-        return [
-            BrowseItem(f"{split}/{kind}/{i}", f"{split}/{kind}", tuple(SceneRef(s) for s in it.images), it.captions)
-            for split in world.SPLITS for kind in world.KINDS
-            for i, it in enumerate(world.swap_items(split, kind, limit or 50))
-        ]
-    if not data:
-        raise ValueError(f"{benchmark} needs the path of its files (in the benchmark's own layout)")
-    out = []
-    for it in load_benchmark(benchmark, Path(data), limit):
-        if isinstance(it, PairItem):
-            out.append(BrowseItem(it.id, it.category, it.images, it.captions))
-        elif isinstance(it, SingleItem):
-            out.append(BrowseItem(it.id, it.category, (it.image,), (it.caption, it.negative_caption)))
-    return out
+def rule(item: Item) -> str:
+    """When an item counts as right, in words."""
+    if isinstance(item, SwapItem):
+        return "both captions matched to their own image, and both images to their own caption (the group score)"
+    return f"caption {item.right} scored above every other caption"
 
 
-def is_right(s: np.ndarray) -> bool:
-    """From ``s[c, i]``: the group score for two images; caption above negative caption for one."""
-    return swap_outcome(s).group if s.shape[1] == 2 else bool(s[0, 0] > s[1, 0])
+def read(methods: Mapping[str, ScoringMethod], item: Item, images: Sequence[Image.Image]) -> Reading:
+    """Every method's similarities on the item's loaded ``images``, and its verdict (``accuracy.outcome``)."""
+    found = {name: similarities(m, images, item.captions) for name, m in methods.items()}
+    verdicts = {m.label: is_right(outcome(item, found[name])) if m.trained else None for name, m in methods.items()}
+    return Reading(found["global"], rule(item), verdicts)
 
 
-def method_is_right(method: ScoringMethod, item: BrowseItem) -> bool:
-    return is_right(item_similarities(method, [ref.load() for ref in item.images], item.captions))
-
-
-def similarities(methods: Mapping[str, ScoringMethod], item: BrowseItem,
-                 images: Sequence[Image.Image]) -> dict[str, np.ndarray]:
-    """Each method's ``s[c, i]`` on one item's loaded images (their verdicts: ``is_right``)."""
-    return {name: item_similarities(m, images, item.captions) for name, m in methods.items()}
+def for_main_page(item: Item) -> tuple[Any, str, str]:
+    """The image and the two captions the main page compares: image 0 and both captions of a swap item; the image,
+    its right caption and the first other one of a choice item."""
+    if isinstance(item, SwapItem):
+        return item.images[0], item.captions[0], item.captions[1]
+    other = next(c for i, c in enumerate(item.captions) if i != item.right)
+    return item.image, item.captions[item.right], other
 
 
 def select(
-    items: Sequence[BrowseItem],
+    items: Sequence[Item],
     category: str | None = None,
     wrong_by: ScoringMethod | None = None,
     progress: Callable[[Iterable], Iterable] = lambda it: it,
 ) -> list[int]:
     """Indices of the items in ``category`` (all when None) that ``wrong_by`` gets wrong (all when None)."""
     keep = [i for i, it in enumerate(items) if category in (None, "", "all") or it.category == category]
-    if wrong_by is not None:
-        keep = [i for i in progress(keep) if not method_is_right(wrong_by, items[i])]
-    return keep
+    if wrong_by is None:
+        return keep
+    wrong = []
+    for part in progress(chunks(keep, CHUNK)):
+        found = score_chunk([wrong_by], [items[i] for i in part], BROWSE_SIZE)
+        wrong += [i for i, f in zip(part, found) if not is_right(f[wrong_by.name])]
+    return wrong

@@ -10,8 +10,9 @@ import os
 from pathlib import Path
 
 from explorer import world
+from explorer.benchmark_registry import BENCHMARKS
 from explorer.model_args import add_model_args, load_encoder
-from explorer.models import EMBEDDED_CHECKPOINT
+from explorer.model_configs import EMBEDDED_CHECKPOINT
 
 
 def train_config(args: argparse.Namespace):
@@ -93,10 +94,6 @@ def method_options(pairs: list[str]) -> dict[str, dict]:
     return out
 
 
-WORLD_BENCHMARKS = ("world", "world-single")
-PUBLIC_BENCHMARKS = ("sugarcrepe", "winoground", "bivlc", "aro")
-
-
 def _shard_config(args: argparse.Namespace, encoder) -> dict:
     """What a rerun must share with the run whose shard files it reads back (the weights file by size and time)."""
     weights = encoder.checkpoint.stat() if encoder.checkpoint else None
@@ -108,12 +105,12 @@ def _shard_config(args: argparse.Namespace, encoder) -> dict:
 def _eval(args: argparse.Namespace) -> int:
     from explorer import distributed
     from explorer import intervals
-    from explorer.benchmarks import evaluate_benchmark, write_reports
-    from explorer.evaluate import evaluate_world
+    from explorer.accuracy import evaluate
+    from explorer.accuracy_reports import write_reports
     from explorer.methods import get_method
     from explorer.shards import Shards
 
-    if args.benchmark in PUBLIC_BENCHMARKS and not args.data:
+    if BENCHMARKS[args.benchmark].from_files and not args.data:
         raise SystemExit(f"--data PATH is needed for {args.benchmark}: the benchmark's files in its own layout")
     with distributed.session() as ctx:
         encoder = load_encoder(args)
@@ -121,11 +118,8 @@ def _eval(args: argparse.Namespace) -> int:
         methods = [get_method(m, encoder, **options.get(m, {})) for m in args.methods.split(",")]
         run_dir = args.run_dir or (f"{args.json}.shards" if args.json else None)
         shards = Shards(ctx, Path(run_dir) if run_dir else None, _shard_config(args, encoder))
-        if args.benchmark in WORLD_BENCHMARKS:
-            results = evaluate_world(methods, args.benchmark, args.split.split(","), args.limit, shards=shards)
-        else:
-            results = evaluate_benchmark(methods, args.benchmark, Path(args.data), args.limit,
-                                         images=Path(args.images) if args.images else None, shards=shards)
+        results = evaluate(methods, args.benchmark, args.limit, args.split.split(","), args.data, args.images,
+                           shards=shards)
         report = {"benchmark": args.benchmark, "model": encoder.label, "world_size": ctx.world_size,
                   "shards": shards.report(), "interval": intervals.METHOD, "results": results}
     if not ctx.is_main:
@@ -134,6 +128,14 @@ def _eval(args: argparse.Namespace) -> int:
     if args.json:
         for path in write_reports(report, Path(args.json)):
             logging.getLogger(__name__).info("wrote %s", path)
+    return 0
+
+
+def _emit(report: dict, path: str | None) -> int:
+    """Print ``report`` as JSON, and write it to ``path`` when one is given."""
+    print(json.dumps(report, indent=2))
+    if path:
+        Path(path).write_text(json.dumps(report, indent=2) + "\n")
     return 0
 
 
@@ -171,10 +173,7 @@ def _bench(args: argparse.Namespace) -> int:
     if args.markdown:
         beside = [json.loads(Path(p).read_text()) for p in args.beside]
         bench.write_performance_markdown(Path(args.markdown), [report, *beside])
-    print(json.dumps(report, indent=2))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
-    return 0
+    return _emit(report, args.json)
 
 
 def _binding(args: argparse.Namespace) -> int:
@@ -188,10 +187,7 @@ def _binding(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     found = figures(encoder, args.colors, args.shapes, progress=lambda it: tqdm(it, desc="binding", unit="modality"))
     report = {"model": encoder.label, "figures": found, "seconds": round(time.perf_counter() - start, 1)}
-    print(json.dumps(report, indent=2))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
-    return 0
+    return _emit(report, args.json)
 
 
 def _recognition(args: argparse.Namespace) -> int:
@@ -203,10 +199,7 @@ def _recognition(args: argparse.Namespace) -> int:
     with tqdm(total=STAGES, desc="recognition", unit="stage") as bar:
         found = readings(encoder, args.limit, args.probe_limit, tick=bar.update)
     report = {"model": encoder.label, "readings": found}
-    print(json.dumps(report, indent=2))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
-    return 0
+    return _emit(report, args.json)
 
 
 def _binding_sweep(args: argparse.Namespace) -> int:
@@ -291,7 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=_model_card)
 
     e = sub.add_parser("eval", help="evaluate scoring methods on a benchmark")
-    e.add_argument("--benchmark", choices=WORLD_BENCHMARKS + PUBLIC_BENCHMARKS, default="world")
+    e.add_argument("--benchmark", choices=list(BENCHMARKS), default="world")
     e.add_argument("--data", help="the benchmark's folder or file (public benchmarks)")
     e.add_argument("--images", help="image folder, where it is not the benchmark's default")
     e.add_argument("--methods", default="global", help="comma-separated registered methods")
@@ -354,7 +347,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-    from explorer.datasets import DatasetError
+    from explorer.dataset_loaders import DatasetError
     from explorer.encoders import ModelUnavailable
 
     try:

@@ -29,16 +29,14 @@ class Analysis:
     notices: tuple[str, ...] = ()
 
     def rows(self) -> list[dict[str, object]]:
-        """One row per method: both scores, their delta, and which caption the method prefers."""
+        """One row per method (its name and label): both scores, their delta, and the caption it prefers ("A",
+        "B", "tie"; None for an untrained method, whose preference means nothing)."""
         out = []
         for name, (a, b) in self.scores.items():
             delta = a.value - b.value
-            prefers = "A" if delta > 0 else "B" if delta < 0 else "tie"
-            label = REGISTRY[name].label
-            if name in self.untrained:
-                label, prefers = label + UNTRAINED_MARK, "n/a"
-            out.append({"method": label, "score A": round(a.value, 4),
-                        "score B": round(b.value, 4), "A - B": round(delta, 4), "prefers": prefers})
+            prefers = None if name in self.untrained else "A" if delta > 0 else "B" if delta < 0 else "tie"
+            out.append({"method": name, "label": REGISTRY[name].label, "a": a.value, "b": b.value, "delta": delta,
+                        "prefers": prefers})
         return out
 
 

@@ -15,7 +15,7 @@ import open_clip
 
 from explorer.encoders import DualEncoder, ModelUnavailable
 from explorer.methods import ScoringMethod
-from explorer.models import CHECKPOINT_DIR, EMBEDDED_CHECKPOINT
+from explorer.model_configs import CHECKPOINT_DIR, EMBEDDED_CHECKPOINT
 
 log = logging.getLogger(__name__)
 

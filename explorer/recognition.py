@@ -35,11 +35,11 @@ def _probe(train_x: np.ndarray, train_y: np.ndarray, test_x: np.ndarray, test_y:
 
 
 def _shape_of(items) -> np.ndarray:
-    return np.array([world.SHAPES.index(i.scene.objects[0].shape) for i in items])
+    return np.array([world.SHAPES.index(i.image.objects[0].shape) for i in items])
 
 
 def _colour_of(items) -> np.ndarray:
-    return np.array([list(world.COLORS).index(i.scene.objects[0].color) for i in items])
+    return np.array([list(world.COLORS).index(i.image.objects[0].color) for i in items])
 
 
 def readings(encoder, limit: int = 500, probe_limit: int = 600, tick: Callable[[], object] = lambda: None,
@@ -50,18 +50,18 @@ def readings(encoder, limit: int = 500, probe_limit: int = 600, tick: Callable[[
     """
     held = world.single_items(prefix + "heldout", limit)
     seen = world.single_items(prefix + "id", probe_limit)
-    pictures = [item.scene.render(encoder.image_size) for item in held]
+    pictures = [item.image.render(encoder.image_size) for item in held]
     image = encoder.embed_images(pictures).numpy()  # L2-normalized, as the texts are
     tick()
     grey = encoder.embed_images([p.convert("L").convert("RGB") for p in pictures]).numpy()
     tick()
-    seen_image = encoder.embed_images([item.scene.render(encoder.image_size) for item in seen]).numpy()
+    seen_image = encoder.embed_images([item.image.render(encoder.image_size) for item in seen]).numpy()
     tick()
     full = image @ encoder.embed_texts(world.single_captions()).numpy().T
     shapes = encoder.embed_texts([f"{world.article(s)} {s}" for s in world.SHAPES]).numpy().T
     tick()
 
-    labels = np.array([item.label for item in held])
+    labels = np.array([item.right for item in held])
     picked = full.argmax(1)
     wrong = picked != labels
     keep_colour = sum(world.ALL_COMBOS[p][0] == world.ALL_COMBOS[t][0] for p, t in zip(picked[wrong], labels[wrong]))

@@ -46,15 +46,15 @@ def top1(encoder, split: str, limit: int) -> float:
     from explorer import world
 
     items = world.single_items(split, limit)
-    images = encoder.embed_images([it.scene.render(encoder.image_size) for it in items]).numpy()
+    images = encoder.embed_images([it.image.render(encoder.image_size) for it in items]).numpy()
     texts = encoder.embed_texts(list(world.single_captions())).numpy()
-    return float(((images @ texts.T).argmax(1) == np.array([it.label for it in items])).mean() * 100)
+    return float(((images @ texts.T).argmax(1) == np.array([it.right for it in items])).mean() * 100)
 
 
 def attribute_group(encoder, split: str, limit: int) -> float:
     """Global-cosine group score on attribute swaps: both captions and both images matched."""
     from explorer import world
-    from explorer.evaluate import swap_outcome
+    from explorer.accuracy import swap_outcome
 
     items = world.swap_items(split, "attribute", limit)
     images = encoder.embed_images([sc.render(encoder.image_size) for it in items for sc in it.images]).numpy()

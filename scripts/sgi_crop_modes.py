@@ -1,6 +1,6 @@
 """SGI's two crop modes on the world benchmark: group score (%) per crop mode, split and swap kind.
 
-Runs ``explorer.evaluate.evaluate_world`` with the embedded encoder and ``sgi`` in crop mode ``resize`` (the
+Runs ``explorer.accuracy.evaluate_items`` with the embedded encoder and ``sgi`` in crop mode ``resize`` (the
 published crop-and-resize) and ``mask`` (the default), on the heldout and shift splits, attribute and size swaps,
 100 items each, and writes ``{"resize/heldout": {"attribute": group, "size": group}, ..., "command": ...}`` to
 ``docs/results/sgi-crop-modes.json`` (read by docs/sgi-world.md). It is what
@@ -23,8 +23,9 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from explorer.accuracy import evaluate_items
+from explorer.benchmark_registry import load_items
 from explorer.encoders import DualEncoder
-from explorer.evaluate import evaluate_world
 from explorer.methods import get_method
 from scripts.provenance import environment, write_report
 
@@ -39,9 +40,10 @@ def crop_mode_groups(encoder: DualEncoder, limit: int) -> dict[str, dict[str, fl
     out: dict[str, dict[str, float]] = {}
     for mode in CROP_MODES:
         method = get_method("sgi", encoder, crop_mode=mode)
-        results = evaluate_world([method], "world", SPLITS, limit, kinds=KINDS)[method.name]
         for split in SPLITS:
-            out[f"{mode}/{split}"] = {kind: results[split][kind]["group"] for kind in KINDS}
+            items = [it for it in load_items("world", limit=limit, split=split) if it.kind in KINDS]
+            found = evaluate_items([method], items, "world", task=split)[method.name]
+            out[f"{mode}/{split}"] = {kind: found[kind]["group"] for kind in KINDS}
     return out
 
 

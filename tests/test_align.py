@@ -3,7 +3,6 @@
 import json
 
 import numpy as np
-import open_clip
 import pytest
 import torch
 from PIL import Image
@@ -16,15 +15,11 @@ from explorer.inputs import InputError
 from explorer.methods import get_method
 from explorer.methods.tflocal import ALIGN_CHECKPOINTS, FINETUNE_CHECKPOINT, load_aligner
 from explorer.training.align import AlignScorer, AlignTrainConfig, batch_loss, load_pairs, pairs_batch, train_align, world_batch
-from tests.test_training import TINY
 
 
 @pytest.fixture(scope="module")
-def tiny_encoder(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("configs")
-    (folder / "world-clip-tiny-align.json").write_text(json.dumps(TINY))
-    open_clip.add_model_config(folder)
-    return DualEncoder("world-clip-tiny-align", pretrained=None, device="cpu")
+def tiny_encoder(tiny_model):
+    return DualEncoder(tiny_model, pretrained=None, device="cpu")
 
 
 @pytest.fixture(scope="module")
@@ -88,9 +83,9 @@ def cfg(variant, steps):
 
 
 @pytest.mark.parametrize("variant", ["local", "finetune"])
-def test_checkpoints_load_weights_only_and_a_resumed_run_matches(tmp_path, tiny_encoder, variant):
+def test_checkpoints_load_weights_only_and_a_resumed_run_matches(tmp_path, tiny_model, tiny_encoder, variant):
     def run(name, steps, state_from=None):
-        enc = DualEncoder("world-clip-tiny-align", pretrained=None, device="cpu")
+        enc = DualEncoder(tiny_model, pretrained=None, device="cpu")
         enc.model.load_state_dict(tiny_encoder.model.state_dict())
         if state_from:
             (tmp_path / name).mkdir()

@@ -1,7 +1,9 @@
 import numpy as np
 import pytest
 
-from explorer.binding import SceneTable, additive_r2, all_pairs, composition_probes, edit_top1, probe_accuracy
+from explorer.binding import (
+    SceneTable, additive_r2, all_pairs, composition_probes, edit_top1, probe_accuracy, read_model, readings,
+)
 
 
 def table_from(rule, n_colors=8, n_shapes=3, dim=64, seed=0):
@@ -108,3 +110,18 @@ def test_single_edit_and_mds_on_additive_objects():
     assert result.correct and result.target is not None
     observed, recon = mds_points(t)
     assert observed.shape == recon.shape == (24, 3)
+
+
+def test_readings_gather_each_analysis_under_its_name():
+    t = table_from(object_additive)
+    found = readings(t)
+    assert list(found) == ["r2.objects", "r2.concepts", "edit.top1", "probe.concepts", "probe.objects"]
+    assert found["edit.top1"] == edit_top1(t) and found["r2.concepts"] == additive_r2(t)["concepts"]
+    assert found["probe.objects"] == probe_accuracy(t)["objects"]
+
+
+def test_a_model_reading_is_what_the_binding_tab_draws(embedded):
+    stages = []
+    found = read_model(embedded, 4, 2, lambda done, total, what: stages.append((done, total)))
+    assert set(found.tables) == set(found.readings) == {"image", "text"} and stages[-1] == (2, 3)
+    assert found.observed.shape == found.reconstructed.shape == (8, 3) and len(found.labels) == 8

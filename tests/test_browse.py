@@ -1,8 +1,10 @@
 import pytest
 
+from conftest import ColourMethod, LengthMethod, sugarcrepe
 from explorer import world
-from explorer.browse import load_items, method_is_right, select
-from tests.test_datasets import ColourMethod, LengthMethod, sugarcrepe
+from explorer.accuracy import is_right, score_chunk
+from explorer.benchmark_registry import load_items
+from explorer.browse import BROWSE_SIZE, for_main_page, read, select
 
 
 def test_world_items_by_split_and_kind():
@@ -11,19 +13,39 @@ def test_world_items_by_split_and_kind():
     assert {it.category for it in items} == {f"{s}/{k}" for s in world.SPLITS for k in world.KINDS}
     first = items[0]
     assert first.captions == world.swap_items("id", "attribute", 1)[0].captions
-    assert first.images[0].load().size == (128, 128) and len(first.images) == 2
+    assert [im.size for im in first.pictures(BROWSE_SIZE)] == [(128, 128)] * 2
 
 
 def test_filters_by_category_and_by_what_a_method_gets_wrong(tmp_path):
-    items = load_items("sugarcrepe", sugarcrepe(tmp_path), limit=None)
+    items = load_items("sugarcrepe", sugarcrepe(tmp_path))
     assert select(items) == [0, 1, 2]
     assert select(items, "swap_att") == [2]
     # the colour method gets item 1 wrong (a tie); the length method gets both add_obj items wrong
     assert select(items, None, ColourMethod()) == [1]
     assert select(items, "add_obj", LengthMethod()) == [0, 1]
-    assert method_is_right(ColourMethod(), items[0])
+    assert is_right(score_chunk([ColourMethod()], items[:1])[0]["colour"])
 
 
 def test_public_benchmark_needs_its_path():
     with pytest.raises(ValueError, match="needs the path"):
         load_items("winoground", None)
+
+
+def test_reading_an_item_gives_the_cosines_and_each_verdict(tmp_path, embedded):
+    from explorer.methods import get_method
+
+    items = load_items("sugarcrepe", sugarcrepe(tmp_path))
+    methods = {"global": get_method("global", embedded), "colour": ColourMethod()}
+    reading = read(methods, items[0], items[0].pictures())
+    assert reading.cosines.shape == (2, 1) and "caption 0 scored above" in reading.rule
+    assert reading.verdicts["fake colour match"] is True  # a red image: "a red square" over "a blue square"
+    assert list(reading.verdicts) == ["global cosine", "fake colour match"]
+
+
+def test_every_registered_benchmark_can_be_browsed_and_sent():
+    single = load_items("world-single", limit=2, split="heldout")
+    assert [it.category for it in single] == ["heldout/single"] * 2
+    image, a, b = for_main_page(single[0])
+    assert a == single[0].captions[single[0].right] and b != a and image is single[0].image
+    swap = load_items("world", limit=1, split="id")[0]
+    assert for_main_page(swap) == (swap.images[0], *swap.captions)

@@ -8,7 +8,7 @@ from PIL import Image
 
 from explorer import world
 from explorer.encoders import DualEncoder, ModelUnavailable
-from explorer.models import EMBEDDED_CHECKPOINT
+from explorer.model_configs import EMBEDDED_CHECKPOINT
 
 
 def scene_image(seed=0, size=128):
@@ -151,8 +151,8 @@ def test_on_cuda_the_shipped_model_answers_as_on_the_cpu(embedded):
     gpu = DualEncoder(device="cuda")
     assert gpu.device.startswith("cuda") and next(gpu.model.parameters()).is_cuda
     items = world.single_items("heldout", 500)
-    images = [it.scene.render(gpu.image_size) for it in items]
-    labels = torch.tensor([it.label for it in items])
+    images = [it.image.render(gpu.image_size) for it in items]
+    labels = torch.tensor([it.right for it in items])
     captions = list(items[0].captions)
 
     def top1(enc: DualEncoder) -> tuple[torch.Tensor, float]:

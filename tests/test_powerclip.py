@@ -11,7 +11,6 @@ from safetensors.torch import load_file
 from explorer import world
 from explorer.training.powerclip import object_masks, powerset_scores, triplet_loss
 from explorer.training.world_clip import TrainConfig, train
-from tests.test_training import tiny_model  # noqa: F401  (the fixture)
 
 
 def brute_force_score(a: np.ndarray, tau: float) -> float:
@@ -58,14 +57,14 @@ def test_object_masks_lie_on_each_object():
     assert not valid[:, masks.shape[1]:].any()
 
 
-def test_powerclip_objective_trains_and_records_itself(tmp_path, tiny_model):  # noqa: F811
+def test_powerclip_objective_trains_and_records_itself(tmp_path, tiny_model):
     cfg = TrainConfig(model=tiny_model, steps=2, batch_size=8, warmup=1, checkpoint_every=1, threads=1, objective="powerclip")
     record = train(cfg, tmp_path / "run", tmp_path / "pc.safetensors")
     assert record["config"]["objective"] == "powerclip" and math.isfinite(record["final_loss"])
     assert "visual.proj" in load_file(tmp_path / "pc.safetensors")
 
 
-def test_an_unknown_objective_is_refused(tmp_path, tiny_model):  # noqa: F811
+def test_an_unknown_objective_is_refused(tmp_path, tiny_model):
     with pytest.raises(ValueError, match="unknown objective"):
         train(TrainConfig(model=tiny_model, steps=1, objective="negclip"), tmp_path / "r", tmp_path / "w.safetensors")
 

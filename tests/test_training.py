@@ -10,20 +10,6 @@ from explorer import world
 from explorer.training import world_clip
 from explorer.training.world_clip import TrainConfig, clip_loss, train
 
-TINY = {
-    "embed_dim": 16,
-    "vision_cfg": {"image_size": 32, "layers": 1, "width": 32, "head_width": 16, "patch_size": 8},
-    "text_cfg": {"context_length": 32, "vocab_size": 49408, "width": 16, "heads": 2, "layers": 1},
-}
-
-
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("configs")
-    (folder / "world-clip-tiny-test.json").write_text(json.dumps(TINY))
-    open_clip.add_model_config(folder)
-    return "world-clip-tiny-test"
-
 
 def config(model, steps=4):
     return TrainConfig(model=model, steps=steps, batch_size=8, warmup=1, checkpoint_every=1, threads=1)
@@ -152,7 +138,7 @@ def test_the_shipped_model_trained_within_45_minutes_on_2_cpu_threads_and_its_ca
     from dataclasses import asdict
 
     from explorer.cli import build_parser, train_config
-    from explorer.models import EMBEDDED_CHECKPOINT
+    from explorer.model_configs import EMBEDDED_CHECKPOINT
 
     record = json.loads(EMBEDDED_CHECKPOINT.with_suffix(".json").read_text())
     cfg = record["config"]

@@ -22,7 +22,7 @@ from safetensors.torch import load_file
 from explorer.alignment import AlignConfig, AlignmentTransformer, pair_inputs
 from explorer.encoders import DualEncoder
 from explorer.methods.base import Score, ScoringMethod, get_method, register
-from explorer.models import CHECKPOINT_DIR, EMBEDDED_MODEL
+from explorer.model_configs import CHECKPOINT_DIR, EMBEDDED_MODEL
 from explorer.regions import visible_box
 
 log = logging.getLogger(__name__)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from explorer import world
 from explorer.encoders import DualEncoder
-from explorer.evaluate import evaluate_world
+from explorer.accuracy import evaluate
 from explorer.methods import get_method
-from explorer.models import EMBEDDED_CHECKPOINT
+from explorer.model_configs import EMBEDDED_CHECKPOINT
 from explorer.training.align import RANDOM_NEGATIVES
 
 
@@ -27,8 +27,8 @@ def score_table(results: dict, kinds=world.KINDS) -> str:
 def measure(encoder: DualEncoder, limit: int = 500) -> dict:
     method = [get_method("global", encoder)]
     return {
-        "single": evaluate_world(method, "world-single", list(world.SPLITS), limit)["global"],
-        "swaps": evaluate_world(method, "world", list(world.SPLITS), limit)["global"],
+        "single": evaluate(method, "world-single", limit)["global"],
+        "swaps": evaluate(method, "world", limit)["global"],
         "limit": limit,
     }
 
@@ -150,7 +150,7 @@ def write_align_card(checkpoint: Path, limit: int = 200) -> Path:
     record = json.loads(checkpoint.with_suffix(".json").read_text())
     cfg = record["config"]
     method = get_method(ALIGN_METHODS[cfg["variant"]], DualEncoder(), checkpoint=str(checkpoint))
-    scores = evaluate_world([method], "world", list(world.SPLITS), limit)[method.name]
+    scores = evaluate([method], "world", limit)[method.name]
     record["measured"] = {"swaps": scores, "limit": limit}
     checkpoint.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
     what = ("the whole encoder, fine-tuned end to end (global cosine at inference)" if cfg["variant"] == "finetune"

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 
 from explorer import binding, world
 from explorer.encoders import DualEncoder
-from explorer.evaluate import evaluate_single
+from explorer.accuracy import evaluate_items
 from explorer.methods import get_method
 from explorer.training.world_clip import TrainConfig, train
 
@@ -33,7 +33,8 @@ def sweep(coverages: Sequence[float], steps: int, batch_size: int, seed: int, ru
             train(cfg, runs / f"sweep-c{c}-s{seed}", weights)
         encoder = DualEncoder(SWEEP_MODEL, checkpoint=weights)
         items = world.single_items("heldout", n_items, coverage=c)
-        top1 = evaluate_single(get_method("global", encoder), items, encoder.image_size, progress=lambda it: it)["top1"]
+        found = evaluate_items([get_method("global", encoder)], items, "world-single", progress=lambda it: it)
+        top1 = found["global"]["single"]["top1"]
         table = binding.world_tables(encoder)["image"]
         probes = binding.composition_probes(table)
         rows.append({"coverage": c, "heldout_top1": top1, "product_fit": probes["product"],

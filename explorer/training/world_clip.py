@@ -26,7 +26,7 @@ from torchvision.transforms import Normalize
 from tqdm import tqdm
 
 from explorer import world
-from explorer.models import EMBEDDED_MODEL, register_configs
+from explorer.model_configs import EMBEDDED_MODEL, register_configs
 from explorer.training import state
 from explorer.training.towers import image_with_tokens
 

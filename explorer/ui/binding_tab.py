@@ -13,6 +13,8 @@ from explorer.ui.guard import guarded, plain
 from explorer.ui.serving import Serving
 
 N_COLORS, N_SHAPES = 8, 3  # the 24-object grid of seed 002
+COLUMNS = {"r2.objects": "R2 scene ~ objects", "r2.concepts": "R2 object ~ colour + shape", "edit.top1": "edit top-1",
+           "probe.concepts": "probe: concepts", "probe.objects": "probe: objects"}  # binding.readings' names
 COLUMNS_NOTE = (
     "**Columns** (percent). *R2 scene ~ objects*: how much of each scene's embedding the sum of its two objects' "
     "embeddings explains. *R2 object ~ colour + shape*: how much of each object's embedding its colour plus its "
@@ -31,21 +33,13 @@ def build(engine: Engine, choice: gr.State, serving: Serving) -> None:
     @guarded(lambda message: (None, None, None, message), serving.time_limit_s)
     def analyse(model: str, progress=gr.Progress()):
         loaded = engine.model(model)
-        progress(0, desc="encoding the 276 two-object scenes...")
-        tables = binding.world_tables(loaded.encoder, N_COLORS, N_SHAPES)
-        rows = []
-        for i, (kind, table) in enumerate(tables.items()):
-            progress((i + 1, len(tables) + 1), desc=f"analysing the {kind} embeddings...")
-            r2 = binding.additive_r2(table)
-            probes = binding.probe_accuracy(table)
-            rows.append({"embeddings": kind, "R2 scene ~ objects": round(r2["objects"], 1),
-                         "R2 object ~ colour + shape": round(r2["concepts"], 1),
-                         "edit top-1": round(binding.edit_top1(table), 1),
-                         "probe: concepts": round(probes["concepts"], 1), "probe: objects": round(probes["objects"], 1)})
-        observed, recon = binding.mds_points(tables["image"])
-        labels = [f"{colors[c]} {world.SHAPES[s]}" for c, s in tables["image"].objects]
+        found = binding.read_model(loaded.encoder, N_COLORS, N_SHAPES,
+                                   lambda done, total, what: progress((done, total), desc=f"{what}..."))
+        rows = [{"embeddings": kind, **{column: round(r[key], 1) for key, column in COLUMNS.items()}}
+                for kind, r in found.readings.items()]
         note = f"Model: **{plain(loaded.label)}**. Figures in percent, on all {len(pairs)} two-object scenes."
-        return tables, pd.DataFrame(rows), viz.binding_mds_figure(observed, recon, labels), note
+        figure = viz.binding_mds_figure(found.observed, found.reconstructed, found.labels)
+        return found.tables, pd.DataFrame(rows), figure, note
 
     def object_names(scene: int) -> list[str]:
         return [f"{colors[c]} {world.SHAPES[s]}" for c, s in pairs[int(scene)]]

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import gradio as gr
 
-from explorer.browse import BENCHMARKS, BrowseItem, is_right, load_items, select, similarities
-from explorer.datasets import DatasetError
+from explorer.benchmark_registry import BENCHMARKS, load_items
+from explorer.browse import BROWSE_SIZE, Reading, for_main_page, read, select
+from explorer.dataset_loaders import DatasetError
 from explorer.engine import UNTRAINED_MARK, Engine
-from explorer.model_pool import LoadedModel
+from explorer.items import Item, picture
 from explorer.ui.guard import guarded, plain, warn
 from explorer.ui.main_tab import MainInputs
 from explorer.ui.serving import Serving
@@ -18,20 +19,18 @@ from explorer.ui.serving import Serving
 SEND_DIR = Path(tempfile.mkdtemp(prefix="explorer-send-"))
 
 
-def _describe(loaded: LoadedModel, item: BrowseItem, images) -> str:
-    """The item's global cosines, and each method's verdict on it, by the session's model."""
-    found = similarities(loaded.methods, item, images)
-    lines = [f"**{plain(item.id)}** ({plain(item.category)}), scored by **{plain(loaded.label)}**", "",
-             "| caption | " + " | ".join(f"global cosine with image {i}" for i in range(len(images))) + " |",
-             "|---|" + "---|" * len(images)]
+def _describe(item: Item, reading: Reading, model: str) -> str:
+    """The item's global cosines and each method's verdict, as markdown."""
+    n = reading.cosines.shape[1]
+    lines = [f"**{plain(item.id)}** ({plain(item.category)}), scored by **{plain(model)}**", "",
+             "| caption | " + " | ".join(f"global cosine with image {i}" for i in range(n)) + " |",
+             "|---|" + "---|" * n]
     for c, caption in enumerate(item.captions):
-        lines.append(f"| {c}: {plain(caption)} | " + " | ".join(f"{v:.4f}" for v in found["global"][c]) + " |")
-    rule = ("both captions matched to their own image, and both images to their own caption (the group score)"
-            if len(images) == 2 else "caption 0 scored above caption 1")
-    lines += ["", f"Each method's verdict (right: {rule}):", "", "| method | verdict |", "|---|---|"]
-    for name, method in loaded.methods.items():
-        verdict = "right" if is_right(found[name]) else "**wrong**"
-        lines.append(f"| {method.label} | {verdict if method.trained else 'n/a' + UNTRAINED_MARK} |")
+        lines.append(f"| {c}: {plain(caption)} | " + " | ".join(f"{v:.4f}" for v in reading.cosines[c]) + " |")
+    lines += ["", f"Each method's verdict (right: {reading.rule}):", "", "| method | verdict |", "|---|---|"]
+    for label, right in reading.verdicts.items():
+        verdict = "n/a" + UNTRAINED_MARK if right is None else "right" if right else "**wrong**"
+        lines.append(f"| {label} | {verdict} |")
     return "\n".join(lines)
 
 
@@ -63,10 +62,12 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
             return None, None, "No item to show: load a benchmark, or loosen the filter."
         item = items[keep[min(int(position), len(keep) - 1)]]
         try:
-            images = [ref.load() for ref in item.images]
+            images = item.pictures(BROWSE_SIZE)
         except DatasetError as exc:
             return None, None, warn(f"Cannot show this item: {exc}")
-        return images[0], images[1] if len(images) > 1 else None, _describe(engine.model(model), item, images)
+        loaded = engine.model(model)
+        details = _describe(item, read(loaded.methods, item, images), loaded.label)
+        return images[0], images[1] if len(images) > 1 else None, details
 
     @guarded(lambda message: (gr.update(), gr.update(), gr.update(), gr.update(), message))
     def send(items, keep, position: float):
@@ -74,8 +75,9 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
             return gr.update(), gr.update(), gr.update(), gr.update(), "Nothing to send."
         item = items[keep[min(int(position), len(keep) - 1)]]
         path = SEND_DIR / f"{abs(hash(item.id))}.png"
-        item.images[0].load().save(path)
-        return str(path), item.captions[0], item.captions[1], gr.Tabs(selected=main_tab_id), "Sent."
+        ref, caption_a, caption_b = for_main_page(item)
+        picture(ref, BROWSE_SIZE).save(path)
+        return str(path), caption_a, caption_b, gr.Tabs(selected=main_tab_id), "Sent."
 
     with gr.Row():
         benchmark = gr.Dropdown(list(BENCHMARKS), value="world", label="Benchmark", elem_id="browse-benchmark")
@@ -91,7 +93,7 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
         image_0 = gr.Image(label="Image 0", interactive=False)
         image_1 = gr.Image(label="Image 1", interactive=False)
     details = gr.Markdown(elem_id="browse-details")
-    send_btn = gr.Button("Send image 0 and both captions to the main page", elem_id="browse-send")
+    send_btn = gr.Button("Send the image and two captions to the main page", elem_id="browse-send")
 
     shown = [items_state, selection, position, main.choice]
     load_btn.click(load, [benchmark, data, limit], [items_state, selection, category, position, status],

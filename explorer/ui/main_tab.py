@@ -30,6 +30,14 @@ LEGEND = (
 )
 
 
+def scores_table(analysis: Analysis, methods: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """The analysis's rows (of ``methods``, all when None) under the page's column names, scores to 4 places."""
+    rows = [[r["label"] + UNTRAINED_MARK if r["prefers"] is None else r["label"], round(r["a"], 4), round(r["b"], 4),
+             round(r["delta"], 4), r["prefers"] or "n/a"]
+            for r in analysis.rows() if methods is None or r["method"] in methods]
+    return pd.DataFrame(rows, columns=TABLE_COLUMNS)
+
+
 @dataclass(frozen=True)
 class MainInputs:
     """The main page's inputs that other tabs fill or read, and its last result."""
@@ -88,7 +96,7 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
         image, notices = read_image(path)
         result = engine.analyze(image, caption_a, caption_b, progress, choice=choice)
         result = dataclasses.replace(result, notices=(*notices, *result.notices))  # the image's notices first
-        table = pd.DataFrame(result.rows(), columns=TABLE_COLUMNS)
+        table = scores_table(result)
         overlays, heat = [None, None], None
         if "sgi" in result.scores:
             sgi = result.scores["sgi"]

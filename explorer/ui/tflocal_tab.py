@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import gradio as gr
-import pandas as pd
 
 from explorer import viz
 from explorer.alignment import HEADS, LAYERS
 from explorer.engine import Analysis
 from explorer.ui.guard import guarded, plain
-from explorer.ui.main_tab import TABLE_COLUMNS, MainInputs
+from explorer.ui.main_tab import TABLE_COLUMNS, MainInputs, scores_table
 from explorer.ui.serving import Serving
 
 MEAN = "mean"
@@ -31,13 +30,12 @@ def show_scores(result: tuple | None):
         none = gr.update(choices=[], value=[])
         return "Run a comparison on the first tab: this tab shows its TFLocal evidence.", None, none, none
     analysis: Analysis = result[1]
-    rows = [r for r, name in zip(analysis.rows(), analysis.scores) if name in SHOWN_METHODS]
     a, b = (s.evidence for s in analysis.scores["tflocal"])
     note = "" if a.trained else " **Untrained head**: no TFLocal weights for this model, so the attention is random."
     text = (f"Model: **{plain(analysis.model)}**  \nA: *{plain(analysis.captions[0])}*  \n"
             f"B: *{plain(analysis.captions[1])}*{note}")
     pick = lambda ev: gr.update(choices=_token_choices(ev), value=[])  # noqa: E731
-    return text, pd.DataFrame(rows, columns=TABLE_COLUMNS), pick(a), pick(b)
+    return text, scores_table(analysis, SHOWN_METHODS), pick(a), pick(b)
 
 
 @guarded(lambda message: (None, None, message))

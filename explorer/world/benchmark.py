@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 
+from explorer.items import ChoiceItem, SwapItem
 from explorer.world.captions import list_caption, relation_caption
 from explorer.world.coverage import DEFAULT_COVERAGE, DEFAULT_WORLD_SEED, heldout_combos, seen_combos
 from explorer.world.palette import ALL_COMBOS, COLORS, SHAPES, SIZES, Combo, Style
@@ -17,27 +18,6 @@ KINDS: tuple[str, ...] = ("attribute", "size", "relation", "object")
 SPLITS: tuple[str, ...] = ("id", "heldout", "shift")  # the test splits: read only to report
 VAL_PREFIX = "val-"
 VAL_SPLITS: tuple[str, ...] = tuple(VAL_PREFIX + s for s in SPLITS)  # the same kinds of items, for every choice
-
-
-@dataclass(frozen=True)
-class SwapItem:
-    """A Winoground-style item: caption i describes image i; the other pair is a swap."""
-
-    kind: str
-    split: str
-    images: tuple[Scene, Scene]
-    captions: tuple[str, str]
-
-
-@dataclass(frozen=True)
-class SingleItem:
-    """One object alone; the right caption is ``captions[label]`` among all objects' captions."""
-
-    split: str
-    scene: Scene
-    label: int
-    captions: tuple[str, ...] = field(repr=False)
-
 
 
 def _split_rng(split: str, kind: str, seed: int) -> np.random.Generator:
@@ -108,7 +88,7 @@ def _swap_item(rng: np.random.Generator, kind: str, split: str, seen: frozenset[
         with_size = kind == "size"
         cap0 = list_caption([(a, b)[i] for i in order], with_size)
         cap1 = list_caption([(a2, b2)[i] for i in order], with_size)
-    return SwapItem(kind, split, (img0, img1), (cap0, cap1))
+    return SwapItem(kind, (img0, img1), (cap0, cap1), split)
 
 
 def training_swaps(rng: np.random.Generator, n: int, seen: frozenset[Combo]) -> list[SwapItem]:
@@ -153,8 +133,9 @@ def single_captions() -> tuple[str, ...]:
 
 def single_items(
     split: str, n: int, coverage: float = DEFAULT_COVERAGE, seed: int = DEFAULT_WORLD_SEED
-) -> list[SingleItem]:
-    """``n`` single-object images; id and shift use seen objects, heldout the unseen ones."""
+) -> list[ChoiceItem]:
+    """``n`` single-object images, each to be told among all objects' captions (kind ``single``); id and shift use
+    seen objects, heldout the unseen ones."""
     base, offset = _parse_split(split)
     combos = sorted(heldout_combos(coverage, seed) if base == "heldout" else seen_combos(coverage, seed))
     if not combos:
@@ -165,6 +146,6 @@ def single_items(
     items = []
     for _ in range(n):
         scene = random_scene(rng, (combos[rng.integers(len(combos))],), 1, style)
-        items.append(SingleItem(split, scene, ALL_COMBOS.index(scene.objects[0].combo), caps))
+        items.append(ChoiceItem("single", scene, caps, ALL_COMBOS.index(scene.objects[0].combo), split))
     return items
 

@@ -9,11 +9,13 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from explorer.benchmarks import evaluate_benchmark, report_frame, write_reports
-from explorer.datasets import DatasetError, PairItem, SingleItem, load_benchmark
-from explorer.methods import Score, ScoringMethod
+from conftest import COLOURS, ColourMethod, LengthMethod, solid, sugarcrepe, write_json
+from explorer.accuracy import evaluate
+from explorer.accuracy_reports import report_frame, write_reports
+from explorer.benchmark_registry import load_items
+from explorer.dataset_loaders import DatasetError
+from explorer.items import ChoiceItem, SwapItem
 
-COLOURS = {"red": (255, 0, 0), "green": (0, 255, 0), "blue": (0, 0, 255), "yellow": (255, 255, 0)}
 NO_BAR = lambda it: it  # noqa: E731
 
 
@@ -22,86 +24,23 @@ def points(cells: dict) -> dict:
     return {k: points(v) for k, v in cells.items() if k != "ci"} if isinstance(cells, dict) else cells
 
 
-class ColourMethod(ScoringMethod):
-    """1 when the caption names the image's mean colour, minus 0.01 a word (shorter captions win ties)."""
-
-    name = "colour"
-    label = "fake colour match"
-
-    def __init__(self) -> None:
-        super().__init__(encoder=None)
-        self.prepared = 0
-
-    def prepare(self, images) -> None:
-        self.prepared += len(images)
-
-    def score(self, image, captions):
-        mean = np.asarray(image, dtype=float).reshape(-1, 3).mean(0)
-        colour = min(COLOURS, key=lambda c: np.linalg.norm(mean - COLOURS[c]))
-        return [Score(self.name, c, float(colour in c.split()) - 0.01 * len(c.split())) for c in captions]
-
-
-class LengthMethod(ScoringMethod):
-    """The caption's length in characters, blind to the image."""
-
-    name = "length"
-    label = "fake length"
-
-    def __init__(self) -> None:
-        super().__init__(encoder=None)
-
-    def prepare(self, images) -> None:
-        pass
-
-    def score(self, image, captions):
-        return [Score(self.name, c, float(len(c))) for c in captions]
-
-
-def solid(path, colour, size=(16, 12)):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    Image.new("RGB", size, COLOURS[colour]).save(path)
-    return path
-
-
 def png_bytes(colour) -> bytes:
     buf = io.BytesIO()
     Image.new("RGB", (8, 8), COLOURS[colour]).save(buf, format="PNG")
     return buf.getvalue()
 
 
-def write_json(path, data):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data))
-    return path
-
-
-# ---------------------------------------------------------------- SugarCrepe
-
-
-def sugarcrepe(root):
-    for name, colour in (("000000000001.jpg", "red"), ("000000000002.jpg", "blue"), ("000000000003.jpg", "green")):
-        solid(root / "val2017" / name, colour)
-    write_json(root / "add_obj.json", {
-        "0": {"filename": "000000000001.jpg", "caption": "a red square", "negative_caption": "a blue square"},
-        "1": {"filename": "000000000002.jpg", "caption": "a red thing", "negative_caption": "a green thing"},
-    })
-    write_json(root / "swap_att.json", {
-        "12": {"filename": "000000000003.jpg", "caption": "green", "negative_caption": "red"},
-    })
-    return root
-
-
 def test_sugarcrepe_loads_and_scores(tmp_path, caplog):
     root = sugarcrepe(tmp_path)
-    with caplog.at_level(logging.WARNING, logger="explorer.datasets"):
-        items = load_benchmark("sugarcrepe", root)
+    with caplog.at_level(logging.WARNING, logger="explorer.dataset_loaders"):
+        items = load_items("sugarcrepe", root)
     assert "replace_rel.json" in caplog.text  # a missing category is skipped with a warning
     assert [(it.id, it.category) for it in items] == [("0", "add_obj"), ("1", "add_obj"), ("12", "swap_att")]
-    assert isinstance(items[0], SingleItem) and items[0].negative_caption == "a blue square"
+    assert isinstance(items[0], ChoiceItem) and items[0].captions == ("a red square", "a blue square")
     assert items[0].image.path == root / "val2017" / "000000000001.jpg"
 
     colour, length = ColourMethod(), LengthMethod()
-    res = evaluate_benchmark([colour, length], "sugarcrepe", root, None, NO_BAR)
+    res = evaluate([colour, length], "sugarcrepe", None, data=root, progress=NO_BAR)
     # colour: item 0 right (1 > 0); item 1 both 0, equal words -> tie fails; item 12 right
     assert points(res["colour"]) == {"add_obj": {"accuracy": 50.0, "n": 2}, "swap_att": {"accuracy": 100.0, "n": 1},
                                      "all": {"accuracy": 66.67, "n": 3}}
@@ -116,7 +55,7 @@ def test_sugarcrepe_loads_and_scores(tmp_path, caplog):
 def test_sugarcrepe_limit_is_per_category_and_images_folder(tmp_path):
     root = sugarcrepe(tmp_path / "data")
     (root / "val2017").rename(tmp_path / "coco")
-    res = evaluate_benchmark([ColourMethod()], "sugarcrepe", root, 1, NO_BAR, images=tmp_path / "coco")["colour"]
+    res = evaluate([ColourMethod()], "sugarcrepe", 1, data=root, progress=NO_BAR, images=tmp_path / "coco")["colour"]
     assert res["add_obj"]["n"] == 1 and res["swap_att"]["n"] == 1 and points(res["all"]) == {"accuracy": 100.0, "n": 2}
 
 
@@ -124,35 +63,35 @@ def test_sugarcrepe_errors_name_file_and_field(tmp_path):
     root = sugarcrepe(tmp_path)
     write_json(root / "swap_att.json", {"12": {"filename": "x.jpg", "caption": "green"}})
     with pytest.raises(DatasetError, match=r"swap_att\.json: item '12' has no field 'negative_caption'"):
-        load_benchmark("sugarcrepe", root)
+        load_items("sugarcrepe", root)
     (root / "swap_att.json").write_text('{"12": {"filename": ')
     with pytest.raises(DatasetError, match=r"swap_att\.json: invalid JSON"):
-        load_benchmark("sugarcrepe", root)
+        load_items("sugarcrepe", root)
     (root / "swap_att.json").unlink()
     write_json(root / "add_obj.json", {"0": {"filename": 7, "caption": "a", "negative_caption": "b"}})
     with pytest.raises(DatasetError, match=r"add_obj\.json: item '0': field 'filename' should be text"):
-        load_benchmark("sugarcrepe", root)
+        load_items("sugarcrepe", root)
 
 
 def test_sugarcrepe_missing_folders(tmp_path):
     root = sugarcrepe(tmp_path)
     with pytest.raises(DatasetError, match=r"image folder .*coco"):
-        load_benchmark("sugarcrepe", root, images=tmp_path / "coco")
+        load_items("sugarcrepe", root, images=tmp_path / "coco")
     for f in root.glob("*.json"):
         f.unlink()
     with pytest.raises(DatasetError, match="no SugarCrepe category file"):
-        load_benchmark("sugarcrepe", root)
+        load_items("sugarcrepe", root)
     with pytest.raises(DatasetError, match="no file or folder"):
-        load_benchmark("sugarcrepe", tmp_path / "absent")
+        load_items("sugarcrepe", tmp_path / "absent")
     with pytest.raises(ValueError, match="unknown benchmark"):
-        load_benchmark("sugarcrap", root)
+        load_items("sugarcrap", root)
 
 
 def test_images_load_lazily_and_errors_name_the_item(tmp_path):
     root = sugarcrepe(tmp_path)
     (root / "val2017" / "000000000002.jpg").write_bytes(b"not an image")
     (root / "val2017" / "000000000003.jpg").unlink()
-    items = load_benchmark("sugarcrepe", root)  # nothing decoded yet
+    items = load_items("sugarcrepe", root)  # nothing decoded yet
     assert items[0].image.load().size == (16, 12)
     with pytest.raises(DatasetError, match=r"add_obj\.json: item '1': .*000000000002\.jpg"):
         items[1].image.load()
@@ -191,27 +130,27 @@ def test_winoground_jsonl(tmp_path):
         lines.append(json.dumps(row))
     (tmp_path / "data" / "examples.jsonl").write_text("\n".join(lines) + "\n")
 
-    items = load_benchmark("winoground", tmp_path)  # the repository root: finds data/
-    assert isinstance(items[1], PairItem) and items[1].captions == ("red", "red or blue")
+    items = load_items("winoground", tmp_path)  # the repository root: finds data/
+    assert isinstance(items[1], SwapItem) and items[1].captions == ("red", "red or blue")
     assert items[1].images[1].path == tmp_path / "data" / "images" / "ex_1_img_1.png"
     assert items[1].category == "Relation" and items[1].info["num_main_preds"] == 1
-    res = evaluate_benchmark([ColourMethod()], "winoground", tmp_path / "data", None, NO_BAR)
+    res = evaluate([ColourMethod()], "winoground", None, data=tmp_path / "data", progress=NO_BAR)
     assert points(res["colour"]) == WINO_EXPECTED
     assert all(c["ci"]["group"][0] <= c["group"] <= c["ci"]["group"][1] for c in res["colour"].values())
-    assert evaluate_benchmark([ColourMethod()], "winoground", tmp_path, 1, NO_BAR)["colour"]["all"]["n"] == 3
+    assert evaluate([ColourMethod()], "winoground", 1, data=tmp_path, progress=NO_BAR)["colour"]["all"]["n"] == 3
 
     bad = json.loads(lines[1])
     del bad["caption_1"]
     (tmp_path / "data" / "examples.jsonl").write_text(lines[0] + "\n" + json.dumps(bad) + "\n")
     with pytest.raises(DatasetError, match=r"examples\.jsonl: item 1 has no field 'caption_1'"):
-        load_benchmark("winoground", tmp_path)
+        load_items("winoground", tmp_path)
     (tmp_path / "data" / "examples.jsonl").write_text(lines[0] + "\n{oops\n")
     with pytest.raises(DatasetError, match=r"examples\.jsonl: invalid JSON on line 2"):
-        load_benchmark("winoground", tmp_path)
+        load_items("winoground", tmp_path)
     (tmp_path / "data" / "examples.jsonl").write_text(lines[0] + "\n")
     (tmp_path / "data" / "images").rename(tmp_path / "pics")
     with pytest.raises(DatasetError, match=r"Winoground image folder .*images"):
-        load_benchmark("winoground", tmp_path)
+        load_items("winoground", tmp_path)
 
 
 def test_winoground_parquet(tmp_path):
@@ -221,13 +160,13 @@ def test_winoground_parquet(tmp_path):
     (tmp_path / "data").mkdir()
     pd.DataFrame(rows).to_parquet(tmp_path / "data" / "test-00000-of-00001.parquet")
 
-    items = load_benchmark("winoground", tmp_path)
+    items = load_items("winoground", tmp_path)
     assert len(items) == 4 and items[0].images[0].data is not None and items[0].images[0].load().size == (8, 8)
-    assert points(evaluate_benchmark([ColourMethod()], "winoground", tmp_path, None, NO_BAR)["colour"]) == WINO_EXPECTED
+    assert points(evaluate([ColourMethod()], "winoground", None, data=tmp_path, progress=NO_BAR)["colour"]) == WINO_EXPECTED
 
     pd.DataFrame(rows).drop(columns="tag").to_parquet(tmp_path / "data" / "test-00000-of-00001.parquet")
     with pytest.raises(DatasetError, match=r"test-00000-of-00001\.parquet: no column 'tag'"):
-        load_benchmark("winoground", tmp_path)
+        load_items("winoground", tmp_path)
 
 
 # ---------------------------------------------------------------- BiVLC
@@ -250,27 +189,27 @@ def test_bivlc(tmp_path, fmt):
     else:
         frame.to_json(path, orient="records", lines=fmt == "jsonl")
 
-    items = load_benchmark("bivlc", tmp_path)
+    items = load_items("bivlc", tmp_path)
     assert items[1].captions == ("red", "red or blue") and items[1].category == "swap"
     assert items[1].images[1].path == tmp_path / "imgs" / "b.png" and items[1].info["subtype"] == "att"
-    res = evaluate_benchmark([ColourMethod()], "bivlc", path, None, NO_BAR)["colour"]
+    res = evaluate([ColourMethod()], "bivlc", None, data=path, progress=NO_BAR)["colour"]
     assert points(res["replace"]) == {"text": 50.0, "image": 50.0, "group": 50.0, "n": 2}
     assert points(res["swap"]) == {"text": 100.0, "image": 0.0, "group": 0.0, "n": 1}
     assert points(res["all"]) == {"text": 66.67, "image": 33.33, "group": 33.33, "n": 3}
 
     frame.drop(columns="negative_image").to_csv(tmp_path / "bivlc.csv", index=False)
     with pytest.raises(DatasetError, match=r"bivlc\.csv: no column 'negative_image'"):
-        load_benchmark("bivlc", tmp_path / "bivlc.csv")
+        load_items("bivlc", tmp_path / "bivlc.csv")
     if fmt != "csv":
         with pytest.raises(DatasetError, match="several BiVLC tables"):
-            load_benchmark("bivlc", tmp_path)
+            load_items("bivlc", tmp_path)
 
 
 def test_bivlc_empty_cell_names_the_row(tmp_path):
     path = tmp_path / "bivlc.csv"
     path.write_text("image,caption,negative_caption,negative_image,type\na.png,x,y,b.png,add\nc.png,,y,d.png,add\n")
     with pytest.raises(DatasetError, match=r"bivlc\.csv: row 1 has no field 'caption'"):
-        load_benchmark("bivlc", tmp_path)
+        load_items("bivlc", tmp_path)
 
 
 # ---------------------------------------------------------------- ARO
@@ -302,35 +241,35 @@ def test_aro_crops_to_the_box(tmp_path):
     write_json(tmp_path / "visual_genome_attribution.json", [
         aro_row("3.jpg", (5, 5, 10, 8), "green", "yellow", attributes=["green", "yellow"]),
     ])
-    items = load_benchmark("aro", tmp_path)
+    items = load_items("aro", tmp_path)
     assert [it.category for it in items] == ["VG-Relation", "VG-Relation", "VG-Attribution"]
     assert items[0].image.box == (0.0, 0.0, 20.0, 30.0) and items[0].info["relation_name"] == "on"
     assert items[0].image.load().size == (20, 30) and items[2].image.load().size == (10, 8)
     assert np.asarray(items[0].image.load()).reshape(-1, 3).mean(0)[0] > 200  # the red half
 
-    res = evaluate_benchmark([ColourMethod()], "aro", tmp_path, None, NO_BAR)["colour"]
+    res = evaluate([ColourMethod()], "aro", None, data=tmp_path, progress=NO_BAR)["colour"]
     assert points(res) == {"VG-Relation": {"accuracy": 50.0, "n": 2}, "VG-Attribution": {"accuracy": 100.0, "n": 1},
                    "all": {"accuracy": 66.67, "n": 3}}
-    one = evaluate_benchmark([ColourMethod()], "aro", tmp_path / "visual_genome_relation.json", 1, NO_BAR)
+    one = evaluate([ColourMethod()], "aro", 1, data=tmp_path / "visual_genome_relation.json", progress=NO_BAR)
     assert points(one["colour"]) == {"VG-Relation": {"accuracy": 100.0, "n": 1}, "all": {"accuracy": 100.0, "n": 1}}
 
     write_json(tmp_path / "visual_genome_attribution.json", [{"image_path": "3.jpg", "bbox_x": 0, "bbox_y": 0}])
     with pytest.raises(DatasetError, match=r"visual_genome_attribution\.json: item 0 has no field 'bbox_w'"):
-        load_benchmark("aro", tmp_path)
+        load_items("aro", tmp_path)
     write_json(tmp_path / "visual_genome_attribution.json", [aro_row("3.jpg", (0, "top", 4, 4), "a", "b")])
     with pytest.raises(DatasetError, match=r"item 0: field 'bbox_y' should be a number"):
-        load_benchmark("aro", tmp_path)
+        load_items("aro", tmp_path)
     write_json(tmp_path / "visual_genome_attribution.json", {"not": "a list"})
     with pytest.raises(DatasetError, match=r"visual_genome_attribution\.json: expected a list"):
-        load_benchmark("aro", tmp_path)
+        load_items("aro", tmp_path)
 
 
 def test_aro_large_image_is_cropped_in_original_pixels(tmp_path):
     """Boxes are in the file's pixels: the crop happens before the image is downscaled."""
     two_colour(tmp_path / "images" / "big.png", split=1500, size=(2400, 100))
     write_json(tmp_path / "visual_genome_relation.json", [aro_row("big.png", (1000, 0, 400, 100), "red", "blue")])
-    assert load_benchmark("aro", tmp_path)[0].image.load().size == (400, 100)
-    assert evaluate_benchmark([ColourMethod()], "aro", tmp_path, None, NO_BAR)["colour"]["all"]["accuracy"] == 100.0
+    assert load_items("aro", tmp_path)[0].image.load().size == (400, 100)
+    assert evaluate([ColourMethod()], "aro", None, data=tmp_path, progress=NO_BAR)["colour"]["all"]["accuracy"] == 100.0
 
 
 # ---------------------------------------------------------------- reports
@@ -338,7 +277,7 @@ def test_aro_large_image_is_cropped_in_original_pixels(tmp_path):
 
 def test_write_reports(tmp_path):
     root = sugarcrepe(tmp_path / "sc")
-    results = evaluate_benchmark([ColourMethod(), LengthMethod()], "sugarcrepe", root, None)  # default tqdm bar
+    results = evaluate([ColourMethod(), LengthMethod()], "sugarcrepe", None, data=root)  # default tqdm bar
     report = {"benchmark": "sugarcrepe", "model": "fake", "results": results}
     paths = write_reports(report, tmp_path / "out" / "sc.json")
     assert [p.name for p in paths] == ["sc.json", "sc.csv", "sc.html"] and all(p.is_file() for p in paths)

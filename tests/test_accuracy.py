@@ -5,7 +5,8 @@ import pytest
 
 from explorer import world
 from explorer.cli import main
-from explorer.evaluate import evaluate_world, summarize, swap_outcome
+from explorer.accuracy import evaluate, is_right, outcome, percentages, swap_outcome
+from explorer.items import ChoiceItem, SwapItem
 from explorer.methods import get_method
 
 
@@ -24,9 +25,8 @@ def test_swap_outcome(s, text, image):
 
 
 def test_summary_in_percent():
-    from explorer.evaluate import Outcome
-
-    out = summarize([Outcome(True, True), Outcome(True, False), Outcome(False, False), Outcome(False, True)] * 25)
+    records = [{"text": t, "image": i} for t, i in ((True, True), (True, False), (False, False), (False, True))] * 25
+    out = percentages(records)
     ci = out.pop("ci")
     assert out == {"text": 50.0, "image": 50.0, "group": 25.0, "n": 100}
     assert ci["group"][0] < 25 < ci["group"][1] < ci["text"][1]  # each score inside its own interval
@@ -56,7 +56,7 @@ def test_world_single_cli(tmp_path):
 @pytest.fixture(scope="module")
 def single_top1(embedded):
     """The shipped checkpoint: single-object retrieval among all 32 objects' captions, 500 items a split."""
-    res = evaluate_world([get_method("global", embedded)], "world-single", ["id", "heldout"], 500)["global"]
+    res = evaluate([get_method("global", embedded)], "world-single", 500, ["id", "heldout"])["global"]
     return {split: res[split]["single"]["top1"] for split in res}
 
 
@@ -69,7 +69,7 @@ def test_embedded_model_generalises_to_heldout_objects(single_top1):
 
 
 def test_eval_cli_on_a_public_benchmark_writes_json_csv_and_chart(tmp_path):
-    from tests.test_datasets import sugarcrepe
+    from conftest import sugarcrepe
 
     root = sugarcrepe(tmp_path / "sc")
     out = tmp_path / "sc.json"
@@ -95,3 +95,19 @@ def test_method_options_from_the_command_line():
         "sgi": {"crop_mode": "resize", "scales": (1.0, 0.5)}}
     with pytest.raises(SystemExit):
         method_options(["crop_mode=resize"])
+
+
+def test_one_outcome_for_both_kinds_of_item():
+    swap = SwapItem("attribute", (None, None), ("a", "b"))
+    found = outcome(swap, np.array([[0.9, 0.1], [0.2, 0.8]]))
+    assert found == {"text": True, "image": True, "s": [[0.9, 0.1], [0.2, 0.8]]} and is_right(found)
+    assert not is_right(outcome(swap, np.array([[0.5, 0.6], [0.4, 0.7]])))  # text right, image wrong: group wrong
+    choice = ChoiceItem("single", None, ("a", "b", "c"), right=1)
+    assert outcome(choice, np.array([[0.1], [0.5], [0.4]])) == {"hit": True}
+    assert not is_right(outcome(choice, np.array([[0.5], [0.5], [0.4]])))  # a tie with another caption fails
+    assert not is_right(outcome(choice, np.array([[0.1], [0.5], [0.6]])))
+
+
+def test_choice_summary_is_named_by_its_benchmark():
+    out = percentages([{"hit": True}, {"hit": False}], "top1")
+    assert (out["top1"], out["n"], list(out["ci"])) == (50.0, 2, ["top1"])

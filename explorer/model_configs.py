@@ -1,4 +1,4 @@
-"""The embedded model's open_clip config and where its weights live."""
+"""The embedded model's open_clip config (`world-clip`), registered with open_clip, and where the project's weights live."""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""Public benchmarks read from local copies in their published layouts: SugarCrepe, Winoground, BiVLC, ARO."""
+"""Public benchmarks read from local copies in their published layouts: SugarCrepe, Winoground, BiVLC, ARO.
+
+Each loader gives ``explorer.items`` items whose images are ``ImageRef``s, read only when scored; the registry of
+all benchmarks, the world's too, is ``explorer.benchmark_registry``.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 from PIL import Image
 
 from explorer.inputs import MAX_SIDE, InputError, load_image, normalize_image
+from explorer.items import ChoiceItem, SwapItem
 
 log = logging.getLogger(__name__)
 
@@ -57,30 +62,7 @@ class ImageRef:
         return normalize_image(image.crop((round(x), round(y), round(x + max(w, 1)), round(y + max(h, 1)))))
 
 
-@dataclass(frozen=True)
-class SingleItem:
-    """One image with a true and a false caption: correct when the true caption scores higher."""
-
-    id: str
-    image: ImageRef
-    caption: str
-    negative_caption: str
-    category: str
-    info: dict[str, Any] = field(default_factory=dict, compare=False)
-
-
-@dataclass(frozen=True)
-class PairItem:
-    """Two captions and two images, caption i belonging to image i (the ``s[c, i]`` of ``swap_outcome``)."""
-
-    id: str
-    images: tuple[ImageRef, ImageRef]
-    captions: tuple[str, str]
-    category: str
-    info: dict[str, Any] = field(default_factory=dict, compare=False)
-
-
-Item = TypeVar("Item", SingleItem, PairItem)
+Item = TypeVar("Item", ChoiceItem, SwapItem)
 
 
 # ---------------------------------------------------------------- reading files and fields
@@ -208,7 +190,7 @@ def _inner(data: Path, marker: Callable[[Path], bool]) -> Path:
 # ---------------------------------------------------------------- the benchmarks
 
 
-def load_sugarcrepe(data: Path, images: Path | None = None, limit: int | None = None) -> list[SingleItem]:
+def load_sugarcrepe(data: Path, images: Path | None = None, limit: int | None = None) -> list[ChoiceItem]:
     """SugarCrepe: ``<data>/<category>.json`` = ``{idx: {filename, caption, negative_caption}}`` over COCO val2017."""
     data = _inner(Path(data), lambda p: any((p / f"{c}.json").is_file() for c in SUGARCREPE_CATEGORIES))
     present = [c for c in SUGARCREPE_CATEGORIES if (data / f"{c}.json").is_file()]
@@ -218,7 +200,7 @@ def load_sugarcrepe(data: Path, images: Path | None = None, limit: int | None = 
         if c not in present:
             log.warning("SugarCrepe: %s.json not in %s; skipping that category", c, data)
     root = _folder(Path(images) if images else data / "val2017", "SugarCrepe image folder")
-    items: list[SingleItem] = []
+    items: list[ChoiceItem] = []
     for cat in present:
         name = f"{cat}.json"
         table = _read_json(data / name)
@@ -226,14 +208,14 @@ def load_sugarcrepe(data: Path, images: Path | None = None, limit: int | None = 
             raise DatasetError(f"{name}: expected an object {{idx: item}}, got {type(table).__name__}")
         for idx, row in list(table.items())[:limit]:
             where = f"{name}: item {idx!r}"
-            items.append(SingleItem(
-                str(idx), ImageRef(where, path=root / _text(row, "filename", where)),
-                _text(row, "caption", where), _text(row, "negative_caption", where), cat,
+            items.append(ChoiceItem(
+                cat, ImageRef(where, path=root / _text(row, "filename", where)),
+                (_text(row, "caption", where), _text(row, "negative_caption", where)), id=str(idx),
             ))
     return items
 
 
-def load_winoground(data: Path, images: Path | None = None, limit: int | None = None) -> list[PairItem]:
+def load_winoground(data: Path, images: Path | None = None, limit: int | None = None) -> list[SwapItem]:
     """Winoground: ``examples.jsonl`` + ``images/<name>.png``, or the Hugging Face parquet export."""
     data = Path(data)
     if data.is_file():
@@ -259,15 +241,15 @@ def load_winoground(data: Path, images: Path | None = None, limit: int | None = 
         key = row.get("id", n) if isinstance(row, Mapping) else n
         where = f"{name}: item {key}"
         _get(row, "id", where)
-        items.append(PairItem(
-            str(row["id"]), (pick(row, "image_0", where), pick(row, "image_1", where)),
-            (_text(row, "caption_0", where), _text(row, "caption_1", where)), _text(row, "tag", where),
-            _extras(row, WINOGROUND_FIELDS),
+        items.append(SwapItem(
+            _text(row, "tag", where), (pick(row, "image_0", where), pick(row, "image_1", where)),
+            (_text(row, "caption_0", where), _text(row, "caption_1", where)), id=str(row["id"]),
+            info=_extras(row, WINOGROUND_FIELDS),
         ))
     return _per_category(items, limit)
 
 
-def load_bivlc(data: Path, images: Path | None = None, limit: int | None = None) -> list[PairItem]:
+def load_bivlc(data: Path, images: Path | None = None, limit: int | None = None) -> list[SwapItem]:
     """BiVLC: a CSV / JSON / JSONL / parquet table of image, caption, negative_caption, negative_image, type."""
     data = Path(data)
     kinds = (".csv", ".jsonl", ".json", ".parquet")
@@ -285,9 +267,9 @@ def load_bivlc(data: Path, images: Path | None = None, limit: int | None = None)
     for n, row in enumerate(_read_table(files, BIVLC_FIELDS)):
         where = f"{files[0].name}: row {n}"
         refs = tuple(_image_from_cell(_get(row, k, where), root, where, k) for k in ("image", "negative_image"))
-        items.append(PairItem(
-            str(row.get("id", n)), refs, (_text(row, "caption", where), _text(row, "negative_caption", where)),
-            _text(row, "type", where), _extras(row, BIVLC_FIELDS),
+        items.append(SwapItem(
+            _text(row, "type", where), refs, (_text(row, "caption", where), _text(row, "negative_caption", where)),
+            id=str(row.get("id", n)), info=_extras(row, BIVLC_FIELDS),
         ))
     return _per_category(items, limit)
 
@@ -305,7 +287,7 @@ def _aro_kind(path: Path, rows: list) -> str:
     raise DatasetError(f"{path.name}: cannot tell VG-Relation from VG-Attribution; use ARO's file names {ARO_FILES}")
 
 
-def load_aro(data: Path, images: Path | None = None, limit: int | None = None) -> list[SingleItem]:
+def load_aro(data: Path, images: Path | None = None, limit: int | None = None) -> list[ChoiceItem]:
     """ARO VG-Relation / VG-Attribution: JSON lists of image_path, bbox, true / false caption; crops to the box."""
     data = Path(data)
     files = [data] if data.is_file() else [data / f for f in ARO_FILES.values() if (data / f).is_file()]
@@ -313,7 +295,7 @@ def load_aro(data: Path, images: Path | None = None, limit: int | None = None) -
         raise DatasetError(f"no ARO file in {data} (expected {' or '.join(ARO_FILES.values())})")
     folder = files[0].parent
     root = Path(images) if images else (folder / "images" if (folder / "images").is_dir() else folder)
-    items: list[SingleItem] = []
+    items: list[ChoiceItem] = []
     for path in files:
         rows = _read_json(path)
         if not isinstance(rows, list):
@@ -323,27 +305,8 @@ def load_aro(data: Path, images: Path | None = None, limit: int | None = None) -
             where = f"{path.name}: item {n}"
             box = tuple(_number(row, k, where) for k in ("bbox_x", "bbox_y", "bbox_w", "bbox_h"))
             ref = ImageRef(where, path=root / _text(row, "image_path", where), box=box)  # type: ignore[arg-type]
-            items.append(SingleItem(
-                str(n), ref, _text(row, "true_caption", where), _text(row, "false_caption", where), kind,
-                _extras(row, ARO_FIELDS),
+            items.append(ChoiceItem(
+                kind, ref, (_text(row, "true_caption", where), _text(row, "false_caption", where)), id=str(n),
+                info=_extras(row, ARO_FIELDS),
             ))
-    return items
-
-
-LOADERS: dict[str, Callable[..., list]] = {
-    "sugarcrepe": load_sugarcrepe,
-    "winoground": load_winoground,
-    "bivlc": load_bivlc,
-    "aro": load_aro,
-}
-
-
-def load_benchmark(name: str, data: Path, limit: int | None = None, images: Path | None = None) -> list:
-    """Items of a public benchmark by name (``LOADERS``); ``limit`` applies to each category."""
-    if name not in LOADERS:
-        raise ValueError(f"unknown benchmark {name!r}; known: {', '.join(LOADERS)}")
-    if not Path(data).exists():
-        raise DatasetError(f"{name}: no file or folder at {data}")
-    items = LOADERS[name](Path(data), images, limit)
-    log.info("%s: %d items from %s", name, len(items), data)
     return items

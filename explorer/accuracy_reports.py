@@ -1,0 +1,54 @@
+"""An evaluation's report (``explorer.accuracy``), written as JSON, a long-format CSV and an offline bar chart."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pandas as pd
+
+log = logging.getLogger(__name__)
+
+
+def report_frame(results: dict) -> pd.DataFrame:
+    """One row per method x split/category x metric: method, category, metric, value, its interval, n."""
+    rows: list[dict] = []
+
+    def walk(method: str, keys: list[str], node: dict) -> None:
+        leaves = {k: v for k, v in node.items() if not isinstance(v, dict)}
+        ci = node.get("ci", {})
+        for metric, value in leaves.items():
+            if metric != "n":
+                low, high = ci.get(metric, (None, None))
+                rows.append({"method": method, "category": "/".join(keys), "metric": metric, "value": value,
+                             "low": low, "high": high, "n": leaves.get("n")})
+        for k, v in node.items():
+            if isinstance(v, dict) and k != "ci":
+                walk(method, keys + [str(k)], v)
+
+    for method, node in results.items():
+        walk(str(method), [], node)
+    return pd.DataFrame(rows, columns=["method", "category", "metric", "value", "low", "high", "n"])
+
+
+def write_reports(report: dict, json_path: Path) -> list[Path]:
+    """Writes ``report`` ({"benchmark", "model", "results"}) as JSON, and a CSV and an HTML chart beside it."""
+    import plotly.express as px
+
+    json_path = Path(json_path)
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.write_text(json.dumps(report, indent=2) + "\n")
+    frame = report_frame(report["results"])
+    csv_path, html_path = json_path.with_suffix(".csv"), json_path.with_suffix(".html")
+    frame.to_csv(csv_path, index=False)
+    fig = px.bar(
+        frame.assign(above=frame["high"] - frame["value"], below=frame["value"] - frame["low"]),
+        x="category", y="value", color="method", barmode="group", facet_row="metric", hover_data=["n", "low", "high"],
+        error_y="above", error_y_minus="below",
+        title=f"{report.get('benchmark', '')}: {report.get('model', '')}", range_y=[0, 100],
+        labels={"value": "%", "category": ""},
+    )
+    fig.write_html(html_path, include_plotlyjs=True)  # embedded: the page must work offline
+    log.info("wrote %s, %s, %s", json_path, csv_path, html_path)
+    return [json_path, csv_path, html_path]

@@ -1,0 +1,71 @@
+"""Every benchmark by name: how its items are made (the world's drawn per split, the public ones read from files)
+and how its scores are summed up. The CLI's ``--benchmark``, the Browse tab and the evaluation all read this one list.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable
+
+from explorer import world
+from explorer.dataset_loaders import DatasetError, load_aro, load_bivlc, load_sugarcrepe, load_winoground
+from explorer.items import Item
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """``load(data, images, limit)`` for a public benchmark's files, or ``load(split, limit)`` for a world split."""
+
+    name: str
+    load: Callable[..., list[Item]]
+    from_files: bool = True  # read from --data; else drawn from the world, one split at a time
+    metric: str = "accuracy"  # what the hit rate of an item with one image is called
+    overall: bool = True  # an "all" cell of every kind together beside each kind's
+    chunk: int = 32  # items scored together (and the unit of sharding): the batches a method encodes
+
+
+def world_swaps(split: str, limit: int) -> list[Item]:
+    """``limit`` swap items of each kind of one world split, kind after kind."""
+    return [replace(it, id=f"{split}/{kind}/{i}")
+            for kind in world.KINDS for i, it in enumerate(world.swap_items(split, kind, limit))]
+
+
+def world_single(split: str, limit: int) -> list[Item]:
+    """``limit`` single-object images of one world split, each told among all objects' captions."""
+    return [replace(it, id=f"{split}/single/{i}") for i, it in enumerate(world.single_items(split, limit))]
+
+
+BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
+    Benchmark("world", world_swaps, from_files=False),
+    Benchmark("world-single", world_single, from_files=False, metric="top1", overall=False, chunk=64),
+    Benchmark("sugarcrepe", load_sugarcrepe),
+    Benchmark("winoground", load_winoground),
+    Benchmark("bivlc", load_bivlc),
+    Benchmark("aro", load_aro),
+)}
+
+
+def benchmark(name: str) -> Benchmark:
+    if name not in BENCHMARKS:
+        raise ValueError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}")
+    return BENCHMARKS[name]
+
+
+def load_items(name: str, data: str | Path | None = None, limit: int | None = None, images: str | Path | None = None,
+               split: str | None = None) -> list[Item]:
+    """A benchmark's items: ``limit`` per kind (per world split and kind, or per public category; the world's
+    default 50); a world benchmark's ``split``, or all its test splits when None; a public one's files at ``data``."""
+    b = benchmark(name)
+    if not b.from_files:
+        return [it for s in ([split] if split else world.SPLITS) for it in b.load(s, limit or 50)]
+    if not data:
+        raise ValueError(f"{name} needs the path of its files (in the benchmark's own layout)")
+    if not Path(data).exists():
+        raise DatasetError(f"{name}: no file or folder at {data}")
+    items = b.load(Path(data), Path(images) if images else None, limit)
+    log.info("%s: %d items from %s", name, len(items), data)
+    return items
