@@ -27,6 +27,7 @@ STAGES = {  # label: the (file suffix, function name) it sums; a stage absent fr
     "powerset": [("methods/powerset_method.py", "score")],
     "image tower, SGI views (encode_image)": [("open_clip/model.py", "encode_image")],
     "towers, image + texts (forward_intermediates)": [("open_clip/model.py", "forward_intermediates")],
+    "text tower, to the longest caption (short_text_forward)": [("explorer/tower.py", "short_text_forward")],
     "SGI views, PIL (open_clip preprocess)": [("open_clip/transform.py", "__call__")],
     "SGI views, tensors (crop_views)": [("explorer/views.py", "crop_views")],
     "segmentation (felzenszwalb), main thread": [("explorer/regions.py", "segment_regions")],
@@ -75,14 +76,16 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--device", default=None)
     p.add_argument("--runs", type=int, default=10)
+    p.add_argument("--precision", default="native", help="the towers' precision (default native, the page's)")
     args = p.parse_args()
-    engine = Engine(DualEncoder(device=args.device))
+    engine = Engine(DualEncoder(device=args.device, precision=args.precision))
+    engine.encoder.wait_warm()
     on_cpu = engine.encoder.device == "cpu"
     if on_cpu:
         torch.set_num_threads(1)
     stages = profile(engine, args.runs, time.thread_time if on_cpu else time.perf_counter)
     print(f"{'main-thread CPU' if on_cpu else 'wall'} ms per analysis, {args.runs} runs, {engine.encoder.label} "
-          f"on {engine.encoder.device}\n\n| stage | new image | caption edit |\n|---|---|---|")
+          f"on {engine.encoder.device}, --precision {args.precision}\n\n| stage | new image | caption edit |\n|---|---|---|")
     for label in dict.fromkeys([*stages["cold"], *stages["rescore"]]):
         print(f"| {label} | {stages['cold'].get(label, '')} | {stages['rescore'].get(label, '')} |")
 
