@@ -41,10 +41,11 @@ def test_new_captions_bring_their_methods_texts_in_one_batch(monkeypatch):
 
     embedded = DualEncoder()  # its own text cache: the session's encoder may have seen some of these texts
     get_method("sgi", embedded), get_method("powerset", embedded)
+    from explorer import encoders
+
     batches = []
-    forward = embedded.model.forward_intermediates
-    monkeypatch.setattr(embedded.model, "forward_intermediates",
-                        lambda **kw: batches.append(len(kw["text"])) or forward(**kw))
+    forward = encoders.short_text_forward  # the text tower's forward (to the batch's longest caption)
+    monkeypatch.setattr(encoders, "short_text_forward", lambda model, ids: batches.append(len(ids)) or forward(model, ids))
     caption = "a green star above a small grey square"
     companions = prompts_of([caption]) + node_texts([caption])  # SGI's segment prompts, PowerCLIP's tree nodes
     embedded.encode_texts([caption])
