@@ -11,7 +11,7 @@ from pathlib import Path
 
 from explorer import world
 from explorer.model_args import add_model_args, load_encoder
-from explorer.models import EMBEDDED_CHECKPOINT
+from explorer.checkpoints import EMBEDDED_CHECKPOINT
 
 
 def train_config(args: argparse.Namespace):
@@ -49,7 +49,7 @@ def _write_card(checkpoint: Path, objective: str) -> Path:
 
 def _train_align(args: argparse.Namespace) -> int:
     from explorer import distributed
-    from explorer.methods.tflocal import ALIGN_CHECKPOINTS, FINETUNE_CHECKPOINT
+    from explorer.checkpoints import for_variant
     from explorer.training.align import AlignTrainConfig, train_align
     from explorer.training.card import write_align_card
 
@@ -61,7 +61,7 @@ def _train_align(args: argparse.Namespace) -> int:
         if args.out:
             out = Path(args.out)
         elif encoder.is_embedded and not args.data:
-            out = FINETUNE_CHECKPOINT if args.variant == "finetune" else ALIGN_CHECKPOINTS[args.variant]
+            out = for_variant(args.variant).path
         else:
             raise SystemExit("--out PATH is needed unless the embedded model is trained on the world")
         run_dir = Path(args.run_dir or f"runs/train-align-{args.variant}-{out.stem}-s{args.seed}")
@@ -72,7 +72,9 @@ def _train_align(args: argparse.Namespace) -> int:
 
 
 def _model_card(args: argparse.Namespace) -> int:
-    checkpoint = Path(args.checkpoint or EMBEDDED_CHECKPOINT)
+    from explorer.loader import resolve
+
+    checkpoint = resolve(args.checkpoint)[0] or EMBEDDED_CHECKPOINT
     _write_card(checkpoint, json.loads(checkpoint.with_suffix(".json").read_text())["config"]["objective"])
     return 0
 
@@ -139,7 +141,7 @@ def _eval(args: argparse.Namespace) -> int:
 
 def _bench(args: argparse.Namespace) -> int:
     from explorer import bench
-    from explorer.encoders import DualEncoder
+    from explorer.loader import EncoderSpec, load_encoder as load
 
     encoder = load_encoder(args)
     figures = bench.sgi_figures(encoder, repeat=args.repeat)
@@ -151,7 +153,7 @@ def _bench(args: argparse.Namespace) -> int:
     registry = [("vitb32", "ViT-B-32")] * (not args.skip_vitb32)
     registry += [("vitl14", "ViT-L-14")] * (args.vitl14 or encoder.device.startswith("cuda"))
     for tag, name in registry:
-        other = DualEncoder(name, pretrained=None, device=args.device)
+        other = load(EncoderSpec(name, device=args.device))
         figures |= bench.analysis_figures(other, tag, runs=max(3, args.runs // 4))
         figures[f"memory.peak_mb.{tag}"] = bench.peak_memory_mb()
     command = "python -m explorer bench" + "".join(
@@ -278,7 +280,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.set_defaults(func=_train_align)
 
     c = sub.add_parser("model-card", help="measure a trained checkpoint and (re)write its model card")
-    c.add_argument("--checkpoint", help=f"weights file with its .json record (default {EMBEDDED_CHECKPOINT})")
+    c.add_argument("--checkpoint", help=f"weights file with its .json record, or a shipped checkpoint's name "
+                                      f"(default {EMBEDDED_CHECKPOINT})")
     c.set_defaults(func=_model_card)
 
     e = sub.add_parser("eval", help="evaluate scoring methods on a benchmark")

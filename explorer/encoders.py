@@ -21,7 +21,8 @@ from huggingface_hub import try_to_load_from_cache
 from PIL import Image
 
 from explorer.cache import LRUCache
-from explorer.models import EMBEDDED_CHECKPOINT, EMBEDDED_MODEL, register_configs
+from explorer.checkpoints import EMBEDDED_CHECKPOINT
+from explorer.models import EMBEDDED_MODEL, register_configs
 from explorer.views import Preprocessing
 
 log = logging.getLogger(__name__)

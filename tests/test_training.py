@@ -152,7 +152,7 @@ def test_the_shipped_model_trained_within_45_minutes_on_2_cpu_threads_and_its_ca
     from dataclasses import asdict
 
     from explorer.cli import build_parser, train_config
-    from explorer.models import EMBEDDED_CHECKPOINT
+    from explorer.checkpoints import EMBEDDED_CHECKPOINT
 
     record = json.loads(EMBEDDED_CHECKPOINT.with_suffix(".json").read_text())
     cfg = record["config"]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from explorer import world
+from explorer import checkpoints, world
 from explorer.encoders import DualEncoder
 from explorer.evaluate import evaluate_world
+from explorer.loader import EncoderSpec, load_encoder
 from explorer.methods import get_method
-from explorer.models import EMBEDDED_CHECKPOINT
 from explorer.training.align import RANDOM_NEGATIVES
 
 
@@ -35,7 +35,7 @@ def measure(encoder: DualEncoder, limit: int = 500) -> dict:
 
 def train_command(cfg: dict, checkpoint: Path, device: str = "") -> str:
     """The command line that reproduces a training run from its recorded config (and ``device`` label)."""
-    out = "" if checkpoint.resolve() == EMBEDDED_CHECKPOINT.resolve() else f" --out {checkpoint}"
+    out = "" if checkpoints.by_path(checkpoint) == checkpoints.EMBEDDED else f" --out {checkpoint}"
     options = f" --partial-captions {cfg['partial_captions']}" if cfg.get("partial_captions") else ""
     options += f" --grey-images {cfg['grey_images']}" if cfg.get("grey_images") else ""
     options += f" --unnamed-colours {cfg['unnamed_colours']}" if cfg.get("unnamed_colours") else ""
@@ -96,7 +96,7 @@ def objective_line(objective: str) -> str:
 def write_card(checkpoint: Path, title: str, limit: int = 500) -> Path:
     """Evaluate ``checkpoint`` and write ``<checkpoint>.md`` beside it, from its ``.json`` training record."""
     record = json.loads(checkpoint.with_suffix(".json").read_text())
-    encoder = DualEncoder(record["config"]["model"], checkpoint=checkpoint)
+    encoder = load_encoder(EncoderSpec(record["config"]["model"], checkpoint=checkpoint))
     scores = measure(encoder, limit)
     record["measured"] = scores
     checkpoint.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
@@ -142,14 +142,11 @@ These are the phenomenon the explorer shows; nothing was tuned to raise or lower
     return out
 
 
-ALIGN_METHODS = {"local": "tflocal", "global": "tfglobal", "finetune": "finetune"}
-
-
 def write_align_card(checkpoint: Path, limit: int = 200) -> Path:
     """Evaluate a ``train-align`` checkpoint on the world with the embedded encoder; write ``<checkpoint>.md``."""
     record = json.loads(checkpoint.with_suffix(".json").read_text())
     cfg = record["config"]
-    method = get_method(ALIGN_METHODS[cfg["variant"]], DualEncoder(), checkpoint=str(checkpoint))
+    method = get_method(checkpoints.ALIGN_VARIANTS[cfg["variant"]], load_encoder(), checkpoint=str(checkpoint))
     scores = evaluate_world([method], "world", list(world.SPLITS), limit)[method.name]
     record["measured"] = {"swaps": scores, "limit": limit}
     checkpoint.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
