@@ -16,7 +16,8 @@ from explorer.inputs import InputError
 from explorer.methods import get_method
 from explorer.checkpoints import ALIGN_VARIANTS, for_variant
 from explorer.methods.tflocal import load_aligner
-from explorer.training.align import AlignScorer, AlignTrainConfig, batch_loss, load_pairs, pairs_batch, train_align, world_batch
+from explorer.modeling.scorers import AlignScorer
+from explorer.training.align import AlignTrainConfig, batch_loss, load_pairs, pairs_batch, train_align, world_batch
 from tests.test_training import TINY
 
 

@@ -7,6 +7,7 @@ import torch
 from safetensors.torch import load_file
 
 from explorer import world
+from explorer.modeling.patch_embedding import PatchEmbeddingInFp32
 from explorer.training import world_clip
 from explorer.training.world_clip import TrainConfig, clip_loss, train
 
@@ -111,7 +112,7 @@ def test_the_patch_embedding_stays_fp32_under_autocast():
     x = torch.randn(2, 3, 16, 16)
     with world_clip.mixed_precision("cpu", "bf16"):
         plain = conv(x)
-        conv.__class__ = world_clip.PatchEmbeddingInFp32
+        conv.__class__ = PatchEmbeddingInFp32
         kept = conv(x)
     assert plain.dtype == torch.bfloat16 and kept.dtype == torch.float32
     torch.testing.assert_close(kept, torch.nn.functional.conv2d(x, conv.weight, conv.bias, stride=8))
