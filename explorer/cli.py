@@ -9,20 +9,14 @@ import logging
 import os
 from pathlib import Path
 
-from explorer import world
+from explorer.checkpoints import ALIGN_VARIANTS, EMBEDDED_CHECKPOINT, for_variant
 from explorer.model_args import add_model_args, load_encoder
-from explorer.checkpoints import EMBEDDED_CHECKPOINT
+from explorer.training.config import AlignTrainConfig, TrainConfig, add_flags, from_args
 
 
-def train_config(args: argparse.Namespace):
+def train_config(args: argparse.Namespace) -> TrainConfig:
     """The ``TrainConfig`` that ``train-world``'s flags describe."""
-    from explorer.training.world_clip import TrainConfig
-
-    return TrainConfig(coverage=args.coverage, seed=args.seed, steps=args.steps, batch_size=args.batch_size,
-                       lr=args.lr, objective=args.objective, partial_captions=args.partial_captions,
-                       grey_images=args.grey_images, unnamed_colours=args.unnamed_colours,
-                       extra_concepts=args.extra_concepts, benchmark_share=args.benchmark_share,
-                       precision=args.precision)
+    return from_args(TrainConfig, args)
 
 
 def _train_world(args: argparse.Namespace) -> int:
@@ -49,13 +43,10 @@ def _write_card(checkpoint: Path, objective: str) -> Path:
 
 def _train_align(args: argparse.Namespace) -> int:
     from explorer import distributed
-    from explorer.checkpoints import for_variant
-    from explorer.training.align import AlignTrainConfig, train_align
+    from explorer.training.align import train_align
     from explorer.training.card import write_align_card
 
-    given = {k: getattr(args, k) for k in ("warmup", "threads") if getattr(args, k) is not None}
-    cfg = AlignTrainConfig(variant=args.variant, seed=args.seed, steps=args.steps, batch_items=args.batch_items,
-                           micro_items=args.micro_items, data=args.data, images=args.images, **given)
+    cfg = from_args(AlignTrainConfig, args)
     with distributed.session() as ctx:
         encoder = load_encoder(args)
         if args.out:
@@ -139,6 +130,14 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_report(report: dict, path: str | None) -> int:
+    """Print a command's report, and write it to ``path`` when one is given."""
+    print(json.dumps(report, indent=2))
+    if path:
+        Path(path).write_text(json.dumps(report, indent=2) + "\n")
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
     from explorer import bench
     from explorer.loader import EncoderSpec, load_encoder as load
@@ -164,10 +163,7 @@ def _bench(args: argparse.Namespace) -> int:
     if args.markdown:
         beside = [json.loads(Path(p).read_text()) for p in args.beside]
         bench.write_performance_markdown(Path(args.markdown), [report, *beside])
-    print(json.dumps(report, indent=2))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
-    return 0
+    return _print_report(report, args.json)
 
 
 def _binding(args: argparse.Namespace) -> int:
@@ -181,10 +177,7 @@ def _binding(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     found = figures(encoder, args.colors, args.shapes, progress=lambda it: tqdm(it, desc="binding", unit="modality"))
     report = {"model": encoder.label, "figures": found, "seconds": round(time.perf_counter() - start, 1)}
-    print(json.dumps(report, indent=2))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
-    return 0
+    return _print_report(report, args.json)
 
 
 def _recognition(args: argparse.Namespace) -> int:
@@ -196,10 +189,7 @@ def _recognition(args: argparse.Namespace) -> int:
     with tqdm(total=STAGES, desc="recognition", unit="stage") as bar:
         found = readings(encoder, args.limit, args.probe_limit, tick=bar.update)
     report = {"model": encoder.label, "readings": found}
-    print(json.dumps(report, indent=2))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
-    return 0
+    return _print_report(report, args.json)
 
 
 def _binding_sweep(args: argparse.Namespace) -> int:
@@ -222,36 +212,23 @@ def _make_examples(args: argparse.Namespace) -> int:
     return 0
 
 
+def _model_command(sub, name: str, help: str, func, json: str | None = None) -> argparse.ArgumentParser:
+    """A command that runs on one model: the model flags, ``--json`` (its help given) and the function to run."""
+    parser = sub.add_parser(name, help=help)
+    add_model_args(parser)
+    if json:
+        parser.add_argument("--json", help=json)
+    parser.set_defaults(func=func)
+    return parser
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m explorer", description=__doc__)
     p.add_argument("--log-level", default=os.environ.get("EXPLORER_LOG_LEVEL", "INFO"))
     sub = p.add_subparsers(dest="command", required=True)
 
     t = sub.add_parser("train-world", help="train a world dual encoder from scratch (CLIP loss)")
-    t.add_argument("--coverage", type=float, default=world.DEFAULT_COVERAGE,
-                   help="fraction of colour-shape objects seen in training")
-    t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--steps", type=int, default=2000)
-    t.add_argument("--batch-size", type=int, default=128)
-    t.add_argument("--lr", type=float, default=1e-3)
-    t.add_argument("--objective", choices=["clip", "powerclip"], default="clip",
-                   help="clip: the CLIP loss; powerclip: plus the NLA powerset triplet loss (seed 004)")
-    t.add_argument("--partial-captions", type=float, default=0.0,
-                   help="how often a caption names only the colour or only the shape of an object (default 0)")
-    t.add_argument("--grey-images", type=float, default=0.0,
-                   help="how often a training scene is black and white, captioned without colours (default 0)")
-    t.add_argument("--unnamed-colours", type=float, default=0.0,
-                   help="how often a training scene's objects are painted in random colours outside the palette, "
-                        "captioned without colours (default 0)")
-    t.add_argument("--extra-concepts", type=int, default=0, metavar="K",
-                   help="also train on objects of the first K training-only colours and shapes "
-                        "(world.EXTRA_COLORS, EXTRA_SHAPES; default 0)")
-    t.add_argument("--benchmark-share", type=float, default=None, metavar="F",
-                   help="with --extra-concepts: draw an object from the benchmark's own colours and shapes with "
-                        "probability F (default: every training object as often as any other)")
-    t.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
-                   help="bf16: run the towers under bf16 autocast, weights, loss and optimizer in fp32 (1.8x faster "
-                        "per step on 2 cores with AMX, scripts/train_step_bench.py; default fp32)")
+    add_flags(t, TrainConfig)
     t.add_argument("--out", help=f"weights file to write (default {EMBEDDED_CHECKPOINT})")
     t.add_argument("--run-dir", help="where resumable state is kept (default runs/train-world-...)")
     t.add_argument("--device", help="cpu or cuda (default: cuda when present); the card records which")
@@ -260,31 +237,21 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--no-card", action="store_true", help="skip measuring and writing the model card")
     t.set_defaults(func=_train_world)
 
-    a = sub.add_parser("train-align", help="train TFLocal, TFGlobal or the fine-tuned baseline over an encoder")
-    a.add_argument("--variant", choices=["local", "global", "finetune"], default="local")
-    a.add_argument("--seed", type=int, default=0)
-    a.add_argument("--steps", type=int, default=1200)
-    a.add_argument("--batch-items", type=int, default=16,
-                   help="swap items (or image-caption pairs) per step, over all ranks under torchrun")
-    a.add_argument("--micro-items", type=int, default=None,
-                   help="items per forward pass; each rank accumulates gradients over its share of the step "
-                        "(default: the whole share)")
-    a.add_argument("--warmup", type=int, help="steps of linear learning-rate warm-up (default 100)")
-    a.add_argument("--threads", type=int, help="torch threads, per rank (default 2)")
-    a.add_argument("--data", help="a COCO-style captions JSON to train on instead of the world")
-    a.add_argument("--images", help="the folder of the JSON's file_name entries (default: beside the JSON)")
-    a.add_argument("--out", help="weights file to write (default: checkpoints/world-clip-tf<variant> / -finetune)")
+    a = _model_command(sub, "train-align", "train TFLocal, TFGlobal or the fine-tuned baseline over an encoder",
+                       _train_align)
+    add_flags(a, AlignTrainConfig)
+    a.add_argument("--out", help="weights file to write (default: the variant's shipped checkpoint, "
+                                 + ", ".join(f"{v}: {for_variant(v).name}" for v in ALIGN_VARIANTS) + ")")
     a.add_argument("--run-dir", help="where resumable state is kept (default runs/train-align-...)")
     a.add_argument("--no-card", action="store_true", help="skip measuring and writing the model card")
-    add_model_args(a)
-    a.set_defaults(func=_train_align)
 
     c = sub.add_parser("model-card", help="measure a trained checkpoint and (re)write its model card")
     c.add_argument("--checkpoint", help=f"weights file with its .json record, or a shipped checkpoint's name "
                                       f"(default {EMBEDDED_CHECKPOINT})")
     c.set_defaults(func=_model_card)
 
-    e = sub.add_parser("eval", help="evaluate scoring methods on a benchmark")
+    e = _model_command(sub, "eval", "evaluate scoring methods on a benchmark", _eval,
+                       json="write the report here, with a CSV and an HTML bar chart beside it")
     e.add_argument("--benchmark", choices=WORLD_BENCHMARKS + PUBLIC_BENCHMARKS, default="world")
     e.add_argument("--data", help="the benchmark's folder or file (public benchmarks)")
     e.add_argument("--images", help="image folder, where it is not the benchmark's default")
@@ -293,16 +260,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="comma-separated world splits: id, heldout, shift (test: to report) or val-id, val-heldout, "
                         "val-shift (validation: to choose a recipe, seed or setting)")
     e.add_argument("--limit", type=int, default=200, help="items per split and kind (per category for public ones)")
-    e.add_argument("--json", help="write the report here, with a CSV and an HTML bar chart beside it")
     e.add_argument("--run-dir", help="where each rank keeps its outcomes, read back by a rerun "
                                      "(default: JSON.shards beside --json; none without it)")
     e.add_argument("--set", action="append", default=[], metavar="METHOD.OPTION=VALUE",
                    help="a method option, e.g. sgi.crop_mode=resize (repeatable)")
-    add_model_args(e)
-    e.set_defaults(func=_eval)
 
-    b = sub.add_parser("bench", help="speed figures, measured side by side in one run")
-    b.add_argument("--json", help="write the figures here")
+    b = _model_command(sub, "bench", "speed figures, measured side by side in one run", _bench,
+                       json="write the figures here")
     b.add_argument("--repeat", type=int, default=3, help="runs per SGI timing (the best is kept)")
     b.add_argument("--runs", type=int, default=20, help="analyses timed for the p50 / p95 latencies")
     b.add_argument("--skip-vitb32", action="store_true", help="skip the ViT-B-32-sized (random weights) figures")
@@ -312,23 +276,17 @@ def build_parser() -> argparse.ArgumentParser:
                                       "'## Where the time goes' section onwards is kept)")
     b.add_argument("--beside", action="append", default=[], metavar="JSON",
                    help="another device's report (--json of a run there) shown as a column beside this run's")
-    add_model_args(b)
-    b.set_defaults(func=_bench)
 
-    g = sub.add_parser("binding", help="binding-geometry analyses of a model on two-object world scenes")
+    g = _model_command(sub, "binding", "binding-geometry analyses of a model on two-object world scenes", _binding,
+                       json="write the figures here")
     g.add_argument("--colors", type=int, default=8)
     g.add_argument("--shapes", type=int, default=3, help="8 x 3 = the 24-object grid of seed 002")
-    g.add_argument("--json", help="write the figures here")
-    add_model_args(g)
-    g.set_defaults(func=_binding)
 
-    r = sub.add_parser("recognition", help="where held-out objects are lost: readings by caption sets, black-and-white "
-                                           "pictures and linear probes (docs/recognition.md)")
+    r = _model_command(sub, "recognition", "where held-out objects are lost: readings by caption sets, "
+                       "black-and-white pictures and linear probes (docs/recognition.md)", _recognition,
+                       json="write the readings here")
     r.add_argument("--limit", type=int, default=500, help="held-out single-object images")
     r.add_argument("--probe-limit", type=int, default=600, help="seen single-object images the probes are fitted on")
-    r.add_argument("--json", help="write the readings here")
-    add_model_args(r)
-    r.set_defaults(func=_recognition)
 
     w = sub.add_parser("binding-sweep", help="train small world encoders at several coverages; plot held-out "
                                              "recognition against the multiplicative fit")

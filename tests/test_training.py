@@ -143,8 +143,10 @@ def test_a_cards_command_line_reproduces_the_training_config():
 
     cfg = TrainConfig(coverage=0.5, seed=3, steps=40, batch_size=16, lr=5e-4, partial_captions=0.2,
                       grey_images=0.1, unnamed_colours=0.3, extra_concepts=4, benchmark_share=0.4, precision="bf16")
-    argv = train_command(asdict(cfg), world_clip.Path("/tmp/x.safetensors")).split()[3:]  # after "python -m explorer"
+    argv = train_command(asdict(cfg), world_clip.Path("/tmp/x.safetensors"), "2 CPU threads").split()[3:]  # after "python -m explorer"
     assert train_config(build_parser().parse_args(argv)) == cfg and build_parser().parse_args(argv).device == "cpu"
+    unrecorded = train_command(asdict(cfg), world_clip.Path("/tmp/x.safetensors")).split()[3:]  # an older record
+    assert build_parser().parse_args(unrecorded).device is None
     on_gpu = train_command(asdict(cfg), world_clip.Path("/tmp/x.safetensors"), "NVIDIA H200 (CUDA)").split()[3:]
     assert build_parser().parse_args(on_gpu).device == "cuda"
 

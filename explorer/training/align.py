@@ -40,30 +40,12 @@ from explorer.encoders import DualEncoder
 from explorer.inputs import InputError, load_image
 from explorer.modeling.scorers import AlignScorer, FinetuneScorer
 from explorer.training import state
-from explorer.training.world_clip import lr_at, make_optimizer
+from explorer.training.config import VARIANTS, AlignTrainConfig
+from explorer.training.schedule import lr_at, make_optimizer
 
 log = logging.getLogger(__name__)
 
-VARIANTS = ("local", "global", "finetune")
 RANDOM_NEGATIVES = 6  # other captions of the batch each image is also scored against
-
-
-@dataclass
-class AlignTrainConfig:
-    variant: str = "local"
-    seed: int = 0
-    steps: int = 1200
-    batch_items: int = 16  # swap items (world) or image-caption pairs (--data) per step, over all ranks
-    micro_items: int | None = None  # items per forward pass (None: a rank's whole share), gradients accumulated
-    lr: float = 3e-4  # aligners; fine-tuning uses finetune_lr
-    finetune_lr: float = 3e-5
-    warmup: int = 100
-    weight_decay: float = 0.1
-    threads: int = 2
-    checkpoint_every: int = 50
-    coverage: float = world.DEFAULT_COVERAGE
-    data: str | None = None  # a COCO-style captions JSON instead of the world
-    images: str | None = None  # the folder its file_name entries are in
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from explorer.evaluate import evaluate_world
 from explorer.loader import EncoderSpec, load_encoder
 from explorer.methods import get_method
 from explorer.training.align import RANDOM_NEGATIVES
+from explorer.training.config import AlignTrainConfig, TrainConfig, command_line
 
 
 def score_table(results: dict, kinds=world.KINDS) -> str:
@@ -33,18 +34,17 @@ def measure(encoder: DualEncoder, limit: int = 500) -> dict:
     }
 
 
-def train_command(cfg: dict, checkpoint: Path, device: str = "") -> str:
-    """The command line that reproduces a training run from its recorded config (and ``device`` label)."""
+def train_command(cfg: dict, checkpoint: Path, device: str | None = None) -> str:
+    """The ``train-world`` command line that reproduces a run from its recorded config, on the kind of device its
+    record names (``--device cuda`` or ``cpu``; no flag where the record names none)."""
+    on = "" if device is None else " --device cuda" if "CUDA" in device else " --device cpu"
     out = "" if checkpoints.by_path(checkpoint) == checkpoints.EMBEDDED else f" --out {checkpoint}"
-    options = f" --partial-captions {cfg['partial_captions']}" if cfg.get("partial_captions") else ""
-    options += f" --grey-images {cfg['grey_images']}" if cfg.get("grey_images") else ""
-    options += f" --unnamed-colours {cfg['unnamed_colours']}" if cfg.get("unnamed_colours") else ""
-    options += f" --extra-concepts {cfg['extra_concepts']}" if cfg.get("extra_concepts") else ""
-    options += f" --benchmark-share {cfg['benchmark_share']}" if cfg.get("benchmark_share") is not None else ""
-    options += f" --precision {cfg['precision']}" if cfg.get("precision", "fp32") != "fp32" else ""
-    options += " --device cuda" if "CUDA" in device else " --device cpu"
-    return (f"python -m explorer train-world --coverage {cfg['coverage']} --seed {cfg['seed']} --steps {cfg['steps']} "
-            f"--batch-size {cfg['batch_size']} --lr {cfg['lr']} --objective {cfg['objective']}{options}{out}")
+    return f"python -m explorer train-world{command_line(TrainConfig, cfg)}{on}{out}"
+
+
+def align_command(cfg: dict) -> str:
+    """The ``train-align`` command line that reproduces a run from its recorded config."""
+    return f"python -m explorer train-align{command_line(AlignTrainConfig, cfg)}"
 
 
 def caption_line(cfg: dict) -> str:
@@ -106,7 +106,7 @@ def write_card(checkpoint: Path, title: str, limit: int = 500) -> Path:
     text = f"""# {title}
 
 `{checkpoint.name}`: {checkpoint.stat().st_size / 2**20:.1f} MiB, safetensors, {record['parameters']:,} parameters.
-Made by `{train_command(cfg, checkpoint, record.get('device', ''))}` with torch {record['torch']} and open_clip {record['open_clip']}.
+Made by `{train_command(cfg, checkpoint, record.get('device'))}` with torch {record['torch']} and open_clip {record['open_clip']}.
 
 ## Model
 open_clip config `{cfg['model']}` (registered from `explorer/configs/`):
@@ -156,7 +156,7 @@ def write_align_card(checkpoint: Path, limit: int = 200) -> Path:
     text = f"""# {checkpoint.stem}: {method.label} for {record['encoder']}
 
 `{checkpoint.name}`: {checkpoint.stat().st_size / 2**20:.1f} MiB, safetensors; {record['trainable_parameters']:,} trainable parameters,
-{what}. Made by `python -m explorer train-align --variant {cfg['variant']} --seed {cfg['seed']} --steps {cfg['steps']} --batch-items {cfg['batch_items']}` with torch {record['torch']}.
+{what}. Made by `{align_command(cfg)}` with torch {record['torch']}.
 
 ## Data and training
 - {cfg['steps']} steps x {cfg['batch_items']} swap items of random kinds (attribute, size, relation, object) over the
