@@ -65,7 +65,7 @@ def run_recipe(name: str, out: Path, weights_dir: Path, steps: int, batch_size: 
                workers: int) -> None:
     import torch
 
-    from explorer.encoders import DualEncoder
+    from explorer.loader import EncoderSpec, load_encoder
     from explorer.recognition import readings
     from explorer.training.world_clip import train
     from explorer.world import VAL_PREFIX as VAL  # recipes are chosen on the validation splits
@@ -76,7 +76,7 @@ def run_recipe(name: str, out: Path, weights_dir: Path, steps: int, batch_size: 
     weights = weights_dir / f"{name}.safetensors"
     t0 = time.time()
     record = train(cfg, weights_dir / f"run-{name}", weights, device, workers)
-    encoder = DualEncoder(cfg.model, checkpoint=weights, device=device)
+    encoder = load_encoder(EncoderSpec(cfg.model, checkpoint=weights, device=device))
     result = {"recipe": name, "config": record["config"], "train_wall_s": record["wall_s"],
               "device": record["device"], "final_loss": record["final_loss"],
               "read_on": "validation splits",
