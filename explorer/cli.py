@@ -11,19 +11,14 @@ from pathlib import Path
 
 from explorer import world
 from explorer.benchmark_registry import BENCHMARKS
+from explorer.checkpoints import ALIGN_VARIANTS, EMBEDDED_CHECKPOINT, for_variant
 from explorer.model_args import add_model_args, load_encoder
-from explorer.model_configs import EMBEDDED_CHECKPOINT
+from explorer.training.config import AlignTrainConfig, TrainConfig, add_flags, from_args
 
 
-def train_config(args: argparse.Namespace):
+def train_config(args: argparse.Namespace) -> TrainConfig:
     """The ``TrainConfig`` that ``train-world``'s flags describe."""
-    from explorer.training.world_clip import TrainConfig
-
-    return TrainConfig(coverage=args.coverage, seed=args.seed, steps=args.steps, batch_size=args.batch_size,
-                       lr=args.lr, objective=args.objective, partial_captions=args.partial_captions,
-                       grey_images=args.grey_images, unnamed_colours=args.unnamed_colours,
-                       extra_concepts=args.extra_concepts, benchmark_share=args.benchmark_share,
-                       precision=args.precision)
+    return from_args(TrainConfig, args)
 
 
 def _train_world(args: argparse.Namespace) -> int:
@@ -50,19 +45,16 @@ def _write_card(checkpoint: Path, objective: str) -> Path:
 
 def _train_align(args: argparse.Namespace) -> int:
     from explorer import distributed
-    from explorer.methods.tflocal import ALIGN_CHECKPOINTS, FINETUNE_CHECKPOINT
-    from explorer.training.align import AlignTrainConfig, train_align
+    from explorer.training.align import train_align
     from explorer.training.card import write_align_card
 
-    given = {k: getattr(args, k) for k in ("warmup", "threads") if getattr(args, k) is not None}
-    cfg = AlignTrainConfig(variant=args.variant, seed=args.seed, steps=args.steps, batch_items=args.batch_items,
-                           micro_items=args.micro_items, data=args.data, images=args.images, **given)
+    cfg = from_args(AlignTrainConfig, args)
     with distributed.session() as ctx:
         encoder = load_encoder(args)
         if args.out:
             out = Path(args.out)
         elif encoder.is_embedded and not args.data:
-            out = FINETUNE_CHECKPOINT if args.variant == "finetune" else ALIGN_CHECKPOINTS[args.variant]
+            out = for_variant(args.variant).path
         else:
             raise SystemExit("--out PATH is needed unless the embedded model is trained on the world")
         run_dir = Path(args.run_dir or f"runs/train-align-{args.variant}-{out.stem}-s{args.seed}")
@@ -73,7 +65,9 @@ def _train_align(args: argparse.Namespace) -> int:
 
 
 def _model_card(args: argparse.Namespace) -> int:
-    checkpoint = Path(args.checkpoint or EMBEDDED_CHECKPOINT)
+    from explorer.loader import resolve
+
+    checkpoint = resolve(args.checkpoint)[0] or EMBEDDED_CHECKPOINT
     _write_card(checkpoint, json.loads(checkpoint.with_suffix(".json").read_text())["config"]["objective"])
     return 0
 
@@ -131,8 +125,8 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _emit(report: dict, path: str | None) -> int:
-    """Print ``report`` as JSON, and write it to ``path`` when one is given."""
+def _print_report(report: dict, path: str | None) -> int:
+    """Print a command's report, and write it to ``path`` when one is given."""
     print(json.dumps(report, indent=2))
     if path:
         Path(path).write_text(json.dumps(report, indent=2) + "\n")
@@ -142,14 +136,17 @@ def _emit(report: dict, path: str | None) -> int:
 def _bench(args: argparse.Namespace) -> int:
     import torch
 
+    from dataclasses import replace
+
     from explorer import bench
-    from explorer.encoders import DualEncoder
+    from explorer.loader import EncoderSpec, load_encoder as load
+    from explorer.model_args import encoder_spec
 
     encoder = load_encoder(args)
     figures = bench.sgi_figures(encoder, repeat=args.repeat)
     figures |= bench.analysis_figures(encoder, "embedded", runs=args.runs)
     if encoder.image_dtype is not None:  # the page's precision is not fp32 here: fp32's figures beside it
-        reference = DualEncoder(args.model, args.pretrained, args.checkpoint, args.device, precision="fp32")
+        reference = load(replace(encoder_spec(args), precision="fp32"))
         figures |= bench.analysis_figures(reference, "embedded_fp32", runs=args.runs)
         figures |= bench.precision_figures(encoder, reference)
     figures |= bench.eval_figures(encoder, "embedded")
@@ -159,7 +156,7 @@ def _bench(args: argparse.Namespace) -> int:
     registry = [("vitb32", "ViT-B-32")] * (not args.skip_vitb32)
     registry += [("vitl14", "ViT-L-14")] * (args.vitl14 or encoder.device.startswith("cuda"))
     for tag, name in registry:
-        other = DualEncoder(name, pretrained=None, device=args.device, precision=args.precision)
+        other = load(EncoderSpec(name, device=args.device, precision=args.precision))
         figures |= bench.analysis_figures(other, tag, runs=max(3, args.runs // 4))
         figures[f"memory.peak_mb.{tag}"] = bench.peak_memory_mb()
     command = "python -m explorer bench" + "".join(
@@ -173,7 +170,7 @@ def _bench(args: argparse.Namespace) -> int:
     if args.markdown:
         beside = [json.loads(Path(p).read_text()) for p in args.beside]
         bench.write_performance_markdown(Path(args.markdown), [report, *beside])
-    return _emit(report, args.json)
+    return _print_report(report, args.json)
 
 
 def _binding(args: argparse.Namespace) -> int:
@@ -187,7 +184,7 @@ def _binding(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     found = figures(encoder, args.colors, args.shapes, progress=lambda it: tqdm(it, desc="binding", unit="modality"))
     report = {"model": encoder.label, "figures": found, "seconds": round(time.perf_counter() - start, 1)}
-    return _emit(report, args.json)
+    return _print_report(report, args.json)
 
 
 def _recognition(args: argparse.Namespace) -> int:
@@ -199,7 +196,7 @@ def _recognition(args: argparse.Namespace) -> int:
     with tqdm(total=STAGES, desc="recognition", unit="stage") as bar:
         found = readings(encoder, args.limit, args.probe_limit, tick=bar.update)
     report = {"model": encoder.label, "readings": found}
-    return _emit(report, args.json)
+    return _print_report(report, args.json)
 
 
 def _binding_sweep(args: argparse.Namespace) -> int:
@@ -222,36 +219,25 @@ def _make_examples(args: argparse.Namespace) -> int:
     return 0
 
 
+def _model_command(sub, name: str, help: str, func, json: str | None = None,
+                   precision: str = "auto") -> argparse.ArgumentParser:
+    """A command that runs on one model: the model flags (``precision`` the default of ``--precision``), ``--json``
+    (its help given) and the function to run."""
+    parser = sub.add_parser(name, help=help)
+    add_model_args(parser, precision)
+    if json:
+        parser.add_argument("--json", help=json)
+    parser.set_defaults(func=func)
+    return parser
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m explorer", description=__doc__)
     p.add_argument("--log-level", default=os.environ.get("EXPLORER_LOG_LEVEL", "INFO"))
     sub = p.add_subparsers(dest="command", required=True)
 
     t = sub.add_parser("train-world", help="train a world dual encoder from scratch (CLIP loss)")
-    t.add_argument("--coverage", type=float, default=world.DEFAULT_COVERAGE,
-                   help="fraction of colour-shape objects seen in training")
-    t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--steps", type=int, default=2000)
-    t.add_argument("--batch-size", type=int, default=128)
-    t.add_argument("--lr", type=float, default=1e-3)
-    t.add_argument("--objective", choices=["clip", "powerclip"], default="clip",
-                   help="clip: the CLIP loss; powerclip: plus the NLA powerset triplet loss (seed 004)")
-    t.add_argument("--partial-captions", type=float, default=0.0,
-                   help="how often a caption names only the colour or only the shape of an object (default 0)")
-    t.add_argument("--grey-images", type=float, default=0.0,
-                   help="how often a training scene is black and white, captioned without colours (default 0)")
-    t.add_argument("--unnamed-colours", type=float, default=0.0,
-                   help="how often a training scene's objects are painted in random colours outside the palette, "
-                        "captioned without colours (default 0)")
-    t.add_argument("--extra-concepts", type=int, default=0, metavar="K",
-                   help="also train on objects of the first K training-only colours and shapes "
-                        "(world.EXTRA_COLORS, EXTRA_SHAPES; default 0)")
-    t.add_argument("--benchmark-share", type=float, default=None, metavar="F",
-                   help="with --extra-concepts: draw an object from the benchmark's own colours and shapes with "
-                        "probability F (default: every training object as often as any other)")
-    t.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
-                   help="bf16: run the towers under bf16 autocast, weights, loss and optimizer in fp32 (1.8x faster "
-                        "per step on 2 cores with AMX, scripts/train_step_bench.py; default fp32)")
+    add_flags(t, TrainConfig)
     t.add_argument("--out", help=f"weights file to write (default {EMBEDDED_CHECKPOINT})")
     t.add_argument("--run-dir", help="where resumable state is kept (default runs/train-world-...)")
     t.add_argument("--device", help="cpu or cuda (default: cuda when present); the card records which")
@@ -260,30 +246,21 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--no-card", action="store_true", help="skip measuring and writing the model card")
     t.set_defaults(func=_train_world)
 
-    a = sub.add_parser("train-align", help="train TFLocal, TFGlobal or the fine-tuned baseline over an encoder")
-    a.add_argument("--variant", choices=["local", "global", "finetune"], default="local")
-    a.add_argument("--seed", type=int, default=0)
-    a.add_argument("--steps", type=int, default=1200)
-    a.add_argument("--batch-items", type=int, default=16,
-                   help="swap items (or image-caption pairs) per step, over all ranks under torchrun")
-    a.add_argument("--micro-items", type=int, default=None,
-                   help="items per forward pass; each rank accumulates gradients over its share of the step "
-                        "(default: the whole share)")
-    a.add_argument("--warmup", type=int, help="steps of linear learning-rate warm-up (default 100)")
-    a.add_argument("--threads", type=int, help="torch threads, per rank (default 2)")
-    a.add_argument("--data", help="a COCO-style captions JSON to train on instead of the world")
-    a.add_argument("--images", help="the folder of the JSON's file_name entries (default: beside the JSON)")
-    a.add_argument("--out", help="weights file to write (default: checkpoints/world-clip-tf<variant> / -finetune)")
+    a = _model_command(sub, "train-align", "train TFLocal, TFGlobal or the fine-tuned baseline over an encoder",
+                       _train_align)
+    add_flags(a, AlignTrainConfig)
+    a.add_argument("--out", help="weights file to write (default: the variant's shipped checkpoint, "
+                                 + ", ".join(f"{v}: {for_variant(v).name}" for v in ALIGN_VARIANTS) + ")")
     a.add_argument("--run-dir", help="where resumable state is kept (default runs/train-align-...)")
     a.add_argument("--no-card", action="store_true", help="skip measuring and writing the model card")
-    add_model_args(a)
-    a.set_defaults(func=_train_align)
 
     c = sub.add_parser("model-card", help="measure a trained checkpoint and (re)write its model card")
-    c.add_argument("--checkpoint", help=f"weights file with its .json record (default {EMBEDDED_CHECKPOINT})")
+    c.add_argument("--checkpoint", help=f"weights file with its .json record, or a shipped checkpoint's name "
+                                      f"(default {EMBEDDED_CHECKPOINT})")
     c.set_defaults(func=_model_card)
 
-    e = sub.add_parser("eval", help="evaluate scoring methods on a benchmark")
+    e = _model_command(sub, "eval", "evaluate scoring methods on a benchmark", _eval,
+                       json="write the report here, with a CSV and an HTML bar chart beside it")
     e.add_argument("--benchmark", choices=list(BENCHMARKS), default="world")
     e.add_argument("--data", help="the benchmark's folder or file (public benchmarks)")
     e.add_argument("--images", help="image folder, where it is not the benchmark's default")
@@ -292,16 +269,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="comma-separated world splits: id, heldout, shift (test: to report) or val-id, val-heldout, "
                         "val-shift (validation: to choose a recipe, seed or setting)")
     e.add_argument("--limit", type=int, default=200, help="items per split and kind (per category for public ones)")
-    e.add_argument("--json", help="write the report here, with a CSV and an HTML bar chart beside it")
     e.add_argument("--run-dir", help="where each rank keeps its outcomes, read back by a rerun "
                                      "(default: JSON.shards beside --json; none without it)")
     e.add_argument("--set", action="append", default=[], metavar="METHOD.OPTION=VALUE",
                    help="a method option, e.g. sgi.crop_mode=resize (repeatable)")
-    add_model_args(e)
-    e.set_defaults(func=_eval)
 
-    b = sub.add_parser("bench", help="speed figures, measured side by side in one run")
-    b.add_argument("--json", help="write the figures here")
+    b = _model_command(sub, "bench", "speed figures, measured side by side in one run", _bench,
+                       json="write the figures here", precision="native")  # the page's precision
     b.add_argument("--repeat", type=int, default=3, help="runs per SGI timing (the best is kept)")
     b.add_argument("--runs", type=int, default=20, help="analyses timed for the p50 / p95 latencies")
     b.add_argument("--skip-vitb32", action="store_true", help="skip the ViT-B-32-sized (random weights) figures")
@@ -311,23 +285,17 @@ def build_parser() -> argparse.ArgumentParser:
                                       "'## Where the time goes' section onwards is kept)")
     b.add_argument("--beside", action="append", default=[], metavar="JSON",
                    help="another device's report (--json of a run there) shown as a column beside this run's")
-    add_model_args(b, precision="native")  # the page's precision
-    b.set_defaults(func=_bench)
 
-    g = sub.add_parser("binding", help="binding-geometry analyses of a model on two-object world scenes")
+    g = _model_command(sub, "binding", "binding-geometry analyses of a model on two-object world scenes", _binding,
+                       json="write the figures here")
     g.add_argument("--colors", type=int, default=8)
     g.add_argument("--shapes", type=int, default=3, help="8 x 3 = the 24-object grid of seed 002")
-    g.add_argument("--json", help="write the figures here")
-    add_model_args(g)
-    g.set_defaults(func=_binding)
 
-    r = sub.add_parser("recognition", help="where held-out objects are lost: readings by caption sets, black-and-white "
-                                           "pictures and linear probes (docs/recognition.md)")
+    r = _model_command(sub, "recognition", "where held-out objects are lost: readings by caption sets, "
+                       "black-and-white pictures and linear probes (docs/recognition.md)", _recognition,
+                       json="write the readings here")
     r.add_argument("--limit", type=int, default=500, help="held-out single-object images")
     r.add_argument("--probe-limit", type=int, default=600, help="seen single-object images the probes are fitted on")
-    r.add_argument("--json", help="write the readings here")
-    add_model_args(r)
-    r.set_defaults(func=_recognition)
 
     w = sub.add_parser("binding-sweep", help="train small world encoders at several coverages; plot held-out "
                                              "recognition against the multiplicative fit")

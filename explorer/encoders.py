@@ -22,7 +22,8 @@ from huggingface_hub import try_to_load_from_cache
 from PIL import Image
 
 from explorer.cache import LRUCache
-from explorer.model_configs import EMBEDDED_CHECKPOINT, EMBEDDED_MODEL, register_configs
+from explorer.checkpoints import EMBEDDED_CHECKPOINT
+from explorer.model_configs import EMBEDDED_MODEL, register_configs
 from explorer.tower import BucketedTower, autocast, buckets, short_text_forward, tower_dtypes
 from explorer.views import Preprocessing
 

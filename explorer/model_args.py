@@ -16,7 +16,8 @@ def add_model_args(p: argparse.ArgumentParser, precision: str = "auto") -> None:
     p.add_argument("--pretrained", default=os.environ.get("EXPLORER_PRETRAINED"),
                    help="open_clip pretrained tag, e.g. openai (needs the model hub or its cache)")
     p.add_argument("--checkpoint", default=os.environ.get("EXPLORER_CHECKPOINT"),
-                   help="local weights file (.safetensors or a state dict)")
+                   help="local weights file (.safetensors or a state dict), or a shipped checkpoint's name "
+                        "(explorer/checkpoints.py), e.g. world-clip-powerclip")
     p.add_argument("--device", default=None, help="cpu or cuda (default: cuda when present)")
     p.add_argument("--precision", choices=PRECISIONS, default=os.environ.get("EXPLORER_PRECISION", precision),
                    help=f"{PRECISION_HELP} (default {precision}; env EXPLORER_PRECISION)")
@@ -25,9 +26,16 @@ def add_model_args(p: argparse.ArgumentParser, precision: str = "auto") -> None:
                         "off by default (env EXPLORER_COMPILE=1)")
 
 
+def encoder_spec(args: argparse.Namespace):
+    """The ``EncoderSpec`` the model flags describe."""
+    from explorer.loader import EncoderSpec
+
+    return EncoderSpec(args.model, args.pretrained, args.checkpoint, args.device,
+                       getattr(args, "precision", "auto"), getattr(args, "compile", False))
+
+
 def load_encoder(args: argparse.Namespace):
     """The encoder the model flags name (the embedded world-clip when none is given)."""
-    from explorer.encoders import DualEncoder
+    from explorer.loader import load_encoder as load
 
-    return DualEncoder(args.model, args.pretrained, args.checkpoint, args.device,
-                       precision=getattr(args, "precision", "auto"), compile=getattr(args, "compile", False))
+    return load(encoder_spec(args))

@@ -1,4 +1,4 @@
-"""The embedded model's open_clip config (`world-clip`), registered with open_clip, and where the project's weights live."""
+"""The embedded model's open_clip config, and the folder of the project's checkpoints (``explorer.checkpoints``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import open_clip
 EMBEDDED_MODEL = "world-clip"
 CONFIG_DIR = Path(__file__).parent / "configs"
 CHECKPOINT_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
-EMBEDDED_CHECKPOINT = CHECKPOINT_DIR / f"{EMBEDDED_MODEL}.safetensors"
 
 _registered = False
 

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Sequence
 
 import open_clip
 
+from explorer import checkpoints
 from explorer.encoders import DualEncoder, ModelUnavailable
+from explorer.loader import EncoderSpec, load_encoder
 from explorer.methods import ScoringMethod
-from explorer.model_configs import CHECKPOINT_DIR, EMBEDDED_CHECKPOINT
 
 log = logging.getLogger(__name__)
 
@@ -25,14 +24,9 @@ MODEL_BUDGET_MB = int(os.environ.get("EXPLORER_MODEL_BUDGET_MB", "8192"))
 MAX_MODELS = int(os.environ.get("EXPLORER_MAX_MODELS", "4"))
 
 
-def project_checkpoints(folder: Path = CHECKPOINT_DIR) -> dict[str, Path]:
-    """The project's own world encoders besides the embedded one (records written by ``train-world``)."""
-    out = {}
-    for record in sorted(folder.glob("*.json")):
-        weights = record.with_suffix(".safetensors")
-        if weights != EMBEDDED_CHECKPOINT and weights.is_file() and "model_config" in json.loads(record.read_text()):
-            out[f"{weights.stem}{PROJECT_SUFFIX}"] = weights
-    return out
+def project_checkpoints() -> dict[str, checkpoints.Checkpoint]:
+    """Menu entry -> the project's own world encoders besides the embedded one (the registry's encoders)."""
+    return {f"{c.name}{PROJECT_SUFFIX}": c for c in checkpoints.encoders() if c != checkpoints.EMBEDDED}
 
 
 def model_choices(extra: Sequence[str] = ()) -> list[str]:
@@ -45,9 +39,10 @@ def choice_for(encoder: DualEncoder) -> str:
     """The menu entry that names a loaded encoder."""
     if encoder.is_embedded:
         return EMBEDDED_CHOICE
-    by_path = {path.resolve(): choice for choice, path in project_checkpoints().items()}
-    if encoder.checkpoint is not None and encoder.checkpoint.resolve() in by_path:
-        return by_path[encoder.checkpoint.resolve()]
+    by_name = {c.name: choice for choice, c in project_checkpoints().items()}
+    entry = checkpoints.by_path(encoder.checkpoint) if encoder.checkpoint is not None else None
+    if entry is not None and entry.name in by_name:
+        return by_name[entry.name]
     if encoder.checkpoint is None and encoder.pretrained:
         return f"{encoder.name} / {encoder.pretrained}"
     return encoder.label
@@ -57,14 +52,14 @@ def encoder_for_choice(choice: str, device: str | None = None, **options) -> Dua
     """Load the encoder a menu entry names (``options``: DualEncoder's precision and compile); ``ModelUnavailable``
     for one that is not a menu entry."""
     if choice == EMBEDDED_CHOICE:
-        return DualEncoder(device=device, **options)
+        return load_encoder(EncoderSpec(device=device, **options))
     project = project_checkpoints()
     if choice in project:
-        return DualEncoder(checkpoint=project[choice], device=device, **options)
+        return load_encoder(EncoderSpec(checkpoint=project[choice].name, device=device, **options))
     name, sep, tag = (part.strip() for part in choice.partition("/"))
     if not (sep and name and tag):
         raise ModelUnavailable(f"Unknown model '{choice}': pick one from the menu.")
-    return DualEncoder(name, tag, device=device, **options)
+    return load_encoder(EncoderSpec(name, tag, device=device, **options))
 
 
 def parameter_mb(encoder: DualEncoder) -> float:

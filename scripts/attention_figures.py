@@ -20,10 +20,10 @@ from PIL import Image
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from explorer import viz, world  # noqa: E402
-from explorer.encoders import DualEncoder  # noqa: E402
+from explorer.loader import load_encoder  # noqa: E402
 from explorer.methods import get_method  # noqa: E402
-from explorer.regions import patch_mask  # noqa: E402
 from explorer.methods.tflocal import AttentionEvidence  # noqa: E402
+from explorer.regions import patch_mask  # noqa: E402
 
 FUNCTION_WORDS = {"a", "an", "and", "the"}
 TILE = 192
@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> list[Path]:
     p.add_argument("--out", default="docs/img")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
-    method = get_method("tflocal", DualEncoder())
+    method = get_method("tflocal", load_encoder())
     written = []
     for stem, (objects, caption_a, caption_b) in FIGURES.items():
         scene = world.Scene(objects)

@@ -277,11 +277,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
-    from explorer.encoders import DualEncoder
+    from explorer.loader import load_encoder
 
     load = os.getloadavg()
     start = time.perf_counter()
-    report = tables(DualEncoder())
+    report = tables(load_encoder())
     report = {
         "command": "python scripts/powerset_tables.py",
         "environment": environment(

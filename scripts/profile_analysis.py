@@ -16,8 +16,8 @@ import time
 import torch
 
 from explorer import bench
-from explorer.encoders import DualEncoder
 from explorer.engine import Engine
+from explorer.loader import EncoderSpec, load_encoder
 from explorer.regions import segment_regions
 
 STAGES = {  # label: the (file suffix, function name) it sums; a stage absent from the code is skipped
@@ -78,7 +78,7 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--precision", default="native", help="the towers' precision (default native, the page's)")
     args = p.parse_args()
-    engine = Engine(DualEncoder(device=args.device, precision=args.precision))
+    engine = Engine(load_encoder(EncoderSpec(device=args.device, precision=args.precision)))
     engine.encoder.wait_warm()
     on_cpu = engine.encoder.device == "cpu"
     if on_cpu:

@@ -9,7 +9,8 @@ CPU with `python -m explorer train-world`, whose card is what ships (measured on
     python scripts/recipe_sweep.py --out DIR k8 k8-g0.5 k16 ...
 
 A recipe name joins `k<extra concepts>`, `g<grey images>`, `u<unnamed colours>`, `p<partial captions>` and
-`b<benchmark share>` and `s<seed>` with dashes.
+`b<benchmark share>` and `s<seed>` with dashes (the letters are the `recipe` of the `TrainConfig` fields in
+`explorer/training/config.py`).
 """
 
 from __future__ import annotations
@@ -24,21 +25,18 @@ from pathlib import Path
 
 import numpy as np
 
-FIELDS = {"k": "extra_concepts", "g": "grey_images", "u": "unnamed_colours", "p": "partial_captions", "s": "seed",
-          "b": "benchmark_share"}
-
-
 def recipe_config(name: str, steps: int, batch_size: int):
     """The ``TrainConfig`` a recipe name stands for."""
-    from explorer.training.world_clip import TrainConfig
+    from explorer.training.config import TrainConfig, recipe_fields, value_type
 
+    fields = recipe_fields(TrainConfig)
     values = {}
     for part in name.split("-"):
-        match = re.fullmatch(r"([kgupsb])([0-9.]+)", part)
+        match = re.fullmatch(rf"([{''.join(fields)}])([0-9.]+)", part)
         if not match:
-            raise ValueError(f"bad recipe part {part!r} in {name!r}")
-        field = FIELDS[match[1]]
-        values[field] = int(match[2]) if field in ("extra_concepts", "seed") else float(match[2])
+            raise ValueError(f"bad recipe part {part!r} in {name!r} (letters: {', '.join(fields)})")
+        field = fields[match[1]]
+        values[field] = value_type(TrainConfig, field)(match[2])
     return TrainConfig(steps=steps, batch_size=batch_size, threads=1, checkpoint_every=steps, **values)
 
 
@@ -67,7 +65,7 @@ def run_recipe(name: str, out: Path, weights_dir: Path, steps: int, batch_size: 
                workers: int) -> None:
     import torch
 
-    from explorer.encoders import DualEncoder
+    from explorer.loader import EncoderSpec, load_encoder
     from explorer.recognition import readings
     from explorer.training.world_clip import train
     from explorer.world import VAL_PREFIX as VAL  # recipes are chosen on the validation splits
@@ -78,7 +76,7 @@ def run_recipe(name: str, out: Path, weights_dir: Path, steps: int, batch_size: 
     weights = weights_dir / f"{name}.safetensors"
     t0 = time.time()
     record = train(cfg, weights_dir / f"run-{name}", weights, device, workers)
-    encoder = DualEncoder(cfg.model, checkpoint=weights, device=device)
+    encoder = load_encoder(EncoderSpec(cfg.model, checkpoint=weights, device=device))
     result = {"recipe": name, "config": record["config"], "train_wall_s": record["wall_s"],
               "device": record["device"], "final_loss": record["final_loss"],
               "read_on": "validation splits",

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from explorer.accuracy import evaluate_items
 from explorer.benchmark_registry import load_items
 from explorer.encoders import DualEncoder
+from explorer.loader import load_encoder
 from explorer.methods import get_method
 from scripts.provenance import environment, write_report
 
@@ -55,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     start = time.perf_counter()
-    report: dict = crop_mode_groups(DualEncoder(), args.limit)
+    report: dict = crop_mode_groups(load_encoder(), args.limit)
     report["command"] = "python scripts/sgi_crop_modes.py" + ("" if args.limit == 100 else f" --limit {args.limit}")
     report["environment"] = environment(start)
     write_report(report, args.out)

@@ -13,8 +13,10 @@ from explorer.alignment import AlignConfig, AlignmentTransformer, pair_inputs
 from explorer.encoders import DualEncoder
 from explorer.inputs import InputError
 from explorer.methods import get_method
-from explorer.methods.tflocal import ALIGN_CHECKPOINTS, FINETUNE_CHECKPOINT, load_aligner
-from explorer.training.align import AlignScorer, AlignTrainConfig, batch_loss, load_pairs, pairs_batch, train_align, world_batch
+from explorer.checkpoints import ALIGN_VARIANTS, for_variant
+from explorer.methods.tflocal import load_aligner
+from explorer.modeling.scorers import AlignScorer
+from explorer.training.align import AlignTrainConfig, batch_loss, load_pairs, pairs_batch, train_align, world_batch
 
 
 @pytest.fixture(scope="module")
@@ -108,15 +110,15 @@ def test_checkpoints_load_weights_only_and_a_resumed_run_matches(tmp_path, tiny_
 
 @pytest.mark.parametrize("variant", ["local", "global", "finetune"])
 def test_shipped_checkpoints_are_trained_and_load(embedded, variant):
-    path = FINETUNE_CHECKPOINT if variant == "finetune" else ALIGN_CHECKPOINTS[variant]
+    path = for_variant(variant).path
     assert path.is_file() and path.with_suffix(".md").is_file(), f"{path} and its model card must be committed"
     record = json.loads(path.with_suffix(".json").read_text())
     assert record["wall_s"] < 30 * 60  # the training budget on 2 CPU cores
-    method = get_method({"local": "tflocal", "global": "tfglobal", "finetune": "finetune"}[variant], embedded)
+    method = get_method(ALIGN_VARIANTS[variant], embedded)
     assert method.trained
     if variant == "finetune":  # its own weights, not the frozen encoder's
         tuned, base = method.tuned.model.state_dict(), embedded.model.state_dict()
-        assert method.tuned.checkpoint == FINETUNE_CHECKPOINT
+        assert method.tuned.checkpoint == path
         assert any(not torch.equal(tuned[k], base[k]) for k in base)
 
 

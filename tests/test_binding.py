@@ -75,7 +75,7 @@ def test_probe_splits_keep_training_scenes_out_of_validation_and_test():
 def test_the_slot_mlp_is_order_free_over_objects():
     import torch
 
-    from explorer.binding import SlotMLP
+    from explorer.modeling.probes import SlotMLP
 
     mlp = SlotMLP(8, 3, 16, 5)
     idx = torch.tensor([[[1, 2], [4, 0]]])

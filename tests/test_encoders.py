@@ -8,7 +8,7 @@ from PIL import Image
 
 from explorer import world
 from explorer.encoders import DualEncoder, ModelUnavailable
-from explorer.model_configs import EMBEDDED_CHECKPOINT
+from explorer.checkpoints import EMBEDDED_CHECKPOINT
 
 
 def scene_image(seed=0, size=128):

@@ -158,7 +158,7 @@ def test_captions_are_shown_as_typed_never_as_markup(url, scene, embedded):
 
 def test_the_start_up_model_from_a_file_can_be_picked_again(tmp_path):
     copy = tmp_path / "my-world.safetensors"
-    copy.write_bytes(project_checkpoints()[TWIN].read_bytes())
+    copy.write_bytes(project_checkpoints()[TWIN].path.read_bytes())
     engine = Engine(DualEncoder(checkpoint=copy))
     assert engine.default_choice == "world-clip @ my-world.safetensors"
     assert engine.default_choice in engine.choices()

@@ -7,6 +7,7 @@ import torch
 from safetensors.torch import load_file
 
 from explorer import world
+from explorer.modeling.patch_embedding import PatchEmbeddingInFp32
 from explorer.training import world_clip
 from explorer.training.world_clip import TrainConfig, clip_loss, train
 
@@ -97,7 +98,7 @@ def test_the_patch_embedding_stays_fp32_under_autocast():
     x = torch.randn(2, 3, 16, 16)
     with world_clip.mixed_precision("cpu", "bf16"):
         plain = conv(x)
-        conv.__class__ = world_clip.PatchEmbeddingInFp32
+        conv.__class__ = PatchEmbeddingInFp32
         kept = conv(x)
     assert plain.dtype == torch.bfloat16 and kept.dtype == torch.float32
     torch.testing.assert_close(kept, torch.nn.functional.conv2d(x, conv.weight, conv.bias, stride=8))
@@ -128,8 +129,10 @@ def test_a_cards_command_line_reproduces_the_training_config():
 
     cfg = TrainConfig(coverage=0.5, seed=3, steps=40, batch_size=16, lr=5e-4, partial_captions=0.2,
                       grey_images=0.1, unnamed_colours=0.3, extra_concepts=4, benchmark_share=0.4, precision="bf16")
-    argv = train_command(asdict(cfg), world_clip.Path("/tmp/x.safetensors")).split()[3:]  # after "python -m explorer"
+    argv = train_command(asdict(cfg), world_clip.Path("/tmp/x.safetensors"), "2 CPU threads").split()[3:]  # after "python -m explorer"
     assert train_config(build_parser().parse_args(argv)) == cfg and build_parser().parse_args(argv).device == "cpu"
+    unrecorded = train_command(asdict(cfg), world_clip.Path("/tmp/x.safetensors")).split()[3:]  # an older record
+    assert build_parser().parse_args(unrecorded).device is None
     on_gpu = train_command(asdict(cfg), world_clip.Path("/tmp/x.safetensors"), "NVIDIA H200 (CUDA)").split()[3:]
     assert build_parser().parse_args(on_gpu).device == "cuda"
 
@@ -138,7 +141,7 @@ def test_the_shipped_model_trained_within_45_minutes_on_2_cpu_threads_and_its_ca
     from dataclasses import asdict
 
     from explorer.cli import build_parser, train_config
-    from explorer.model_configs import EMBEDDED_CHECKPOINT
+    from explorer.checkpoints import EMBEDDED_CHECKPOINT
 
     record = json.loads(EMBEDDED_CHECKPOINT.with_suffix(".json").read_text())
     cfg = record["config"]

@@ -19,16 +19,14 @@ import torch
 from PIL import Image
 from safetensors.torch import load_file
 
+from explorer import checkpoints
 from explorer.alignment import AlignConfig, AlignmentTransformer, pair_inputs
 from explorer.encoders import DualEncoder
+from explorer.loader import EncoderSpec, load_encoder, resolve
 from explorer.methods.base import Score, ScoringMethod, get_method, register
-from explorer.model_configs import CHECKPOINT_DIR, EMBEDDED_MODEL
 from explorer.regions import visible_box
 
 log = logging.getLogger(__name__)
-
-ALIGN_CHECKPOINTS = {v: CHECKPOINT_DIR / f"{EMBEDDED_MODEL}-tf{v}.safetensors" for v in ("local", "global")}
-FINETUNE_CHECKPOINT = CHECKPOINT_DIR / f"{EMBEDDED_MODEL}-finetune.safetensors"
 
 
 @dataclass(frozen=True)
@@ -52,6 +50,14 @@ def load_aligner(path: str | Path) -> AlignmentTransformer:
     return model.eval()
 
 
+def shipped_or_given(checkpoint: str | None, variant: str, encoder: DualEncoder) -> Path | None:
+    """The weights a method option names (a file or a shipped checkpoint's name), else the embedded model's shipped
+    ones for ``variant`` (None for other encoders)."""
+    if checkpoint:
+        return resolve(checkpoint)[0]
+    return checkpoints.for_variant(variant).path if encoder.is_embedded else None
+
+
 class AlignedMethod(ScoringMethod):
     """TFLocal or TFGlobal over one frozen encoder."""
 
@@ -59,7 +65,7 @@ class AlignedMethod(ScoringMethod):
 
     def __init__(self, encoder: DualEncoder, checkpoint: str | None = None, seed: int = 0) -> None:
         super().__init__(encoder)
-        path = Path(checkpoint) if checkpoint else ALIGN_CHECKPOINTS[self.variant] if encoder.is_embedded else None
+        path = shipped_or_given(checkpoint, self.variant, encoder)
         if path is not None and path.is_file():
             self.model = load_aligner(path)
             if self.model.cfg.dim != encoder.embed_dim or self.model.cfg.variant != self.variant:
@@ -126,11 +132,12 @@ class FineTuned(ScoringMethod):
 
     def __init__(self, encoder: DualEncoder, checkpoint: str | None = None) -> None:
         super().__init__(encoder)
-        path = Path(checkpoint) if checkpoint else FINETUNE_CHECKPOINT if encoder.is_embedded else None
+        path = shipped_or_given(checkpoint, "finetune", encoder)
         if path is None or not path.is_file():
             raise ValueError(f"no fine-tuned weights for {encoder.label}: train them with "
                              f"`python -m explorer train-align --variant finetune` and pass finetune.checkpoint=PATH")
-        self.tuned = DualEncoder(encoder.name, checkpoint=path, device=encoder.device, precision=encoder.precision)
+        self.tuned = load_encoder(EncoderSpec(encoder.name, checkpoint=path, device=encoder.device,
+                                              precision=encoder.precision))
         self.inner = get_method("global", self.tuned)
 
     def prepare(self, images: Sequence[Image.Image]) -> None:

@@ -35,34 +35,17 @@ from safetensors.torch import save_file
 from tqdm import tqdm
 
 from explorer import distributed, text, world
-from explorer.alignment import AlignConfig, AlignmentTransformer, pair_inputs
+from explorer.alignment import AlignConfig, AlignmentTransformer
 from explorer.encoders import DualEncoder
 from explorer.inputs import InputError, load_image
+from explorer.modeling.scorers import AlignScorer, FinetuneScorer
 from explorer.training import state
-from explorer.training.world_clip import lr_at, make_optimizer
+from explorer.training.config import VARIANTS, AlignTrainConfig
+from explorer.training.schedule import lr_at, make_optimizer
 
 log = logging.getLogger(__name__)
 
-VARIANTS = ("local", "global", "finetune")
 RANDOM_NEGATIVES = 6  # other captions of the batch each image is also scored against
-
-
-@dataclass
-class AlignTrainConfig:
-    variant: str = "local"
-    seed: int = 0
-    steps: int = 1200
-    batch_items: int = 16  # swap items (world) or image-caption pairs (--data) per step, over all ranks
-    micro_items: int | None = None  # items per forward pass (None: a rank's whole share), gradients accumulated
-    lr: float = 3e-4  # aligners; fine-tuning uses finetune_lr
-    finetune_lr: float = 3e-5
-    warmup: int = 100
-    weight_decay: float = 0.1
-    threads: int = 2
-    checkpoint_every: int = 50
-    coverage: float = world.DEFAULT_COVERAGE
-    data: str | None = None  # a COCO-style captions JSON instead of the world
-    images: str | None = None  # the folder its file_name entries are in
 
 
 @dataclass(frozen=True)
@@ -130,40 +113,6 @@ def batch_loss(scores: torch.Tensor, batch: Batch) -> torch.Tensor:
     i2t = F.cross_entropy(scores, torch.arange(len(scores)))
     t2i = F.cross_entropy(scores[:, described].T, owner[described])
     return (i2t + t2i) / 2
-
-
-class AlignScorer(torch.nn.Module):
-    """Scores (I, C) of a batch's candidate pairs through the aligner, over the frozen encoder's features."""
-
-    def __init__(self, encoder: DualEncoder, aligner: AlignmentTransformer) -> None:
-        super().__init__()
-        self.encoder, self.aligner = encoder, aligner
-
-    def forward(self, batch: Batch) -> torch.Tensor:
-        imgs = self.encoder.encode_images(batch.images)
-        txts = self.encoder.encode_texts(batch.captions, companions=False)
-        ii, cc = batch.candidates.nonzero(as_tuple=True)
-        glob = torch.stack([f.embedding for f in imgs])
-        patches = torch.stack([f.patches for f in imgs])
-        tglob = torch.stack([t.embedding for t in txts])
-        inputs = pair_inputs(self.aligner.cfg.variant, glob[ii], patches[ii], tglob[cc], [txts[c].tokens for c in cc])
-        scores = torch.zeros(batch.candidates.shape)
-        return scores.index_put((ii, cc), self.aligner(*inputs)[0])
-
-
-class FinetuneScorer(torch.nn.Module):
-    """All-pairs scaled cosines (I, C) under the encoder being fine-tuned."""
-
-    def __init__(self, encoder: DualEncoder) -> None:
-        super().__init__()
-        self.encoder, self.model = encoder, encoder.model
-
-    def forward(self, batch: Batch) -> torch.Tensor:
-        model = self.model
-        x = torch.stack([self.encoder.preprocess(im.convert("RGB")) for im in batch.images])
-        img = F.normalize(model.encode_image(x), dim=-1)
-        txt = F.normalize(model.encode_text(self.encoder.tokenizer(batch.captions)), dim=-1)
-        return model.logit_scale.exp() * img @ txt.T
 
 
 def step_parts(cfg: AlignTrainConfig, world_size: int) -> list[int]:

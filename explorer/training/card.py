@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from explorer import world
+from explorer import checkpoints, world
 from explorer.encoders import DualEncoder
 from explorer.accuracy import evaluate
+from explorer.loader import EncoderSpec, load_encoder
 from explorer.methods import get_method
-from explorer.model_configs import EMBEDDED_CHECKPOINT
 from explorer.training.align import RANDOM_NEGATIVES
+from explorer.training.config import AlignTrainConfig, TrainConfig, command_line
 
 
 def score_table(results: dict, kinds=world.KINDS) -> str:
@@ -33,18 +34,17 @@ def measure(encoder: DualEncoder, limit: int = 500) -> dict:
     }
 
 
-def train_command(cfg: dict, checkpoint: Path, device: str = "") -> str:
-    """The command line that reproduces a training run from its recorded config (and ``device`` label)."""
-    out = "" if checkpoint.resolve() == EMBEDDED_CHECKPOINT.resolve() else f" --out {checkpoint}"
-    options = f" --partial-captions {cfg['partial_captions']}" if cfg.get("partial_captions") else ""
-    options += f" --grey-images {cfg['grey_images']}" if cfg.get("grey_images") else ""
-    options += f" --unnamed-colours {cfg['unnamed_colours']}" if cfg.get("unnamed_colours") else ""
-    options += f" --extra-concepts {cfg['extra_concepts']}" if cfg.get("extra_concepts") else ""
-    options += f" --benchmark-share {cfg['benchmark_share']}" if cfg.get("benchmark_share") is not None else ""
-    options += f" --precision {cfg['precision']}" if cfg.get("precision", "fp32") != "fp32" else ""
-    options += " --device cuda" if "CUDA" in device else " --device cpu"
-    return (f"python -m explorer train-world --coverage {cfg['coverage']} --seed {cfg['seed']} --steps {cfg['steps']} "
-            f"--batch-size {cfg['batch_size']} --lr {cfg['lr']} --objective {cfg['objective']}{options}{out}")
+def train_command(cfg: dict, checkpoint: Path, device: str | None = None) -> str:
+    """The ``train-world`` command line that reproduces a run from its recorded config, on the kind of device its
+    record names (``--device cuda`` or ``cpu``; no flag where the record names none)."""
+    on = "" if device is None else " --device cuda" if "CUDA" in device else " --device cpu"
+    out = "" if checkpoints.by_path(checkpoint) == checkpoints.EMBEDDED else f" --out {checkpoint}"
+    return f"python -m explorer train-world{command_line(TrainConfig, cfg)}{on}{out}"
+
+
+def align_command(cfg: dict) -> str:
+    """The ``train-align`` command line that reproduces a run from its recorded config."""
+    return f"python -m explorer train-align{command_line(AlignTrainConfig, cfg)}"
 
 
 def caption_line(cfg: dict) -> str:
@@ -96,7 +96,7 @@ def objective_line(objective: str) -> str:
 def write_card(checkpoint: Path, title: str, limit: int = 500) -> Path:
     """Evaluate ``checkpoint`` and write ``<checkpoint>.md`` beside it, from its ``.json`` training record."""
     record = json.loads(checkpoint.with_suffix(".json").read_text())
-    encoder = DualEncoder(record["config"]["model"], checkpoint=checkpoint)
+    encoder = load_encoder(EncoderSpec(record["config"]["model"], checkpoint=checkpoint))
     scores = measure(encoder, limit)
     record["measured"] = scores
     checkpoint.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
@@ -106,7 +106,7 @@ def write_card(checkpoint: Path, title: str, limit: int = 500) -> Path:
     text = f"""# {title}
 
 `{checkpoint.name}`: {checkpoint.stat().st_size / 2**20:.1f} MiB, safetensors, {record['parameters']:,} parameters.
-Made by `{train_command(cfg, checkpoint, record.get('device', ''))}` with torch {record['torch']} and open_clip {record['open_clip']}.
+Made by `{train_command(cfg, checkpoint, record.get('device'))}` with torch {record['torch']} and open_clip {record['open_clip']}.
 
 ## Model
 open_clip config `{cfg['model']}` (registered from `explorer/configs/`):
@@ -142,14 +142,11 @@ These are the phenomenon the explorer shows; nothing was tuned to raise or lower
     return out
 
 
-ALIGN_METHODS = {"local": "tflocal", "global": "tfglobal", "finetune": "finetune"}
-
-
 def write_align_card(checkpoint: Path, limit: int = 200) -> Path:
     """Evaluate a ``train-align`` checkpoint on the world with the embedded encoder; write ``<checkpoint>.md``."""
     record = json.loads(checkpoint.with_suffix(".json").read_text())
     cfg = record["config"]
-    method = get_method(ALIGN_METHODS[cfg["variant"]], DualEncoder(), checkpoint=str(checkpoint))
+    method = get_method(checkpoints.ALIGN_VARIANTS[cfg["variant"]], load_encoder(), checkpoint=str(checkpoint))
     scores = evaluate([method], "world", limit)[method.name]
     record["measured"] = {"swaps": scores, "limit": limit}
     checkpoint.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
@@ -159,7 +156,7 @@ def write_align_card(checkpoint: Path, limit: int = 200) -> Path:
     text = f"""# {checkpoint.stem}: {method.label} for {record['encoder']}
 
 `{checkpoint.name}`: {checkpoint.stat().st_size / 2**20:.1f} MiB, safetensors; {record['trainable_parameters']:,} trainable parameters,
-{what}. Made by `python -m explorer train-align --variant {cfg['variant']} --seed {cfg['seed']} --steps {cfg['steps']} --batch-items {cfg['batch_items']}` with torch {record['torch']}.
+{what}. Made by `{align_command(cfg)}` with torch {record['torch']}.
 
 ## Data and training
 - {cfg['steps']} steps x {cfg['batch_items']} swap items of random kinds (attribute, size, relation, object) over the

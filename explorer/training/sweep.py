@@ -12,8 +12,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from explorer import binding, world
-from explorer.encoders import DualEncoder
 from explorer.accuracy import evaluate_items
+from explorer.loader import EncoderSpec, load_encoder
 from explorer.methods import get_method
 from explorer.training.world_clip import TrainConfig, train
 
@@ -31,7 +31,7 @@ def sweep(coverages: Sequence[float], steps: int, batch_size: int, seed: int, ru
             cfg = TrainConfig(model=SWEEP_MODEL, coverage=c, seed=seed, steps=steps, batch_size=batch_size,
                               warmup=max(1, steps // 10), checkpoint_every=50)
             train(cfg, runs / f"sweep-c{c}-s{seed}", weights)
-        encoder = DualEncoder(SWEEP_MODEL, checkpoint=weights)
+        encoder = load_encoder(EncoderSpec(SWEEP_MODEL, checkpoint=weights))
         items = world.single_items("heldout", n_items, coverage=c)
         found = evaluate_items([get_method("global", encoder)], items, "world-single", progress=lambda it: it)
         top1 = found["global"]["single"]["top1"]

@@ -12,7 +12,7 @@ import json
 import logging
 import math
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -26,37 +26,17 @@ from torchvision.transforms import Normalize
 from tqdm import tqdm
 
 from explorer import world
-from explorer.model_configs import EMBEDDED_MODEL, register_configs
+from explorer.model_configs import register_configs
+from explorer.modeling.patch_embedding import keep_patch_embedding_fp32
 from explorer.training import state
+from explorer.training.config import OBJECTIVES, PRECISIONS, TrainConfig
+from explorer.training.schedule import lr_at, make_optimizer
 from explorer.training.towers import image_with_tokens
 
 log = logging.getLogger(__name__)
 
 # An objective's term added to the CLIP loss: (model, patch tokens (B, N, width), scenes, captions) -> loss.
 ExtraLoss = Callable[..., torch.Tensor]
-OBJECTIVES = ("clip", "powerclip")
-PRECISIONS = ("fp32", "bf16")
-
-
-@dataclass
-class TrainConfig:
-    model: str = EMBEDDED_MODEL
-    coverage: float = world.DEFAULT_COVERAGE
-    seed: int = 0
-    steps: int = 2000
-    batch_size: int = 128
-    lr: float = 1e-3
-    warmup: int = 150
-    weight_decay: float = 0.1
-    threads: int = 2
-    checkpoint_every: int = 50
-    objective: str = "clip"
-    partial_captions: float = 0.0  # how often a training caption names one concept of an object only
-    grey_images: float = 0.0  # how often a training scene is black and white, captioned without colours
-    unnamed_colours: float = 0.0  # how often a training scene is painted off the palette, captioned without colours
-    extra_concepts: int = 0  # also train on objects of the first K training-only colours and shapes of the world
-    benchmark_share: float | None = None  # how often an object is one of the benchmark's own (None: as often as any)
-    precision: str = "fp32"  # "bf16": the towers run under bf16 autocast; weights, loss and optimizer stay fp32
 
 
 def clip_loss(image: torch.Tensor, text: torch.Tensor, logit_scale: torch.Tensor) -> torch.Tensor:
@@ -64,21 +44,6 @@ def clip_loss(image: torch.Tensor, text: torch.Tensor, logit_scale: torch.Tensor
     logits = logit_scale * image @ text.T
     labels = torch.arange(len(image), device=image.device)
     return (F.cross_entropy(logits, labels) + F.cross_entropy(logits.T, labels)) / 2
-
-
-def lr_at(step: int, cfg: TrainConfig) -> float:
-    """Linear warm-up then cosine decay to zero."""
-    if step < cfg.warmup:
-        return cfg.lr * (step + 1) / cfg.warmup
-    progress = (step - cfg.warmup) / max(1, cfg.steps - cfg.warmup)
-    return cfg.lr * 0.5 * (1 + math.cos(math.pi * progress))
-
-
-def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
-    decay = [p for p in model.parameters() if p.ndim >= 2]
-    no_decay = [p for p in model.parameters() if p.ndim < 2]
-    groups = [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
-    return torch.optim.AdamW(groups, lr=cfg.lr, betas=(0.9, 0.98), eps=1e-6)
 
 
 def objective_term(cfg: TrainConfig, tokenizer, image_size: int, grid: int) -> ExtraLoss | None:
@@ -112,24 +77,6 @@ def mixed_precision(device: str, precision: str) -> Iterator[None]:
     attention = sdpa_kernel(SDPBackend.MATH) if device_type == "cpu" else contextlib.nullcontext()
     with torch.autocast(device_type, dtype=torch.bfloat16), attention:
         yield
-
-
-class PatchEmbeddingInFp32(torch.nn.Conv2d):
-    """The image tower's patch embedding kept in fp32 under bf16 autocast, so pixels enter the model at full precision.
-
-    A profile put its bf16 weight gradient at 4x the fp32 one; timed side by side, whole steps with and without it
-    are within noise of each other (``scripts/train_step_bench.py``), so it costs nothing either way.
-    """
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        with torch.autocast(x.device.type, enabled=False):
-            return super().forward(x.float())
-
-
-def keep_patch_embedding_fp32(model: torch.nn.Module) -> None:
-    """Give the image tower's patch embedding ``PatchEmbeddingInFp32``'s forward; weights and state-dict keys stay."""
-    if type(model.visual.conv1) is torch.nn.Conv2d:
-        model.visual.conv1.__class__ = PatchEmbeddingInFp32
 
 
 def train_step(model: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: tuple, device: str, precision: str,

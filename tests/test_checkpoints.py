@@ -1,0 +1,85 @@
+"""The checkpoint registry and the one way to load an encoder: every shipped checkpoint resolves and loads."""
+
+import numpy as np
+import pytest
+import torch
+
+from explorer import checkpoints, world
+from explorer.encoders import ModelUnavailable
+from explorer.loader import EncoderSpec, load_encoder, resolve
+from explorer.methods import get_method
+
+SHIPPED = sorted(checkpoints.REGISTRY)
+
+
+def test_the_registry_names_every_shipped_checkpoint():
+    assert SHIPPED == sorted(["world-clip", "world-clip-powerclip", "world-clip-tflocal", "world-clip-tfglobal",
+                              "world-clip-finetune"])
+    files = {p.stem for p in checkpoints.EMBEDDED.path.parent.glob("*.safetensors")}
+    assert files == set(SHIPPED), "a checkpoint in checkpoints/ that the registry does not know (or the reverse)"
+    assert [c.name for c in checkpoints.encoders()] == ["world-clip", "world-clip-powerclip"]
+    assert {v: checkpoints.for_variant(v).name for v in checkpoints.ALIGN_VARIANTS} == {
+        "local": "world-clip-tflocal", "global": "world-clip-tfglobal", "finetune": "world-clip-finetune"}
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_each_entry_has_weights_a_record_and_a_card(name):
+    entry = checkpoints.get(name)
+    assert entry.path.is_file() and entry.record_path.is_file() and entry.card.is_file()
+    assert checkpoints.by_path(entry.path) == entry
+    config = entry.config
+    if entry.kind == checkpoints.ENCODER:
+        assert config["model"] == entry.model and "model_config" in entry.record
+    else:
+        assert config["variant"] == entry.variant and entry.record["encoder"] == "world-clip (embedded)"
+    assert ("align_config" in entry.record) == (entry.kind == checkpoints.ALIGNER)
+
+
+@pytest.mark.parametrize("name", [n for n in SHIPPED if checkpoints.get(n).is_encoder])
+def test_every_shipped_encoder_loads_by_name_and_by_path(name, embedded):
+    entry = checkpoints.get(name)
+    by_name = load_encoder(EncoderSpec(checkpoint=name, device="cpu"))
+    by_path = load_encoder(EncoderSpec(checkpoint=str(entry.path), device="cpu"))
+    assert by_name.checkpoint == by_path.checkpoint == entry.path and by_name.name == entry.model
+    assert by_name.is_embedded == (entry == checkpoints.EMBEDDED)
+    image = world.random_scene(np.random.default_rng(0), world.seen_combos(), 2).render(64)
+    torch.testing.assert_close(by_name.encode_image(image).embedding, by_path.encode_image(image).embedding)
+    if entry != checkpoints.EMBEDDED:  # its own weights
+        assert not torch.equal(by_name.encode_image(image).embedding, embedded.encode_image(image).embedding)
+
+
+@pytest.mark.parametrize("name", [n for n in SHIPPED if checkpoints.get(n).kind == checkpoints.ALIGNER])
+def test_every_shipped_aligner_loads_by_name_through_its_method(name, embedded):
+    entry = checkpoints.get(name)
+    method = get_method(checkpoints.ALIGN_VARIANTS[entry.variant], embedded, checkpoint=name)
+    assert method.trained and method.model.cfg.variant == entry.variant
+    with pytest.raises(ModelUnavailable, match="is an aligner, not an encoder"):
+        load_encoder(EncoderSpec(checkpoint=name))
+
+
+def test_no_spec_is_the_embedded_model(embedded):
+    encoder = load_encoder(EncoderSpec(device="cpu"))
+    assert encoder.is_embedded and encoder.checkpoint == checkpoints.EMBEDDED.path == embedded.checkpoint
+
+
+def test_an_unknown_name_says_which_names_are_known():
+    with pytest.raises(ModelUnavailable) as err:
+        load_encoder(EncoderSpec(checkpoint="world-clip-nonesuch"))
+    message = str(err.value)
+    assert "world-clip-nonesuch" in message and all(name in message for name in SHIPPED)
+    with pytest.raises(checkpoints.UnknownCheckpoint, match="known ones are world-clip, "):
+        checkpoints.get("nonesuch")
+
+
+def test_a_missing_file_is_named_as_a_file_not_a_checkpoint_name(tmp_path):
+    with pytest.raises(ModelUnavailable, match="No checkpoint file at"):
+        load_encoder(EncoderSpec(checkpoint=str(tmp_path / "gone.safetensors")))
+    assert resolve(None) == (None, None)
+
+
+def test_the_cli_takes_a_shipped_name_for_checkpoint():
+    from explorer.cli import build_parser
+    from explorer.model_args import encoder_spec
+
+    args = build_parser().parse_args(["eval", "--checkpoint", "world-clip-powerclip"])
+    assert resolve(encoder_spec(args).checkpoint)[1] == checkpoints.get("world-clip-powerclip")

@@ -1,0 +1,69 @@
+"""The training configs are the one source: the CLI's flags, the cards' commands and the sweep's recipe names."""
+
+import json
+import re
+from dataclasses import asdict, fields
+from pathlib import Path
+
+import pytest
+
+from explorer import checkpoints
+from explorer.cli import build_parser
+from explorer.training.card import align_command, train_command
+from explorer.training.config import AlignTrainConfig, TrainConfig, flag, from_args, options, recipe_fields
+
+ROOT = checkpoints.CHECKPOINT_DIR.parent
+COMMANDS = {TrainConfig: "train-world", AlignTrainConfig: "train-align"}
+
+
+def subparser(command: str):
+    action = next(a for a in build_parser()._subparsers._group_actions if command in a.choices)
+    return action.choices[command]
+
+
+@pytest.mark.parametrize("cls", COMMANDS)
+def test_every_option_field_is_a_flag_with_its_default_and_help(cls):
+    parser = subparser(COMMANDS[cls])
+    by_dest = {a.dest: a for a in parser._actions}
+    for f in options(cls):
+        action = by_dest[f.name]
+        assert action.option_strings == [flag(f)] and action.default == f.default
+        assert f.metadata["help"] in action.help
+    assert from_args(cls, build_parser().parse_args([COMMANDS[cls]])) == cls()
+    assert {f.name for f in fields(cls)} - {f.name for f in options(cls)} <= {
+        "model", "warmup", "weight_decay", "threads", "checkpoint_every", "lr", "finetune_lr", "coverage"}
+
+
+def test_an_align_cards_command_reproduces_its_config():
+    cfg = AlignTrainConfig(variant="global", seed=4, steps=30, batch_items=8, micro_items=4, warmup=3, threads=1)
+    argv = align_command(asdict(cfg)).split()[3:]
+    assert from_args(AlignTrainConfig, build_parser().parse_args(argv)) == cfg
+    assert align_command(asdict(AlignTrainConfig())) == (
+        "python -m explorer train-align --variant local --seed 0 --steps 1200 --batch-items 16")
+
+
+@pytest.mark.parametrize("name", sorted(checkpoints.REGISTRY))
+def test_each_shipped_card_prints_the_command_its_recorded_config_gives(name, monkeypatch):
+    monkeypatch.chdir(ROOT)  # the cards name paths from the project's root
+    entry = checkpoints.get(name)
+    record = entry.record
+    printed = re.search(r"Made by `([^`]*)`", entry.card.read_text())[1]
+    if entry.kind == checkpoints.ENCODER:
+        assert train_command(entry.config, entry.path.relative_to(ROOT), record.get("device")) == printed
+    else:
+        assert align_command(entry.config) == printed
+
+
+def test_recipe_letters_come_from_the_fields():
+    assert recipe_fields() == {"s": "seed", "p": "partial_captions", "g": "grey_images", "u": "unnamed_colours",
+                               "k": "extra_concepts", "b": "benchmark_share"}
+
+
+@pytest.mark.parametrize("card", sorted((ROOT / "docs" / "results" / "recognition").glob("*.md")), ids=lambda p: p.stem)
+def test_the_recorded_recipes_cards_print_the_command_their_configs_give(card, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    record = json.loads(card.with_suffix(".json").read_text())
+    printed = re.search(r"Made by `([^`]*)`", card.read_text())[1]
+    out = re.search(r"--out (\S+)", printed)
+    checkpoint = Path(out[1]) if out else checkpoints.EMBEDDED.path
+    assert train_command(record["config"], checkpoint, record.get("device")) == printed
