@@ -138,7 +138,7 @@ def _bench(args: argparse.Namespace) -> int:
 
     from dataclasses import replace
 
-    from explorer import bench
+    from explorer import speed_bench as bench
     from explorer.loader import EncoderSpec, load_encoder as load
     from explorer.model_args import encoder_spec
 

@@ -15,7 +15,7 @@ import time
 
 import torch
 
-from explorer import bench
+from explorer import speed_bench as bench
 from explorer.engine import Engine
 from explorer.loader import EncoderSpec, load_encoder
 from explorer.regions import segment_regions

@@ -9,7 +9,7 @@ from PIL import Image
 from safetensors.torch import load_file
 
 from explorer import world
-from explorer.alignment import AlignConfig, AlignmentTransformer, pair_inputs
+from explorer.modeling.alignment import AlignConfig, AlignmentTransformer, pair_inputs
 from explorer.encoders import DualEncoder
 from explorer.inputs import InputError
 from explorer.methods import get_method

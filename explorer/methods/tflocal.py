@@ -1,6 +1,6 @@
 """TFLocal, TFGlobal and the fine-tuned baseline (seeds 000/003) as scoring methods.
 
-TFLocal and TFGlobal run the alignment transformer (``explorer.alignment``) over the frozen encoder's
+TFLocal and TFGlobal run the alignment transformer (``explorer.modeling.alignment``) over the frozen encoder's
 cached features; their weights come from ``train-align`` (the embedded model's ship in
 ``checkpoints/``). For another encoder without trained weights they run with seeded random weights and
 say so in their evidence. ``finetune`` is global cosine under the fully fine-tuned encoder.
@@ -20,7 +20,7 @@ from PIL import Image
 from safetensors.torch import load_file
 
 from explorer import checkpoints
-from explorer.alignment import AlignConfig, AlignmentTransformer, pair_inputs
+from explorer.modeling.alignment import AlignConfig, AlignmentTransformer, pair_inputs
 from explorer.encoders import DualEncoder
 from explorer.loader import EncoderSpec, load_encoder, resolve
 from explorer.methods.base import Score, ScoringMethod, get_method, register

@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from explorer.alignment import AlignmentTransformer, pair_inputs
+from explorer.modeling.alignment import AlignmentTransformer, pair_inputs
 from explorer.encoders import DualEncoder
 
 

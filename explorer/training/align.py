@@ -35,7 +35,7 @@ from safetensors.torch import save_file
 from tqdm import tqdm
 
 from explorer import distributed, text, world
-from explorer.alignment import AlignConfig, AlignmentTransformer
+from explorer.modeling.alignment import AlignConfig, AlignmentTransformer
 from explorer.encoders import DualEncoder
 from explorer.inputs import InputError, load_image
 from explorer.modeling.scorers import AlignScorer, FinetuneScorer

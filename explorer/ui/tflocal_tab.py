@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from explorer import viz
-from explorer.alignment import HEADS, LAYERS
+from explorer.modeling.alignment import HEADS, LAYERS
 from explorer.engine import Analysis
 from explorer.ui.guard import guarded, plain
 from explorer.ui.main_tab import TABLE_COLUMNS, MainInputs, scores_table

@@ -1,6 +1,6 @@
 """The performance harness's own checks: both SGI paths agree; the NLAs match what they compute."""
 
-from explorer import bench
+from explorer import speed_bench as bench
 
 
 def test_sgi_paths_agree_and_repeated_views_are_encoded_once(embedded, monkeypatch):
