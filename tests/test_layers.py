@@ -1,6 +1,7 @@
 """The code's shape: imports go one way (no cycle), gradio only in ui/, the CLI and app at the top, short modules."""
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).parents[1]
@@ -72,3 +73,29 @@ def test_layers_import_downwards():
 def test_modules_are_short():
     long = {module_name(p): n for p in (ROOT / "explorer").rglob("*.py") if (n := len(p.read_text().splitlines())) > MAX_LINES}
     assert long == {}
+
+
+def documented_layers() -> dict[str, int]:
+    """Each module prefix in docs/ARCHITECTURE.md's layer table, with its row (0 at the top)."""
+    rows = [line for line in (ROOT / "docs" / "ARCHITECTURE.md").read_text().splitlines()
+            if line.startswith("| ") and "`" in line.split("|")[2]]
+    out = {}
+    for rank, row in enumerate(rows):
+        for path in re.findall(r"`([\w/.]+)`", row.split("|")[2]):
+            out[path.removesuffix(".py").removesuffix("/").replace("/", ".")] = rank
+    return out
+
+
+def test_imports_follow_the_documented_layers():
+    layers = documented_layers()
+    assert {"explorer.engine", "explorer.encoders", "explorer.world", "explorer.ui"} <= layers.keys()
+
+    def rank(module: str) -> int | None:
+        found = [p for p in layers if module == p or module.startswith(p + ".")]
+        return layers[max(found, key=len)] if found else None
+
+    for m, deps in project_graph().items():
+        if m.startswith("explorer.training") or rank(m) is None:
+            continue  # training uses the layers as a library; its own rule is in test_layers_import_downwards
+        upward = [d for d in deps if (r := rank(d)) is not None and r < rank(m)]
+        assert not upward, f"{m} (layer {rank(m)}) imports from a higher layer: {upward}"
