@@ -28,6 +28,10 @@ class LRUCache(Generic[V]):
         with self._lock:
             return len(self._items)
 
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
     def get(self, key: str) -> V:
         with self._lock:
             self._items.move_to_end(key)

@@ -13,7 +13,7 @@ import torch
 from PIL import Image
 from tqdm import tqdm
 
-from explorer import world
+from explorer import text, world
 from explorer.accuracy import evaluate_items
 from explorer.encoders import DualEncoder
 from explorer.engine import Engine
@@ -95,6 +95,7 @@ def _sgi_speed(encoder: DualEncoder, image: Image.Image, captions: list[str], ta
 def analysis_figures(encoder: DualEncoder, tag: str, runs: int = 20) -> dict[str, float]:
     """The whole page analysis (its four methods) of a new image and two captions, p50 / p95."""
     engine = Engine(encoder)
+    text.PARSES.clear()  # an earlier run's parses of the same captions would make its captions free here
     encoder.wait_warm()  # as on a page that has been up a moment: the towers' kernels made per batch bucket
     items = bench_items(runs + WARM_UP_ANALYSES)
     size = encoder.image_size

@@ -53,19 +53,19 @@ class Swap:
     note: str
 
 
-_PARSES: LRUCache[Doc] = LRUCache()
+PARSES: LRUCache[Doc] = LRUCache()  # every caption's parse, shared by the methods
 
 
 def parse(caption: str) -> Doc:
     """The spaCy parse, cached: every method and the swap proposer read the same caption's parse."""
-    return _PARSES.get_or_compute(caption, lambda: nlp()(caption))
+    return PARSES.get_or_compute(caption, lambda: nlp()(caption))
 
 
 def parse_many(captions: Sequence[str]) -> list[Doc]:
     """Parses of many captions; the new ones go through spaCy together (``nlp.pipe``, about 3x faster)."""
-    todo = [c for c in dict.fromkeys(captions) if c not in _PARSES]
+    todo = [c for c in dict.fromkeys(captions) if c not in PARSES]
     for caption, doc in zip(todo, nlp().pipe(todo)):
-        _PARSES.put(caption, doc)
+        PARSES.put(caption, doc)
     return [parse(c) for c in captions]
 
 
