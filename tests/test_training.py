@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 import numpy as np
 import open_clip
@@ -153,3 +154,22 @@ def test_the_shipped_model_trained_within_45_minutes_on_2_cpu_threads_and_its_ca
     args = build_parser().parse_args(command)
     assert args.out is None and args.device == "cpu"  # the embedded path, retrained where it was trained
     assert asdict(train_config(args)) == {**asdict(TrainConfig()), **{k: v for k, v in cfg.items() if k != "model"}}
+
+
+def _without_intervals(x):
+    return {k: _without_intervals(v) for k, v in x.items() if k != "ci"} if isinstance(x, dict) else x
+
+
+def test_the_shipped_card_measures_what_its_training_record_in_docs_measured():
+    """The card's figures (``model-card``) are the recognition record's of the same run: one held-out size item is
+    an exact float32 tie, and a card measured anywhere else than by its command once counted it the other way."""
+    from explorer.checkpoints import EMBEDDED_CHECKPOINT
+
+    shipped = json.loads(EMBEDDED_CHECKPOINT.with_suffix(".json").read_text())
+    docs = Path(__file__).parents[1] / "docs/results/recognition/world-clip-k16-b35-s4000-bf16-s1.json"
+    record = json.loads(docs.read_text())
+    assert record["config"] == shipped["config"]
+    assert _without_intervals(record["measured"]) == _without_intervals(shipped["measured"])
+    card = EMBEDDED_CHECKPOINT.with_suffix(".md").read_text()
+    size = shipped["measured"]["swaps"]["heldout"]["size"]
+    assert f"{size['text']} / {size['image']} / {size['group']}" in card
