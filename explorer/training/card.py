@@ -38,7 +38,10 @@ def train_command(cfg: dict, checkpoint: Path, device: str | None = None) -> str
     """The ``train-world`` command line that reproduces a run from its recorded config, on the kind of device its
     record names (``--device cuda`` or ``cpu``; no flag where the record names none)."""
     on = "" if device is None else " --device cuda" if "CUDA" in device else " --device cpu"
-    out = "" if checkpoints.by_path(checkpoint) == checkpoints.EMBEDDED else f" --out {checkpoint}"
+    shipped = checkpoints.by_path(checkpoint)
+    if shipped is not None:  # as the repository names it, wherever the command that writes the card runs
+        checkpoint = shipped.path.relative_to(shipped.path.parents[1])  # checkpoints/NAME.safetensors
+    out = "" if shipped == checkpoints.EMBEDDED else f" --out {checkpoint}"
     return f"python -m explorer train-world{command_line(TrainConfig, cfg)}{on}{out}"
 
 
