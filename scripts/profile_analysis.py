@@ -11,9 +11,13 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
+import sys
 import time
+from pathlib import Path
 
 import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from explorer import speed_bench as bench
 from explorer.engine import Engine

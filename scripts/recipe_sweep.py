@@ -20,10 +20,13 @@ import json
 import logging
 import multiprocessing as mp
 import re
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as python scripts/recipe_sweep.py
 
 def recipe_config(name: str, steps: int, batch_size: int):
     """The ``TrainConfig`` a recipe name stands for."""
