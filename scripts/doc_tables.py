@@ -1,8 +1,11 @@
-"""The docs' tables from an ``eval`` report: ``python scripts/doc_tables.py docs/results/world-global-sgi.json``.
+"""The docs' tables from ``eval`` reports: ``python scripts/doc_tables.py docs/results/world-global-sgi.json``.
 
 Prints one markdown table: a row per split and method, a column per kind, each cell "text / image / group" in
-percent with the group score's 95% bootstrap interval (``eval`` resamples the items, seeded) in brackets. The docs
-paste it beside the command that wrote the report, so every number there comes from that file.
+percent (or a choice benchmark's one score, e.g. world-single's top-1) with the 95% bootstrap interval of the group
+score (of that one score) in brackets; ``eval`` resamples the items, seeded. Several reports, each named
+(``seed0=PATH seed1=PATH``), give one table with a first column naming the report of each row: the seeds of one
+recipe side by side. The docs paste it beside the command that wrote each report, so every number there comes from
+those files.
 """
 
 from __future__ import annotations
@@ -15,29 +18,51 @@ SCORES = ("text", "image", "group")
 
 
 def cell(node: dict) -> str:
-    values = " / ".join(f"{node[s]:.0f}" for s in SCORES if s in node)
-    low, high = node.get("ci", {}).get("group", (None, None))
-    return values + (f" [{low:.0f}, {high:.0f}]" if low is not None else "")
+    """``text / image / group [low, high]`` of a swap cell, ``score [low, high]`` of a choice one."""
+    names = [s for s in SCORES if s in node] or [k for k in node if k not in ("n", "ci")]
+    values = " / ".join(f"{node[s]:.0f}" if len(names) > 1 else f"{node[s]:.1f}" for s in names)
+    low, high = node.get("ci", {}).get(names[-1], (None, None))
+    digits = 0 if len(names) > 1 else 1
+    return values + (f" [{low:.{digits}f}, {high:.{digits}f}]" if low is not None else "")
 
 
-def table(report: dict) -> str:
-    """A row per split and method (splits in the report's order), a column per kind."""
+def rows(report: dict) -> tuple[list[str], list[list[str]]]:
+    """The kinds (columns) and a row ``[split, method, cells...]`` per split and method, in the report's order."""
     results = report["results"]
     methods = list(results)
     splits = list(results[methods[0]])
     kinds = list(results[methods[0]][splits[0]])
+    return kinds, [[split, method, *(cell(results[method][split][k]) for k in kinds)]
+                   for split in splits for method in methods]
+
+
+def table(report: dict) -> str:
+    """A row per split and method (splits in the report's order), a column per kind."""
+    kinds, body = rows(report)
     lines = [f"| split | method | {' | '.join(kinds)} |", "|---|---|" + "---|" * len(kinds)]
-    for split in splits:
-        for method in methods:
-            cells = [cell(results[method][split][k]) for k in kinds]
-            lines.append(f"| {split} | {method} | {' | '.join(cells)} |")
-    return "\n".join(lines)
+    return "\n".join(lines + [f"| {' | '.join(row)} |" for row in body])
+
+
+def named_table(reports: dict[str, dict]) -> str:
+    """One table of several reports with the same kinds, a first column naming each row's report."""
+    parts = {name: rows(report) for name, report in reports.items()}
+    kinds = next(iter(parts.values()))[0]
+    if any(k != kinds for k, _ in parts.values()):
+        raise ValueError("the reports have different kinds: " + "; ".join(f"{n}: {k}" for n, (k, _) in parts.items()))
+    lines = [f"| run | split | method | {' | '.join(kinds)} |", "|---|---|---|" + "---|" * len(kinds)]
+    return "\n".join(lines + [f"| {name} | {' | '.join(row)} |" for name, (_, body) in parts.items() for row in body])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("report", type=Path, help="an eval --json report")
-    print(table(json.loads(parser.parse_args().report.read_text())))
+    parser.add_argument("reports", nargs="+", help="an eval --json report, or several as NAME=PATH")
+    given = parser.parse_args().reports
+    if len(given) == 1 and "=" not in given[0]:
+        print(table(json.loads(Path(given[0]).read_text())))
+        return
+    if any("=" not in g for g in given):
+        parser.error("name each of several reports: NAME=PATH")
+    print(named_table({n: json.loads(Path(p).read_text()) for n, p in (g.split("=", 1) for g in given)}))
 
 
 if __name__ == "__main__":

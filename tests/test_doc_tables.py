@@ -1,3 +1,5 @@
+import pytest
+
 from scripts.doc_tables import table
 
 
@@ -8,3 +10,15 @@ def test_a_report_becomes_one_row_per_split_and_method_with_the_group_interval()
     assert lines[0] == "| split | method | attribute | all |"
     assert lines[2:] == [f"| {s} | {m} | 20 / 11 / 7 [2, 12] | 20 / 11 / 7 [2, 12] |"
                          for s in ("id", "heldout") for m in ("global", "sgi")]
+
+
+def test_several_named_reports_share_one_table_and_a_choice_cell_shows_its_one_score():
+    from scripts.doc_tables import named_table
+
+    single = {"top1": 97.0, "n": 500, "ci": {"top1": [95.4, 98.4]}}
+    reports = {f"seed{s}": {"results": {"global": {"val-heldout": {"single": single}}}} for s in (0, 1)}
+    assert named_table(reports).splitlines()[2:] == [f"| seed{s} | val-heldout | global | 97.0 [95.4, 98.4] |"
+                                                    for s in (0, 1)]
+    other = {"results": {"global": {"val-heldout": {"attribute": single}}}}
+    with pytest.raises(ValueError, match="different kinds"):
+        named_table({"a": reports["seed0"], "b": other})
