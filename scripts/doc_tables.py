@@ -17,13 +17,17 @@ from pathlib import Path
 SCORES = ("text", "image", "group")
 
 
+def number(value: float) -> str:
+    """A percentage to one decimal, without a trailing ``.0``: 7, 6.5, 75.2."""
+    return f"{value:.1f}".removesuffix(".0")
+
+
 def cell(node: dict) -> str:
     """``text / image / group [low, high]`` of a swap cell, ``score [low, high]`` of a choice one."""
     names = [s for s in SCORES if s in node] or [k for k in node if k not in ("n", "ci")]
-    values = " / ".join(f"{node[s]:.0f}" if len(names) > 1 else f"{node[s]:.1f}" for s in names)
     low, high = node.get("ci", {}).get(names[-1], (None, None))
-    digits = 0 if len(names) > 1 else 1
-    return values + (f" [{low:.{digits}f}, {high:.{digits}f}]" if low is not None else "")
+    values = " / ".join(number(node[s]) for s in names)
+    return values + (f" [{number(low)}, {number(high)}]" if low is not None else "")
 
 
 def rows(report: dict) -> tuple[list[str], list[list[str]]]:

@@ -17,8 +17,15 @@ def test_several_named_reports_share_one_table_and_a_choice_cell_shows_its_one_s
 
     single = {"top1": 97.0, "n": 500, "ci": {"top1": [95.4, 98.4]}}
     reports = {f"seed{s}": {"results": {"global": {"val-heldout": {"single": single}}}} for s in (0, 1)}
-    assert named_table(reports).splitlines()[2:] == [f"| seed{s} | val-heldout | global | 97.0 [95.4, 98.4] |"
+    assert named_table(reports).splitlines()[2:] == [f"| seed{s} | val-heldout | global | 97 [95.4, 98.4] |"
                                                     for s in (0, 1)]
     other = {"results": {"global": {"val-heldout": {"attribute": single}}}}
     with pytest.raises(ValueError, match="different kinds"):
         named_table({"a": reports["seed0"], "b": other})
+
+
+def test_a_cell_keeps_the_half_points_of_200_items():
+    from scripts.doc_tables import cell
+
+    assert cell({"text": 12.5, "image": 8.0, "group": 6.5, "n": 200, "ci": {"group": [3.5, 10.0]}}) == \
+        "12.5 / 8 / 6.5 [3.5, 10]"
