@@ -29,3 +29,14 @@ def test_a_cell_keeps_the_half_points_of_200_items():
 
     assert cell({"text": 12.5, "image": 8.0, "group": 6.5, "n": 200, "ci": {"group": [3.5, 10.0]}}) == \
         "12.5 / 8 / 6.5 [3.5, 10]"
+
+
+@pytest.mark.parametrize("doc, report", [("sgi-world.md", "world-global-sgi.json"),
+                                         ("tflocal-world.md", "align-world.json")])
+def test_the_docs_tables_are_their_reports_tables(doc, report):
+    """A table pasted in docs/ is what doc_tables makes of the report its command wrote, to the digit."""
+    import json
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    assert table(json.loads((docs / "results" / report).read_text())) in (docs / doc).read_text()
