@@ -40,3 +40,21 @@ def test_the_docs_tables_are_their_reports_tables(doc, report):
 
     docs = Path(__file__).resolve().parents[1] / "docs"
     assert table(json.loads((docs / "results" / report).read_text())) in (docs / doc).read_text()
+
+
+def test_the_seed_tables_are_their_reports_tables():
+    """docs/sgi-world.md's seed tables are doc_tables' named tables of the seeds' reports."""
+    import json
+    from pathlib import Path
+
+    from scripts.doc_tables import named_table
+
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    seeds = docs / "results" / "seeds"
+    text = (docs / "sgi-world.md").read_text()
+    reports = {"single": {s: seeds / f"seed{s}-single.json" for s in (0, 1, 2)},
+               "resize": {s: seeds / f"seed{s}-sgi-resize.json" for s in (0, 1, 2)},
+               "global-sgi": {s: docs / "results" / "world-global-sgi.json" if s == 1 else seeds / f"seed{s}-global-sgi.json"
+                              for s in (0, 1, 2)}}
+    for files in reports.values():
+        assert named_table({f"seed{s}": json.loads(p.read_text()) for s, p in files.items()}) in text
