@@ -40,11 +40,16 @@ def rows(report: dict) -> tuple[list[str], list[list[str]]]:
                    for split in splits for method in methods]
 
 
+def markdown(columns: list[str], body: list[list[str]]) -> str:
+    """A markdown table of ``columns`` and the rows of ``body``."""
+    lines = [f"| {' | '.join(columns)} |", "|" + "---|" * len(columns)]
+    return "\n".join(lines + [f"| {' | '.join(row)} |" for row in body])
+
+
 def table(report: dict) -> str:
     """A row per split and method (splits in the report's order), a column per kind."""
     kinds, body = rows(report)
-    lines = [f"| split | method | {' | '.join(kinds)} |", "|---|---|" + "---|" * len(kinds)]
-    return "\n".join(lines + [f"| {' | '.join(row)} |" for row in body])
+    return markdown(["split", "method", *kinds], body)
 
 
 def named_table(reports: dict[str, dict]) -> str:
@@ -53,8 +58,7 @@ def named_table(reports: dict[str, dict]) -> str:
     kinds = next(iter(parts.values()))[0]
     if any(k != kinds for k, _ in parts.values()):
         raise ValueError("the reports have different kinds: " + "; ".join(f"{n}: {k}" for n, (k, _) in parts.items()))
-    lines = [f"| run | split | method | {' | '.join(kinds)} |", "|---|---|---|" + "---|" * len(kinds)]
-    return "\n".join(lines + [f"| {name} | {' | '.join(row)} |" for name, (_, body) in parts.items() for row in body])
+    return markdown(["run", "split", "method", *kinds], [[name, *row] for name, (_, body) in parts.items() for row in body])
 
 
 def main() -> None:

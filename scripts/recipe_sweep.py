@@ -28,6 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as python scripts/recipe_sweep.py
 
+
 def recipe_config(name: str, steps: int, batch_size: int):
     """The ``TrainConfig`` a recipe name stands for."""
     from explorer.training.config import TrainConfig, recipe_fields, value_type

@@ -1,6 +1,11 @@
+import json
+from pathlib import Path
+
 import pytest
 
-from scripts.doc_tables import table
+from scripts.doc_tables import cell, named_table, table
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
 def test_a_report_becomes_one_row_per_split_and_method_with_the_group_interval():
@@ -13,8 +18,6 @@ def test_a_report_becomes_one_row_per_split_and_method_with_the_group_interval()
 
 
 def test_several_named_reports_share_one_table_and_a_choice_cell_shows_its_one_score():
-    from scripts.doc_tables import named_table
-
     single = {"top1": 97.0, "n": 500, "ci": {"top1": [95.4, 98.4]}}
     reports = {f"seed{s}": {"results": {"global": {"val-heldout": {"single": single}}}} for s in (0, 1)}
     assert named_table(reports).splitlines()[2:] == [f"| seed{s} | val-heldout | global | 97 [95.4, 98.4] |"
@@ -25,8 +28,6 @@ def test_several_named_reports_share_one_table_and_a_choice_cell_shows_its_one_s
 
 
 def test_a_cell_keeps_the_half_points_of_200_items():
-    from scripts.doc_tables import cell
-
     assert cell({"text": 12.5, "image": 8.0, "group": 6.5, "n": 200, "ci": {"group": [3.5, 10.0]}}) == \
         "12.5 / 8 / 6.5 [3.5, 10]"
 
@@ -35,26 +36,16 @@ def test_a_cell_keeps_the_half_points_of_200_items():
                                          ("tflocal-world.md", "align-world.json")])
 def test_the_docs_tables_are_their_reports_tables(doc, report):
     """A table pasted in docs/ is what doc_tables makes of the report its command wrote, to the digit."""
-    import json
-    from pathlib import Path
-
-    docs = Path(__file__).resolve().parents[1] / "docs"
-    assert table(json.loads((docs / "results" / report).read_text())) in (docs / doc).read_text()
+    assert table(json.loads((DOCS / "results" / report).read_text())) in (DOCS / doc).read_text()
 
 
 def test_the_seed_tables_are_their_reports_tables():
     """docs/sgi-world.md's seed tables are doc_tables' named tables of the seeds' reports."""
-    import json
-    from pathlib import Path
-
-    from scripts.doc_tables import named_table
-
-    docs = Path(__file__).resolve().parents[1] / "docs"
-    seeds = docs / "results" / "seeds"
-    text = (docs / "sgi-world.md").read_text()
+    seeds = DOCS / "results" / "seeds"
+    text = (DOCS / "sgi-world.md").read_text()
     reports = {"single": {s: seeds / f"seed{s}-single.json" for s in (0, 1, 2)},
                "resize": {s: seeds / f"seed{s}-sgi-resize.json" for s in (0, 1, 2)},
-               "global-sgi": {s: docs / "results" / "world-global-sgi.json" if s == 1 else seeds / f"seed{s}-global-sgi.json"
+               "global-sgi": {s: DOCS / "results" / "world-global-sgi.json" if s == 1 else seeds / f"seed{s}-global-sgi.json"
                               for s in (0, 1, 2)}}
     for files in reports.values():
         assert named_table({f"seed{s}": json.loads(p.read_text()) for s, p in files.items()}) in text

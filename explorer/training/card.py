@@ -10,6 +10,7 @@ from explorer.encoders import DualEncoder
 from explorer.accuracy import evaluate
 from explorer.loader import EncoderSpec, load_encoder
 from explorer.methods import get_method
+from explorer.model_configs import CHECKPOINT_DIR
 from explorer.training.align import RANDOM_NEGATIVES
 from explorer.training.config import AlignTrainConfig, TrainConfig, command_line
 
@@ -40,7 +41,7 @@ def train_command(cfg: dict, checkpoint: Path, device: str | None = None) -> str
     on = "" if device is None else " --device cuda" if "CUDA" in device else " --device cpu"
     shipped = checkpoints.by_path(checkpoint)
     if shipped is not None:  # as the repository names it, wherever the command that writes the card runs
-        checkpoint = shipped.path.relative_to(shipped.path.parents[1])  # checkpoints/NAME.safetensors
+        checkpoint = shipped.path.relative_to(CHECKPOINT_DIR.parent)  # checkpoints/NAME.safetensors
     out = "" if shipped == checkpoints.EMBEDDED else f" --out {checkpoint}"
     return f"python -m explorer train-world{command_line(TrainConfig, cfg)}{on}{out}"
 
