@@ -34,11 +34,11 @@ def _train_world(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_card(checkpoint: Path, objective: str) -> Path:
+def _write_card(checkpoint: Path, objective: str, remeasure: bool = True) -> Path:
     from explorer.training.card import write_card
 
     title = "world-clip: the embedded dual encoder" if checkpoint == EMBEDDED_CHECKPOINT else checkpoint.stem
-    path = write_card(checkpoint, f"{title} ({objective} objective)")
+    path = write_card(checkpoint, f"{title} ({objective} objective)", remeasure=remeasure)
     logging.getLogger(__name__).info("wrote %s", path)
     return path
 
@@ -67,8 +67,17 @@ def _train_align(args: argparse.Namespace) -> int:
 def _model_card(args: argparse.Namespace) -> int:
     from explorer.loader import resolve
 
+    from explorer.training.card import write_align_card
+
     checkpoint = resolve(args.checkpoint)[0] or EMBEDDED_CHECKPOINT
-    _write_card(checkpoint, json.loads(checkpoint.with_suffix(".json").read_text())["config"]["objective"])
+    config = json.loads(checkpoint.with_suffix(".json").read_text())["config"]
+    try:
+        if "variant" in config:  # a train-align record
+            logging.getLogger(__name__).info("wrote %s", write_align_card(checkpoint, remeasure=not args.from_record))
+        else:
+            _write_card(checkpoint, config["objective"], remeasure=not args.from_record)
+    except ValueError as error:
+        raise SystemExit(str(error)) from None
     return 0
 
 
@@ -254,9 +263,11 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--run-dir", help="where resumable state is kept (default runs/train-align-...)")
     a.add_argument("--no-card", action="store_true", help="skip measuring and writing the model card")
 
-    c = sub.add_parser("model-card", help="measure a trained checkpoint and (re)write its model card")
+    c = sub.add_parser("model-card", help="measure a trained checkpoint (train-world or train-align) and (re)write its model card")
     c.add_argument("--checkpoint", help=f"weights file with its .json record, or a shipped checkpoint's name "
                                       f"(default {EMBEDDED_CHECKPOINT})")
+    c.add_argument("--from-record", action="store_true",
+                   help="rewrite the card from the figures its record holds, without measuring again")
     c.set_defaults(func=_model_card)
 
     e = _model_command(sub, "eval", "evaluate scoring methods on a benchmark", _eval,

@@ -68,3 +68,20 @@ def test_an_unknown_objective_is_refused(tmp_path, tiny_model):
     with pytest.raises(ValueError, match="unknown objective"):
         train(TrainConfig(model=tiny_model, steps=1, objective="negclip"), tmp_path / "r", tmp_path / "w.safetensors")
 
+
+
+def test_lambda_weighs_the_triplet_term(tmp_path, tiny_model):
+    """At lambda 0 the PowerCLIP objective is the CLIP loss, step for step; another lambda changes the loss; the card
+    names the lambda of its record."""
+    from explorer.training.card import objective_line
+
+    def final_loss(objective: str, weight: float) -> float:
+        cfg = TrainConfig(model=tiny_model, steps=2, batch_size=8, warmup=1, threads=1, objective=objective,
+                          powerclip_lambda=weight)
+        return train(cfg, tmp_path / f"run-{objective}-{weight}", tmp_path / f"{objective}-{weight}.safetensors")["final_loss"]
+
+    clip = final_loss("clip", 1.0)
+    assert final_loss("powerclip", 0.0) == pytest.approx(clip, abs=1e-6)
+    assert abs(final_loss("powerclip", 0.5) - clip) > 1e-4
+    assert "lambda = 0.1 times" in objective_line({"objective": "powerclip", "powerclip_lambda": 0.1})
+    assert "lambda = 1.0 times" in objective_line({"objective": "powerclip"})  # a record from before the flag

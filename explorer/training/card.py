@@ -9,9 +9,10 @@ from explorer import checkpoints, world
 from explorer.encoders import DualEncoder
 from explorer.accuracy import evaluate
 from explorer.loader import EncoderSpec, load_encoder
-from explorer.methods import get_method
+from explorer.methods import REGISTRY, get_method
 from explorer.model_configs import CHECKPOINT_DIR
 from explorer.training.align import RANDOM_NEGATIVES
+from explorer.training.choice import choice_section
 from explorer.training.config import AlignTrainConfig, TrainConfig, command_line
 
 
@@ -83,13 +84,14 @@ def precision_line(precision: str) -> str:
     return "fp32 throughout"
 
 
-def objective_line(objective: str) -> str:
+def objective_line(cfg: dict) -> str:
     """How the loss was made, in the card's words."""
     clip = "symmetric CLIP loss over in-batch pairs, no caption repeated within a batch"
-    if objective == "powerclip":
+    if cfg["objective"] == "powerclip":
         from explorer.training import powerclip
 
-        return (f"Loss: the {clip}, plus lambda = {powerclip.WEIGHT} times PowerCLIP's bidirectional triplet margin "
+        weight = cfg.get("powerclip_lambda", powerclip.WEIGHT)
+        return (f"Loss: the {clip}, plus lambda = {weight} times PowerCLIP's bidirectional triplet margin "
                 f"loss (margin {powerclip.MARGIN}, hardest in-batch negative) on the NLA powerset score of the first "
                 f"{powerclip.SUBSET} items of each batch: the scene's object masks on the patch grid against the caption's "
                 f"tree nodes, NLA-soft (tau {powerclip.TAU}) text-to-region plus the NLA-r2t lower bound "
@@ -97,13 +99,24 @@ def objective_line(objective: str) -> str:
     return f"Loss: the {clip}; no hard negatives."
 
 
-def write_card(checkpoint: Path, title: str, limit: int = 500) -> Path:
-    """Evaluate ``checkpoint`` and write ``<checkpoint>.md`` beside it, from its ``.json`` training record."""
+def recorded(record: dict, checkpoint: Path) -> dict:
+    """The figures a record's last measurement wrote (for a card rewritten without measuring again)."""
+    if "measured" not in record:
+        raise ValueError(f"{checkpoint.with_suffix('.json')} holds no measured figures: run model-card without "
+                         f"--from-record")
+    return record["measured"]
+
+
+def write_card(checkpoint: Path, title: str, limit: int = 500, remeasure: bool = True) -> Path:
+    """Evaluate ``checkpoint`` (or, without ``remeasure``, take its recorded figures) and write ``<checkpoint>.md``
+    beside it, from its ``.json`` training record."""
     record = json.loads(checkpoint.with_suffix(".json").read_text())
-    encoder = load_encoder(EncoderSpec(record["config"]["model"], checkpoint=checkpoint))
-    scores = measure(encoder, limit)
-    record["measured"] = scores
-    checkpoint.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
+    if remeasure:
+        encoder = load_encoder(EncoderSpec(record["config"]["model"], checkpoint=checkpoint))
+        record["measured"] = measure(encoder, limit)
+        checkpoint.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
+    scores = recorded(record, checkpoint)
+    limit = scores["limit"]
     cfg = record["config"]
     single = " | ".join(f"{s}: {scores['single'][s]['single']['top1']:.1f}%" for s in world.SPLITS)
     held = sorted(set(f"{c}-{s}" for c, s in world.ALL_COMBOS) - set(record["seen_combos"]))
@@ -124,7 +137,7 @@ open_clip config `{cfg['model']}` (registered from `explorer/configs/`):
   with probabilities {', '.join(str(p) for p in world.N_OBJECTS_P)}), {len(world.COLORS)} colours x
   {len(world.SHAPES)} shapes x {len(world.SIZES)} sizes; template captions naming objects in random order
   (relations only for two objects). The `shift` split outlines every object, a look training never shows.
-  {' '.join(filter(None, [objective_line(cfg['objective']), caption_line(cfg)]))}
+  {' '.join(filter(None, [objective_line(cfg), caption_line(cfg)]))}
 - Coverage {cfg['coverage']}: {len(world.seen_combos(cfg['coverage']))} of {len(world.ALL_COMBOS)} colour-shape objects seen.
   Held out (never in training): {', '.join(held) or 'none'}.
 - {cfg['steps']} steps x batch {cfg['batch_size']} = {record['images_seen']:,} images; AdamW lr {cfg['lr']},
@@ -132,6 +145,7 @@ open_clip config `{cfg['model']}` (registered from `explorer/configs/`):
   {precision_line(cfg.get('precision', 'fp32'))}.
 - Wall time {record['wall_s'] / 60:.1f} min on {record.get('device', f"{cfg['threads']} CPU threads")}; final loss {record['final_loss']:.3f}.
 
+{choice_section(record)}
 ## Measured (global cosine, {limit} items per split and kind)
 Single-object retrieval among all {len(world.ALL_COMBOS)} objects' captions, top-1: {single}.
 
@@ -146,14 +160,18 @@ These are the phenomenon the explorer shows; nothing was tuned to raise or lower
     return out
 
 
-def write_align_card(checkpoint: Path, limit: int = 200) -> Path:
-    """Evaluate a ``train-align`` checkpoint on the world with the embedded encoder; write ``<checkpoint>.md``."""
+def write_align_card(checkpoint: Path, limit: int = 200, remeasure: bool = True) -> Path:
+    """Evaluate a ``train-align`` checkpoint on the world with the embedded encoder (or, without ``remeasure``, take
+    its recorded figures); write ``<checkpoint>.md``."""
     record = json.loads(checkpoint.with_suffix(".json").read_text())
     cfg = record["config"]
-    method = get_method(checkpoints.ALIGN_VARIANTS[cfg["variant"]], load_encoder(), checkpoint=str(checkpoint))
-    scores = evaluate([method], "world", limit)[method.name]
-    record["measured"] = {"swaps": scores, "limit": limit}
-    checkpoint.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
+    method = REGISTRY[checkpoints.ALIGN_VARIANTS[cfg["variant"]]]
+    if remeasure:
+        scores = evaluate([get_method(method.name, load_encoder(), checkpoint=str(checkpoint))], "world", limit)
+        record["measured"] = {"swaps": scores[method.name], "limit": limit}
+        checkpoint.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
+    figures = recorded(record, checkpoint)
+    scores, limit = figures["swaps"], figures["limit"]
     what = ("the whole encoder, fine-tuned end to end (global cosine at inference)" if cfg["variant"] == "finetune"
             else f"the alignment transformer over the frozen encoder's {'patch and token' if cfg['variant'] == 'local' else 'global'} "
                  f"features: {json.dumps(record['align_config'])}")
@@ -171,6 +189,7 @@ def write_align_card(checkpoint: Path, limit: int = 200) -> Path:
   weight decay {cfg['weight_decay']}; seed {cfg['seed']}.
 - Wall time {record['wall_s'] / 60:.1f} min on {cfg['threads']} CPU threads; final loss {record['final_loss']:.3f}.
 
+{choice_section(record)}
 ## Measured (`{method.name}`, {limit} items per split and kind)
 Text / image / group score in percent:
 

@@ -46,6 +46,8 @@ class TrainConfig:
     checkpoint_every: int = 50
     objective: str = option("clip", "clip: the CLIP loss; powerclip: plus the NLA powerset triplet loss (seed 004)",
                             always=True, choices=OBJECTIVES)
+    powerclip_lambda: float = option(1.0, "with --objective powerclip: lambda, the weight of the triplet term",
+                                     metavar="LAMBDA")
     partial_captions: float = option(0.0, "how often a caption names only the colour or only the shape of an object",
                                      recipe="p")
     grey_images: float = option(0.0, "how often a training scene is black and white, captioned without colours",

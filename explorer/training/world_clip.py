@@ -53,7 +53,7 @@ def objective_term(cfg: TrainConfig, tokenizer, image_size: int, grid: int) -> E
     if cfg.objective == "powerclip":
         from explorer.training.powerclip import PowerCLIPLoss
 
-        return PowerCLIPLoss(tokenizer, image_size, grid)
+        return PowerCLIPLoss(tokenizer, image_size, grid, weight=cfg.powerclip_lambda)
     return None
 
 
