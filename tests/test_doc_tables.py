@@ -1,8 +1,11 @@
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from explorer.intervals import percent_intervals
+from scripts.count_intervals import count_interval, rewrite
 from scripts.doc_tables import cell, named_table, table
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -49,3 +52,32 @@ def test_the_seed_tables_are_their_reports_tables():
                               for s in (0, 1, 2)}}
     for files in reports.values():
         assert named_table({f"seed{s}": json.loads(p.read_text()) for s, p in files.items()}) in text
+
+
+
+def test_count_intervals_are_evals_bootstrap_of_k_hits_in_n_items_and_refuse_other_figures():
+    assert list(count_interval(97.0, 500)) == percent_intervals(np.arange(500) < 485)[0]
+    (low, high), (near_low, near_high) = count_interval(50.0, 500), count_interval(97.0, 500)
+    assert low < 50.0 < high and high - low > near_high - near_low  # wider in the middle
+    with pytest.raises(ValueError, match="not a count of 200"):
+        count_interval(97.3, 200)
+
+
+def test_count_intervals_rewrite_only_the_named_columns_of_the_table_below_the_comment():
+    doc = ("<!-- intervals 500: a -->\n| name | a | b |\n|---|---|---|\n| x | **97.0** | 97.0 |\n| y | - | 3 |\n\n"
+           "| a |\n|---|\n| 5.0 |\n")
+    once = rewrite(doc)
+    low, high = count_interval(97.0, 500)
+    assert f"| x | **97.0** [{low:.1f}, {high:.1f}] | 97.0 |" in once and "| y | - | 3 |" in once
+    assert once.endswith("| a |\n|---|\n| 5.0 |\n")  # a table without the comment is left alone
+    assert rewrite(once) == once  # rerunning gives the same text
+    with pytest.raises(ValueError, match="no column c"):
+        rewrite("<!-- intervals 500: c -->\n| a |\n|---|\n| 5.0 |\n")
+
+
+def test_the_recognition_doc_carries_the_intervals_its_counts_give():
+    doc = DOCS / "recognition.md"
+    assert rewrite(doc.read_text()) == doc.read_text()
+    low, high = count_interval(97.0, 500)
+    assert f"| 4000 steps, bf16, seed 1 | **44.0 min** | 100.0 [100.0, 100.0] | **97.0** [{low:.1f}, {high:.1f}] |" \
+        in doc.read_text()
