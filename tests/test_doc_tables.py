@@ -75,9 +75,14 @@ def test_count_intervals_rewrite_only_the_named_columns_of_the_table_below_the_c
         rewrite("<!-- intervals 500: c -->\n| a |\n|---|\n| 5.0 |\n")
 
 
-def test_the_recognition_doc_carries_the_intervals_its_counts_give():
+@pytest.mark.parametrize("name", ["recognition.md", "powerclip-world.md"])
+def test_a_doc_carries_the_intervals_its_counts_give(name):
+    doc = DOCS / name
+    assert rewrite(doc.read_text()) == doc.read_text() and "<!-- intervals 500:" in doc.read_text()
+
+
+def test_the_recognition_doc_shows_the_shipped_runs_interval():
     doc = DOCS / "recognition.md"
-    assert rewrite(doc.read_text()) == doc.read_text()
     low, high = count_interval(97.0, 500)
     assert f"| 4000 steps, bf16, seed 1 | **44.0 min** | 100.0 [100.0, 100.0] | **97.0** [{low:.1f}, {high:.1f}] |" \
         in doc.read_text()
