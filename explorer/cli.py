@@ -211,12 +211,28 @@ def _recognition(args: argparse.Namespace) -> int:
 def _binding_sweep(args: argparse.Namespace) -> int:
     import sys
 
-    from explorer.training.sweep import sweep, write
+    from tqdm import tqdm
 
-    coverages = [float(c) for c in args.coverages.split(",")]
-    frame = sweep(coverages, args.steps, args.batch_size, args.seed, Path(args.runs))
-    summary = write(frame, Path(args.out), "python -m explorer " + " ".join(sys.argv[1:]))
-    print(json.dumps(summary, indent=2))
+    from explorer.encoders import default_device
+    from explorer.training.sweep import Cell, run_cell, shipped_budget, summarize, write
+    from explorer.world.space import ObjectSpace
+
+    try:
+        spaces = [ObjectSpace.parse(s).name for s in args.spaces.split(",")]
+        coverages = [float(c) for c in args.coverages.split(",")]
+    except ValueError as error:
+        raise SystemExit(f"binding-sweep: {error}") from None
+    budget = shipped_budget() | {k: v for k, v in (("steps", args.steps), ("batch_size", args.batch_size)) if v}
+    records, runs = Path(args.records), Path(args.runs)
+    cells = [Cell(s, c, args.seed) for s in spaces for c in coverages]
+    if not args.summary_only:
+        for cell in tqdm(cells, desc="binding-sweep", unit="cell"):
+            run_cell(cell, budget, runs, records, args.device or default_device(), args.items, args.workers)
+    try:
+        summary = write(summarize(records), Path(args.out), "python -m explorer " + " ".join(sys.argv[1:]))
+    except ValueError as error:
+        raise SystemExit(f"binding-sweep: {error}") from None
+    print(json.dumps({k: summary[k] for k in ("correlation", "by_space")}, indent=2))
     return 0
 
 
@@ -308,14 +324,22 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--limit", type=int, default=500, help="held-out single-object images")
     r.add_argument("--probe-limit", type=int, default=600, help="seen single-object images the probes are fitted on")
 
-    w = sub.add_parser("binding-sweep", help="train small world encoders at several coverages; plot held-out "
-                                             "recognition against the multiplicative fit")
-    w.add_argument("--coverages", default="0.25,0.4,0.55,0.7,0.85")
-    w.add_argument("--steps", type=int, default=400)
-    w.add_argument("--batch-size", type=int, default=64)
+    w = sub.add_parser("binding-sweep", help="the coverage sweep (seed 002): world encoders at the shipped recipe's "
+                                             "budget over object spaces and coverages; held-out recognition against "
+                                             "the multiplicative fit")
+    w.add_argument("--spaces", default="8x4,16x12", help="object spaces, COLOURSxSHAPES (default %(default)s)")
+    w.add_argument("--coverages", default="0.25,0.4,0.55,0.7,0.85", help="(default %(default)s)")
     w.add_argument("--seed", type=int, default=0)
-    w.add_argument("--runs", default="runs/binding-sweep", help="where the small encoders are kept (resumable)")
-    w.add_argument("--out", default="docs", help="where the figure and its data go")
+    w.add_argument("--steps", type=int, help="optimizer steps per cell (default: the shipped recipe's)")
+    w.add_argument("--batch-size", type=int, help="scenes per step (default: the shipped recipe's)")
+    w.add_argument("--items", type=int, default=500, help="held-out single-object images per cell")
+    w.add_argument("--device", help="cpu or cuda (default: cuda when present)")
+    w.add_argument("--workers", type=int, default=0, help="processes drawing the training scenes ahead of the model")
+    w.add_argument("--records", default="docs/results/coverage-sweep",
+                   help="one record per finished cell; a recorded cell is not trained again (default %(default)s)")
+    w.add_argument("--runs", default="runs/coverage-sweep", help="weights and resumable state (default %(default)s)")
+    w.add_argument("--summary-only", action="store_true", help="train nothing: summarize the recorded cells")
+    w.add_argument("--out", default="docs", help="where coverage-sweep.csv, .json and .html go (default %(default)s)")
     w.set_defaults(func=_binding_sweep)
 
     x = sub.add_parser("make-examples", help="render the page's world example scenes into assets/examples")

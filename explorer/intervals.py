@@ -26,3 +26,17 @@ def percent_intervals(hits: np.ndarray, resamples: int = RESAMPLES, seed: int = 
     tail = 100 * (1 - level) / 2
     lo, hi = np.percentile(means, [tail, 100 - tail], axis=0)
     return [[round(float(a), 2), round(float(b), 2)] for a, b in zip(lo, hi)]
+
+
+def correlation_interval(x: np.ndarray, y: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED,
+                         level: float = LEVEL) -> list[float]:
+    """The ``level`` interval of the Pearson correlation of ``x`` and ``y``, resampling their pairs (cells of a
+    sweep); resamples in which either side is constant have no correlation and are left out."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    rows = np.random.default_rng(seed).integers(0, len(x), size=(resamples, len(x)))
+    xs, ys = x[rows], y[rows]
+    xs, ys = xs - xs.mean(1, keepdims=True), ys - ys.mean(1, keepdims=True)
+    norms = np.sqrt((xs ** 2).sum(1) * (ys ** 2).sum(1))
+    r = (xs * ys).sum(1)[norms > 0] / norms[norms > 0]
+    tail = 100 * (1 - level) / 2
+    return [round(float(v), 3) for v in np.percentile(r, [tail, 100 - tail])]

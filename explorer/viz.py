@@ -109,6 +109,27 @@ def binding_mds_figure(observed: np.ndarray, reconstructed: np.ndarray, labels: 
     return fig
 
 
+def coverage_sweep_figure(summary: dict) -> go.Figure:
+    """The coverage sweep: held-out top-1 (with its interval) against the product probe's fit, a trace per object
+    space, each point labelled with its coverage; the title gives the correlation over cells and its interval."""
+    fig = go.Figure()
+    for i, space in enumerate(dict.fromkeys(r["space"] for r in summary["rows"])):  # in the rows' order
+        rows = [r for r in summary["rows"] if r["space"] == space]
+        top1 = np.array([r["heldout_top1"] for r in rows])
+        low, high = (np.array([r["heldout_ci"][k] for r in rows]) for k in (0, 1))
+        fig.add_trace(go.Scatter(x=[r["product_fit"] for r in rows], y=top1, mode="markers+text", name=space,
+                                 text=[f"c {r['coverage']}" for r in rows], textposition="top center",
+                                 marker=dict(size=10, color=PALETTE[i % len(PALETTE)]),
+                                 error_y=dict(type="data", symmetric=False, array=high - top1, arrayminus=top1 - low)))
+    corr = summary["correlation"]
+    said = "too few cells" if corr["r"] is None else f"r = {corr['r']:.2f} [{corr['ci'][0]:.2f}, {corr['ci'][1]:.2f}]"
+    fig.update_layout(title=f"Coverage sweep: held-out recognition against the multiplicative fit ({said}, "
+                            f"{corr['cells']} cells)",
+                      xaxis_title="product probe: retrieval among test scenes (percent)",
+                      yaxis_title="held-out objects named, top-1 (percent)", legend_title="object space")
+    return fig
+
+
 @lru_cache(maxsize=1)
 def _viridis() -> np.ndarray:
     """A (256, 3) uint8 lookup table of plotly's Viridis."""

@@ -14,6 +14,7 @@ from explorer.model_configs import CHECKPOINT_DIR
 from explorer.training.align import RANDOM_NEGATIVES
 from explorer.training.choice import choice_section
 from explorer.training.config import AlignTrainConfig, TrainConfig, command_line
+from explorer.world.space import ObjectSpace
 
 
 def score_table(results: dict, kinds=world.KINDS) -> str:
@@ -119,7 +120,8 @@ def write_card(checkpoint: Path, title: str, limit: int = 500, remeasure: bool =
     limit = scores["limit"]
     cfg = record["config"]
     single = " | ".join(f"{s}: {scores['single'][s]['single']['top1']:.1f}%" for s in world.SPLITS)
-    held = sorted(set(f"{c}-{s}" for c, s in world.ALL_COMBOS) - set(record["seen_combos"]))
+    space = ObjectSpace.parse(cfg.get("object_space") or f"{len(world.COLORS)}x{len(world.SHAPES)}")
+    held = sorted(f"{c}-{s}" for c, s in space.heldout(cfg["coverage"]))
     text = f"""# {title}
 
 `{checkpoint.name}`: {checkpoint.stat().st_size / 2**20:.1f} MiB, safetensors, {record['parameters']:,} parameters.
@@ -138,7 +140,7 @@ open_clip config `{cfg['model']}` (registered from `explorer/configs/`):
   {len(world.SHAPES)} shapes x {len(world.SIZES)} sizes; template captions naming objects in random order
   (relations only for two objects). The `shift` split outlines every object, a look training never shows.
   {' '.join(filter(None, [objective_line(cfg), caption_line(cfg)]))}
-- Coverage {cfg['coverage']}: {len(world.seen_combos(cfg['coverage']))} of {len(world.ALL_COMBOS)} colour-shape objects seen.
+- Coverage {cfg['coverage']}: {space.size - len(held)} of {space.size} colour-shape objects{f" of the {space.name} object space" if cfg.get("object_space") else ""} seen.
   Held out (never in training): {', '.join(held) or 'none'}.
 - {cfg['steps']} steps x batch {cfg['batch_size']} = {record['images_seen']:,} images; AdamW lr {cfg['lr']},
   warm-up {cfg['warmup']}, cosine decay, weight decay {cfg['weight_decay']}; seed {cfg['seed']}; objective `{cfg['objective']}`;

@@ -1,63 +1,119 @@
-"""The coverage sweep (seed 002): small world encoders at several coverages, held-out recognition vs binding fit."""
+"""The coverage sweep (seed 002): world encoders trained at the shipped recipe's budget over object spaces of two
+sizes at several coverages; held-out recognition against the multiplicative (product probe) fit.
+
+A cell (object space, coverage, seed) trains once, resumably, and writes a record of its figures into ``records``,
+a folder that is kept (``docs/results/coverage-sweep``). A cell whose record exists is not trained again, so the
+sweep grows over several sessions or machines, and ``summarize`` reads whichever cells are done.
+"""
 
 from __future__ import annotations
 
 import json
 import logging
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
-import pandas as pd
-import plotly.graph_objects as go
 
-from explorer import binding, world
+from explorer import binding
 from explorer.accuracy import evaluate_items
+from explorer.checkpoints import EMBEDDED_CHECKPOINT
+from explorer.intervals import correlation_interval
 from explorer.loader import EncoderSpec, load_encoder
 from explorer.methods import get_method
-from explorer.training.world_clip import TrainConfig, train
+from explorer.training.config import TrainConfig
+from explorer.training.world_clip import train
+from explorer.world.space import ObjectSpace
 
 log = logging.getLogger(__name__)
 
-SWEEP_MODEL = "world-clip-small"
+BUDGET_FIELDS = ("model", "steps", "batch_size", "lr", "warmup", "weight_decay", "precision")
+COLUMNS = ("space", "coverage", "seed", "heldout_top1", "product_fit", "additive_fit", "mlp_fit", "product_swaps",
+           "additive_swaps", "swap_cosine", "r2_objects", "train_s")
 
 
-def sweep(coverages: Sequence[float], steps: int, batch_size: int, seed: int, runs: Path, n_items: int = 300) -> pd.DataFrame:
-    """Train (or resume) one small encoder per coverage; measure held-out top-1 and the probes' fits."""
-    rows = []
-    for c in coverages:
-        weights = runs / f"{SWEEP_MODEL}-c{c}-s{seed}.safetensors"
-        if not weights.is_file():
-            cfg = TrainConfig(model=SWEEP_MODEL, coverage=c, seed=seed, steps=steps, batch_size=batch_size,
-                              warmup=max(1, steps // 10), checkpoint_every=50)
-            train(cfg, runs / f"sweep-c{c}-s{seed}", weights)
-        encoder = load_encoder(EncoderSpec(SWEEP_MODEL, checkpoint=weights))
-        items = world.single_items("heldout", n_items, coverage=c)
-        found = evaluate_items([get_method("global", encoder)], items, "world-single", progress=lambda it: it)
-        top1 = found["global"]["single"]["top1"]
-        table = binding.world_tables(encoder)["image"]
-        probes = binding.composition_probes(table)
-        rows.append({"coverage": c, "heldout_top1": top1, "product_fit": probes["product"],
-                     "additive_fit": probes["additive"], "product_swaps": probes["swap.product"],
-                     "additive_swaps": probes["swap.additive"], "swap_cosine": probes["swap.cosine"],
-                     "r2_objects": binding.additive_r2(table)["objects"]})
-        log.info("coverage %.2f: %s", c, rows[-1])
-    return pd.DataFrame(rows)
+def shipped_budget() -> dict:
+    """The embedded model's training budget (steps, batch, schedule, precision, model), from its record."""
+    config = json.loads(EMBEDDED_CHECKPOINT.with_suffix(".json").read_text())["config"]
+    return {k: config[k] for k in BUDGET_FIELDS}
 
 
-def write(frame: pd.DataFrame, out: Path, command: str) -> dict:
-    """The data (CSV, JSON with the correlation) and the figure (HTML) under ``out``."""
+@dataclass(frozen=True)
+class Cell:
+    space: str
+    coverage: float
+    seed: int = 0
+
+    @property
+    def name(self) -> str:
+        return f"{self.space}-c{self.coverage}-s{self.seed}"
+
+    def config(self, budget: dict) -> TrainConfig:
+        return TrainConfig(**budget, coverage=self.coverage, seed=self.seed, object_space=self.space)
+
+
+def measure(encoder, cell: Cell, n_items: int) -> dict:
+    """Held-out recognition in the cell's space and the binding probes' fits on the 8 x 3 two-object scenes."""
+    items = ObjectSpace.parse(cell.space).heldout_items(n_items, cell.coverage)
+    top1 = evaluate_items([get_method("global", encoder)], items, "world-single")["global"]["single"]
+    table = binding.world_tables(encoder)["image"]
+    probes = binding.composition_probes(table)
+    return {"heldout_top1": top1["top1"], "heldout_ci": top1["ci"]["top1"], "n_items": n_items,
+            **{f"{p}_fit": probes[p] for p in binding.PROBES}, **{f"{p}_width": probes[f"{p}.width"] for p in binding.PROBES},
+            "product_swaps": probes["swap.product"], "additive_swaps": probes["swap.additive"],
+            "swap_cosine": probes["swap.cosine"], "r2_objects": binding.additive_r2(table)["objects"]}
+
+
+def run_cell(cell: Cell, budget: dict, runs: Path, records: Path, device: str = "cpu", n_items: int = 500,
+             workers: int = 0) -> dict:
+    """The cell's record: read if written, else trained (or resumed) in ``runs``, measured and written."""
+    path = records / f"{cell.name}.json"
+    if path.is_file():
+        return json.loads(path.read_text())
+    weights = runs / f"{cell.name}.safetensors"
+    if not weights.is_file():
+        train(cell.config(budget), runs / cell.name, weights, device, workers)
+    training = json.loads(weights.with_suffix(".json").read_text())
+    encoder = load_encoder(EncoderSpec(budget["model"], checkpoint=weights, device=device))
+    record = {**asdict(cell), "config": training["config"], "train_s": training["wall_s"],
+              "device": training["device"], "final_loss": training["final_loss"], **measure(encoder, cell, n_items)}
+    records.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=2) + "\n")
+    log.info("%s: held-out top-1 %.1f, product fit %.1f", cell.name, record["heldout_top1"], record["product_fit"])
+    return record
+
+
+def correlation(rows: list[dict]) -> dict:
+    """Pearson r of held-out top-1 and product fit over cells, with its interval (cells resampled)."""
+    if len(rows) < 3:
+        return {"r": None, "ci": None, "cells": len(rows)}
+    x, y = (np.array([r[k] for r in rows]) for k in ("product_fit", "heldout_top1"))
+    r = float(np.corrcoef(x, y)[0, 1]) if x.std() > 0 and y.std() > 0 else None
+    return {"r": None if r is None else round(r, 3), "ci": correlation_interval(x, y), "cells": len(rows)}
+
+
+def summarize(records: Path) -> dict:
+    """Every recorded cell, sorted, with the correlation over all cells and within each space."""
+    rows = sorted((json.loads(p.read_text()) for p in records.glob("*.json")),
+                  key=lambda r: (ObjectSpace.parse(r["space"]).size, r["coverage"], r["seed"]))
+    budgets = {json.dumps({k: r["config"][k] for k in BUDGET_FIELDS}, sort_keys=True) for r in rows}
+    if len(budgets) > 1:
+        raise ValueError(f"the records in {records} were trained with different budgets: {sorted(budgets)}")
+    spaces = sorted({r["space"] for r in rows})
+    return {"rows": [{k: r[k] for k in COLUMNS} | {"heldout_ci": r["heldout_ci"]} for r in rows],
+            "correlation": correlation(rows),
+            "by_space": {s: correlation([r for r in rows if r["space"] == s]) for s in spaces}}
+
+
+def write(summary: dict, out: Path, command: str) -> dict:
+    """The sweep's table (CSV), data with the correlations and the command (JSON) and figure (HTML) under ``out``."""
+    import pandas as pd
+
+    from explorer.viz import coverage_sweep_figure
+
     out.mkdir(parents=True, exist_ok=True)
-    corr = float(np.corrcoef(frame["heldout_top1"], frame["product_fit"])[0, 1]) if len(frame) > 2 else float("nan")
-    frame.to_csv(out / "binding-sweep.csv", index=False)
-    summary = {"command": command, "correlation_heldout_top1_vs_product_fit": round(corr, 3),
-               "rows": frame.to_dict(orient="records")}
-    (out / "binding-sweep.json").write_text(json.dumps(summary, indent=2) + "\n")
-    fig = go.Figure()
-    for column, name in (("heldout_top1", "held-out object top-1"), ("product_fit", "product probe fit"),
-                         ("additive_fit", "additive probe fit"), ("product_swaps", "swaps told apart, product probe")):
-        fig.add_trace(go.Scatter(x=frame["coverage"], y=frame[column], mode="lines+markers", name=name))
-    fig.update_layout(title=f"Coverage sweep (correlation of top-1 and product fit: {corr:.2f})",
-                      xaxis_title="coverage of the colour x shape objects in training", yaxis_title="percent")
-    fig.write_html(out / "binding-sweep.html", include_plotlyjs=True)
+    summary = {"command": command, **summary}
+    pd.DataFrame(summary["rows"]).to_csv(out / "coverage-sweep.csv", index=False)
+    (out / "coverage-sweep.json").write_text(json.dumps(summary, indent=2) + "\n")
+    coverage_sweep_figure(summary).write_html(out / "coverage-sweep.html", include_plotlyjs=True)
     return summary

@@ -32,6 +32,7 @@ from explorer.training import state
 from explorer.training.config import OBJECTIVES, PRECISIONS, TrainConfig
 from explorer.training.schedule import lr_at, make_optimizer
 from explorer.training.towers import image_with_tokens
+from explorer.world.space import ObjectSpace
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,16 @@ def objective_term(cfg: TrainConfig, tokenizer, image_size: int, grid: int) -> E
 
         return PowerCLIPLoss(tokenizer, image_size, grid, weight=cfg.powerclip_lambda)
     return None
+
+
+def training_objects(cfg: TrainConfig) -> frozenset[world.Combo]:
+    """The colour-shape objects the training scenes are drawn from."""
+    if cfg.object_space is None:
+        return world.training_combos(cfg.coverage, cfg.extra_concepts)
+    if cfg.extra_concepts or cfg.benchmark_share is not None:
+        raise ValueError("--object-space takes its colours and shapes from the space: no --extra-concepts or "
+                         "--benchmark-share with it")
+    return ObjectSpace.parse(cfg.object_space).seen(cfg.coverage)
 
 
 def check_precision(precision: str) -> None:
@@ -126,7 +137,7 @@ class StepBatches(torch.utils.data.Dataset):
 
     def __init__(self, cfg: TrainConfig, start: int, preprocess, tokenizer, image_size: int) -> None:
         self.cfg, self.start, self.preprocess, self.tokenizer, self.image_size = cfg, start, preprocess, tokenizer, image_size
-        self.seen = world.training_combos(cfg.coverage, cfg.extra_concepts)
+        self.seen = training_objects(cfg)
 
     def __len__(self) -> int:
         return self.cfg.steps - self.start
@@ -160,6 +171,7 @@ def train(cfg: TrainConfig, run_dir: Path, out: Path, device: str = "cpu", worke
     image_size = model.visual.image_size[0]
     extra_loss = objective_term(cfg, tokenizer, image_size, model.visual.grid_size[0])
     check_precision(cfg.precision)
+    training_objects(cfg)  # refuses a space it cannot draw from before any work
     if cfg.precision == "bf16":
         keep_patch_embedding_fp32(model)
 
@@ -189,7 +201,7 @@ def train(cfg: TrainConfig, run_dir: Path, out: Path, device: str = "cpu", worke
         "images_seen": cfg.steps * cfg.batch_size,
         "wall_s": round(wall, 1),
         "device": device_label(device, cfg.threads),
-        "seen_combos": sorted("-".join(c) for c in world.training_combos(cfg.coverage, cfg.extra_concepts)),
+        "seen_combos": sorted("-".join(c) for c in training_objects(cfg)),
         "final_loss": float(np.mean(losses[-50:])),
         "loss_curve": losses[:: max(1, len(losses) // 50)],
         "torch": torch.__version__,

@@ -20,7 +20,7 @@ VAL_PREFIX = "val-"
 VAL_SPLITS: tuple[str, ...] = tuple(VAL_PREFIX + s for s in SPLITS)  # the same kinds of items, for every choice
 
 
-def _split_rng(split: str, kind: str, seed: int) -> np.random.Generator:
+def split_rng(split: str, kind: str, seed: int) -> np.random.Generator:
     digest = hashlib.sha256(f"{seed}/{split}/{kind}".encode()).digest()
     return np.random.default_rng(int.from_bytes(digest[:8], "little"))
 
@@ -123,7 +123,7 @@ def swap_items(
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; known: {', '.join(KINDS)}")
     seen = seen_combos(coverage, seed)
-    rng = _split_rng(base, kind, seed + offset)
+    rng = split_rng(base, kind, seed + offset)
     return [replace(_swap_item(rng, kind, base, seen), split=split) for _ in range(n)]
 
 
@@ -140,7 +140,7 @@ def single_items(
     combos = sorted(heldout_combos(coverage, seed) if base == "heldout" else seen_combos(coverage, seed))
     if not combos:
         raise ValueError(f"split {split!r} has no objects at coverage {coverage}")
-    rng = _split_rng(base, "single", seed + offset)
+    rng = split_rng(base, "single", seed + offset)
     caps = single_captions()
     style: Style = "shift" if base == "shift" else "plain"
     items = []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from explorer.world.palette import ALL_COMBOS, COLORS, EXTRA_COLORS, EXTRA_SHAPES, SHAPES, Combo
@@ -11,19 +13,25 @@ DEFAULT_WORLD_SEED = 0
 
 
 def seen_combos(coverage: float = DEFAULT_COVERAGE, seed: int = DEFAULT_WORLD_SEED) -> frozenset[Combo]:
-    """The colour-shape objects training may show, a ``coverage`` fraction of all of them.
+    """The benchmark's colour-shape objects training may show, a ``coverage`` fraction of all of them (``seen_in``)."""
+    return seen_in(tuple(COLORS), SHAPES, coverage, seed)
 
-    One diagonal of the colour x shape grid is always seen, so every colour and every shape
-    is learned; the rest are drawn with ``seed``. The complement is the held-out set.
+
+def seen_in(colors: tuple[str, ...], shapes: tuple[str, ...], coverage: float, seed: int = DEFAULT_WORLD_SEED
+            ) -> frozenset[Combo]:
+    """A ``coverage`` fraction of the colours x shapes grid, the objects training may show.
+
+    One diagonal of the grid is always seen, so every colour and every shape is learned; the rest are drawn with
+    ``seed``. The complement is the held-out set.
     """
     if not 0.0 < coverage <= 1.0:
         raise ValueError(f"coverage must be in (0, 1], got {coverage}")
-    colors = list(COLORS)
-    diagonal = [(c, SHAPES[i % len(SHAPES)]) for i, c in enumerate(colors)]
-    rest = [c for c in ALL_COMBOS if c not in diagonal]
+    combos = list(itertools.product(colors, shapes))
+    diagonal = [(colors[i % len(colors)], shapes[i % len(shapes)]) for i in range(max(len(colors), len(shapes)))]
+    rest = [c for c in combos if c not in diagonal]
     rng = np.random.default_rng(seed)
     rng.shuffle(rest)
-    n = max(len(diagonal), int(round(coverage * len(ALL_COMBOS))))
+    n = max(len(diagonal), int(round(coverage * len(combos))))
     return frozenset(diagonal + rest[: n - len(diagonal)])
 
 

@@ -1,0 +1,101 @@
+"""The coverage sweep (seed 002): object spaces, cells that train once and are recorded, the correlation and its
+interval, and the command that assembles whatever cells are done."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explorer import world
+from explorer.intervals import correlation_interval
+from explorer.training import sweep
+from explorer.training.config import TrainConfig
+from explorer.training.world_clip import training_objects
+from explorer.world.space import ObjectSpace
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_benchmarks_space_keeps_the_benchmarks_split_of_seen_and_held_out_objects():
+    space = ObjectSpace.parse("8x4")
+    assert space.size == len(world.ALL_COMBOS) and space.captions() == world.single_captions()
+    for coverage in (0.25, 0.5, 0.75, 1.0):
+        assert space.seen(coverage) == world.seen_combos(coverage)
+
+
+def test_a_larger_space_sees_every_colour_and_shape_and_holds_out_the_rest_from_training():
+    space = ObjectSpace.parse("16x12")
+    cfg = TrainConfig(coverage=0.25, object_space="16x12")
+    seen = training_objects(cfg)
+    assert len(seen) == round(0.25 * 192) and {c for c, _ in seen} == set(space.colors) and \
+        {s for _, s in seen} == set(space.shapes)
+    held = space.heldout(0.25)
+    assert len(held) == 192 - len(seen) and not set(held) & seen
+    items = space.heldout_items(40, 0.25)
+    assert all(it.captions[it.right] == it.image.objects[0].phrase() and it.image.objects[0].combo in held
+               for it in items)
+    assert len(items[0].captions) == 192 and len({it.image.objects[0].combo for it in items}) > 20
+
+
+def test_bad_spaces_and_mixed_training_data_are_refused(tmp_path):
+    for text in ("16", "1x4", "40x4", "8x40"):
+        with pytest.raises(ValueError, match="object space"):
+            ObjectSpace.parse(text)
+    with pytest.raises(ValueError, match="no --extra-concepts"):
+        training_objects(TrainConfig(object_space="16x12", extra_concepts=4))
+    with pytest.raises(ValueError, match="holds no object out"):
+        ObjectSpace.parse("8x4").heldout_items(5, 1.0)
+
+
+def test_the_correlation_interval_resamples_cells():
+    x = np.arange(10.0)
+    assert correlation_interval(x, 2 * x + 1) == [1.0, 1.0]
+    rng = np.random.default_rng(0)
+    low, high = correlation_interval(rng.normal(size=30), rng.normal(size=30))
+    assert low < 0 < high
+    noisy_low, noisy_high = correlation_interval(x, x + rng.normal(scale=3, size=10))
+    assert 0 < noisy_low < noisy_high < 1
+
+
+def test_a_cell_trains_once_is_recorded_and_the_sweep_summarizes_the_recorded_cells(tmp_path, tiny_model,
+                                                                                      monkeypatch):
+    budget = {"model": tiny_model, "steps": 2, "batch_size": 8, "lr": 1e-3, "warmup": 1, "weight_decay": 0.1,
+              "precision": "fp32"}
+    records, runs = tmp_path / "records", tmp_path / "runs"
+    probes = sweep.binding.composition_probes
+    monkeypatch.setattr(sweep.binding, "composition_probes", lambda table: probes(table, widths=(16,)))  # quicker
+    cells = [sweep.Cell("8x4", 0.5), sweep.Cell("8x4", 0.75), sweep.Cell("12x6", 0.5)]
+    made = [sweep.run_cell(cell, budget, runs, records, n_items=20) for cell in cells]
+    for cell, record in zip(cells, made):
+        assert record["config"]["object_space"] == cell.space and record["config"]["steps"] == 2
+        assert 0 <= record["heldout_ci"][0] <= record["heldout_top1"] <= record["heldout_ci"][1] <= 100
+        assert {"product_fit", "additive_fit", "mlp_fit", "product_swaps", "swap_cosine"} <= record.keys()
+    (runs / f"{cells[0].name}.safetensors").unlink()  # a recorded cell needs neither weights nor training
+    monkeypatch.setattr(sweep, "train", lambda *a, **k: pytest.fail("a recorded cell was trained again"))
+    assert sweep.run_cell(cells[0], budget, runs, records, n_items=20) == made[0]
+
+    summary = sweep.write(sweep.summarize(records), tmp_path / "out", "python -m explorer binding-sweep")
+    assert [(r["space"], r["coverage"]) for r in summary["rows"]] == [("8x4", 0.5), ("8x4", 0.75), ("12x6", 0.5)]
+    assert summary["correlation"]["cells"] == 3 and summary["by_space"]["12x6"]["r"] is None  # one cell: no r
+    html = (tmp_path / "out" / "coverage-sweep.html").read_text()
+    assert "12x6" in html and "multiplicative fit" in html
+    assert (tmp_path / "out" / "coverage-sweep.csv").read_text().splitlines()[0].startswith("space,coverage,seed")
+
+    other = json.loads((records / f"{cells[1].name}.json").read_text())
+    other["config"]["steps"] = 4000
+    (records / f"{cells[1].name}.json").write_text(json.dumps(other))
+    with pytest.raises(ValueError, match="different budgets"):
+        sweep.summarize(records)
+
+
+def test_the_command_summarizes_without_training_and_refuses_a_bad_space(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "explorer", "binding-sweep", "--summary-only", "--records",
+                           str(tmp_path / "none"), "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["correlation"]["cells"] == 0 and (tmp_path / "coverage-sweep.html").is_file()
+    bad = subprocess.run([sys.executable, "-m", "explorer", "binding-sweep", "--spaces", "8x4,banana",
+                          "--summary-only"], cwd=ROOT, capture_output=True, text=True)
+    assert bad.returncode != 0 and "not 'banana'" in bad.stderr
