@@ -4,7 +4,7 @@ Prints one markdown table: a row per split and method, a column per kind, each c
 percent (or a choice benchmark's one score, e.g. world-single's top-1) with the 95% bootstrap interval of the group
 score (of that one score) in brackets; ``eval`` resamples the items, seeded. Several reports, each named
 (``seed0=PATH seed1=PATH``), give one table with a first column naming the report of each row: the seeds of one
-recipe side by side. The docs paste it beside the command that wrote each report, so every number there comes from
+recipe side by side; with ``--kind K``, only kind K's cells, a column per report. The docs paste it beside the command that wrote each report, so every number there comes from
 those files.
 """
 
@@ -61,16 +61,40 @@ def named_table(reports: dict[str, dict]) -> str:
     return markdown(["run", "split", "method", *kinds], [[name, *row] for name, (_, body) in parts.items() for row in body])
 
 
+def kind_table(reports: dict[str, dict], kind: str) -> str:
+    """One kind's cells of several reports side by side: a row per split and method that every report has, a column
+    per report (the seeds of one recipe, say)."""
+    results = {name: report["results"] for name, report in reports.items()}
+    first = next(iter(results.values()))
+    methods = [m for m in first if all(m in r for r in results.values())]
+    splits = list(first[methods[0]])
+    missing = [f"{n}: {s}" for n, r in results.items() for s in splits if kind not in r[methods[0]].get(s, {})]
+    if missing:
+        raise ValueError(f"no {kind!r} cell in " + "; ".join(missing))
+    body = [[split, method, *(cell(r[method][split][kind]) for r in results.values())]
+            for split in splits for method in methods]
+    return markdown(["split", "method", *results], body)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("reports", nargs="+", help="an eval --json report, or several as NAME=PATH")
-    given = parser.parse_args().reports
+    parser.add_argument("--kind", help="with several reports: only this kind's cells, a column per report")
+    args = parser.parse_args()
+    given = args.reports
     if len(given) == 1 and "=" not in given[0]:
         print(table(json.loads(Path(given[0]).read_text())))
         return
     if any("=" not in g for g in given):
         parser.error("name each of several reports: NAME=PATH")
-    print(named_table({n: json.loads(Path(p).read_text()) for n, p in (g.split("=", 1) for g in given)}))
+    reports = {n: json.loads(Path(p).read_text()) for n, p in (g.split("=", 1) for g in given)}
+    if args.kind:
+        try:
+            print(kind_table(reports, args.kind))
+        except ValueError as error:
+            parser.error(str(error))
+        return
+    print(named_table(reports))
 
 
 if __name__ == "__main__":

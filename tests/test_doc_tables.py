@@ -6,7 +6,7 @@ import pytest
 
 from explorer.intervals import percent_intervals
 from scripts.count_intervals import count_interval, rewrite
-from scripts.doc_tables import cell, named_table, table
+from scripts.doc_tables import cell, kind_table, named_table, table
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -86,3 +86,18 @@ def test_the_recognition_doc_shows_the_shipped_runs_interval():
     low, high = count_interval(97.0, 500)
     assert f"| 4000 steps, bf16, seed 1 | **44.0 min** | 100.0 [100.0, 100.0] | **97.0** [{low:.1f}, {high:.1f}] |" \
         in doc.read_text()
+
+
+def test_one_kind_of_several_reports_puts_the_reports_side_by_side_over_their_common_methods():
+    def report(group: float, methods=("global", "tflocal")) -> dict:
+        node = {"text": 50.0, "image": 40.0, "group": group, "n": 200, "ci": {"group": [group - 5, group + 5]}}
+        return {"results": {m: {s: {"attribute": node, "all": node} for s in ("id", "shift")} for m in methods}}
+
+    lines = kind_table({"seed0": report(30.0), "seed1": report(10.0, ("global", "tfglobal", "tflocal"))},
+                       "all").splitlines()
+    assert lines[0] == "| split | method | seed0 | seed1 |"
+    assert lines[2] == "| id | global | 50 / 40 / 30 [25, 35] | 50 / 40 / 10 [5, 15] |"
+    assert [line.split(" | ")[:2] for line in lines[2:]] == [["| id", "global"], ["| id", "tflocal"],
+                                                            ["| shift", "global"], ["| shift", "tflocal"]]
+    with pytest.raises(ValueError, match="no 'size' cell"):
+        kind_table({"seed0": report(30.0)}, "size")
