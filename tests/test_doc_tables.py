@@ -54,6 +54,14 @@ def test_the_seed_tables_are_their_reports_tables():
         assert named_table({f"seed{s}": json.loads(p.read_text()) for s, p in files.items()}) in text
 
 
+@pytest.mark.parametrize("kind", ["all", "attribute"])
+def test_the_tflocal_seed_tables_are_their_reports_tables(kind):
+    """docs/tflocal-world.md's seed tables are doc_tables --kind of the three encoders' align reports."""
+    files = {"seed0": DOCS / "results/seeds/seed0-align.json", "seed1": DOCS / "results/align-world.json",
+             "seed2": DOCS / "results/seeds/seed2-align.json"}
+    reports = {name: json.loads(path.read_text()) for name, path in files.items()}
+    assert kind_table(reports, kind) in (DOCS / "tflocal-world.md").read_text()
+
 
 def test_count_intervals_are_evals_bootstrap_of_k_hits_in_n_items_and_refuse_other_figures():
     assert list(count_interval(97.0, 500)) == percent_intervals(np.arange(500) < 485)[0]
