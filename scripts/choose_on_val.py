@@ -20,11 +20,13 @@ from explorer.training.choice import candidates, choice_record  # noqa: E402
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("reports", nargs="+", help="NAME=PATH of an eval --benchmark world-single report with val splits")
+    parser.add_argument("reports", nargs="+",
+                        help="NAME=PATH of an eval --benchmark world-single report with val splits")
     parser.add_argument("--incumbent", help="the name of the run already shipped, kept unless clearly beaten")
     parser.add_argument("--varied", default="--seed", help="what differs between the runs, in the card's words")
     parser.add_argument("--note", default="", help="what else the card should say about the choice")
-    parser.add_argument("--record", type=Path, help="a training record (.json beside a checkpoint) to write the choice to")
+    parser.add_argument("--record", type=Path,
+                        help="a training record (.json beside a checkpoint) to write the choice to")
     parser.add_argument("--as", dest="name", help="with --record: the name of the run that record belongs to")
     args = parser.parse_args()
     if any("=" not in r for r in args.reports):

@@ -4,8 +4,8 @@ Prints one markdown table: a row per split and method, a column per kind, each c
 percent (or a choice benchmark's one score, e.g. world-single's top-1) with the 95% bootstrap interval of the group
 score (of that one score) in brackets; ``eval`` resamples the items, seeded. Several reports, each named
 (``seed0=PATH seed1=PATH``), give one table with a first column naming the report of each row: the seeds of one
-recipe side by side; with ``--kind K``, only kind K's cells, a column per report. The docs paste it beside the command that wrote each report, so every number there comes from
-those files.
+recipe side by side; with ``--kind K``, only kind K's cells, a column per report. The docs paste it beside the
+command that wrote each report, so every number there comes from those files.
 """
 
 from __future__ import annotations

@@ -122,6 +122,7 @@ def write_card(checkpoint: Path, title: str, limit: int = 500, remeasure: bool =
     single = " | ".join(f"{s}: {scores['single'][s]['single']['top1']:.1f}%" for s in world.SPLITS)
     space = ObjectSpace.parse(cfg.get("object_space") or f"{len(world.COLORS)}x{len(world.SHAPES)}")
     held = sorted(f"{c}-{s}" for c, s in space.heldout(cfg["coverage"]))
+    in_space = f" of the {space.name} object space" if cfg.get("object_space") else ""
     text = f"""# {title}
 
 `{checkpoint.name}`: {checkpoint.stat().st_size / 2**20:.1f} MiB, safetensors, {record['parameters']:,} parameters.
@@ -140,7 +141,7 @@ open_clip config `{cfg['model']}` (registered from `explorer/configs/`):
   {len(world.SHAPES)} shapes x {len(world.SIZES)} sizes; template captions naming objects in random order
   (relations only for two objects). The `shift` split outlines every object, a look training never shows.
   {' '.join(filter(None, [objective_line(cfg), caption_line(cfg)]))}
-- Coverage {cfg['coverage']}: {space.size - len(held)} of {space.size} colour-shape objects{f" of the {space.name} object space" if cfg.get("object_space") else ""} seen.
+- Coverage {cfg['coverage']}: {space.size - len(held)} of {space.size} colour-shape objects{in_space} seen.
   Held out (never in training): {', '.join(held) or 'none'}.
 - {cfg['steps']} steps x batch {cfg['batch_size']} = {record['images_seen']:,} images; AdamW lr {cfg['lr']},
   warm-up {cfg['warmup']}, cosine decay, weight decay {cfg['weight_decay']}; seed {cfg['seed']}; objective `{cfg['objective']}`;

@@ -59,7 +59,8 @@ def measure(encoder, cell: Cell, n_items: int) -> dict:
     table = binding.world_tables(encoder)["image"]
     probes = binding.composition_probes(table)
     return {"heldout_top1": top1["top1"], "heldout_ci": top1["ci"]["top1"], "n_items": n_items,
-            **{f"{p}_fit": probes[p] for p in binding.PROBES}, **{f"{p}_width": probes[f"{p}.width"] for p in binding.PROBES},
+            **{f"{p}_fit": probes[p] for p in binding.PROBES},
+            **{f"{p}_width": probes[f"{p}.width"] for p in binding.PROBES},
             "product_swaps": probes["swap.product"], "additive_swaps": probes["swap.additive"],
             "swap_cosine": probes["swap.cosine"], "r2_objects": binding.additive_r2(table)["objects"]}
 
