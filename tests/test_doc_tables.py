@@ -54,6 +54,14 @@ def test_the_seed_tables_are_their_reports_tables():
         assert named_table({f"seed{s}": json.loads(p.read_text()) for s, p in files.items()}) in text
 
 
+@pytest.mark.parametrize("clip, twin", [("seeds/seed1-single.json", "powerclip/twin-l1.0-single.json"),
+                                        ("powerclip/clip-s1-global.json", "powerclip/twin-l1.0-global.json")])
+def test_the_powerclip_twin_tables_are_their_reports_tables(clip, twin):
+    reports = {"clip": json.loads((DOCS / "results" / clip).read_text()),
+               "twin-l1": json.loads((DOCS / "results" / twin).read_text())}
+    assert named_table(reports) in (DOCS / "powerclip-world.md").read_text()
+
+
 @pytest.mark.parametrize("kind", ["all", "attribute"])
 def test_the_tflocal_seed_tables_are_their_reports_tables(kind):
     """docs/tflocal-world.md's seed tables are doc_tables --kind of the three encoders' align reports."""
