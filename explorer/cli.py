@@ -66,7 +66,6 @@ def _train_align(args: argparse.Namespace) -> int:
 
 def _model_card(args: argparse.Namespace) -> int:
     from explorer.loader import resolve
-
     from explorer.training.card import write_align_card
 
     checkpoint = resolve(args.checkpoint)[0] or EMBEDDED_CHECKPOINT
@@ -279,7 +278,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--run-dir", help="where resumable state is kept (default runs/train-align-...)")
     a.add_argument("--no-card", action="store_true", help="skip measuring and writing the model card")
 
-    c = sub.add_parser("model-card", help="measure a trained checkpoint (train-world or train-align) and (re)write its model card")
+    c = sub.add_parser("model-card", help="measure a trained checkpoint (train-world or train-align) and (re)write "
+                                          "its model card")
     c.add_argument("--checkpoint", help=f"weights file with its .json record, or a shipped checkpoint's name "
                                       f"(default {EMBEDDED_CHECKPOINT})")
     c.add_argument("--from-record", action="store_true",
