@@ -14,7 +14,7 @@ from explorer.model_configs import CHECKPOINT_DIR
 from explorer.training.align import RANDOM_NEGATIVES
 from explorer.training.choice import choice_section
 from explorer.training.config import AlignTrainConfig, TrainConfig, command_line
-from explorer.world.space import ObjectSpace
+from explorer.world.space import BENCHMARK_SPACE, ObjectSpace
 
 
 def score_table(results: dict, kinds=world.KINDS) -> str:
@@ -120,7 +120,7 @@ def write_card(checkpoint: Path, title: str, limit: int = 500, remeasure: bool =
     limit = scores["limit"]
     cfg = record["config"]
     single = " | ".join(f"{s}: {scores['single'][s]['single']['top1']:.1f}%" for s in world.SPLITS)
-    space = ObjectSpace.parse(cfg.get("object_space") or f"{len(world.COLORS)}x{len(world.SHAPES)}")
+    space = ObjectSpace.parse(cfg["object_space"]) if cfg.get("object_space") else BENCHMARK_SPACE
     held = sorted(f"{c}-{s}" for c, s in space.heldout(cfg["coverage"]))
     in_space = f" of the {space.name} object space" if cfg.get("object_space") else ""
     text = f"""# {title}

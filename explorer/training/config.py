@@ -59,9 +59,9 @@ class TrainConfig:
     benchmark_share: float | None = option(None, "with --extra-concepts: draw an object from the benchmark's own "
                                                  "colours and shapes with probability F (default: every training "
                                                  "object as often as any other)", metavar="F", recipe="b")
-    object_space: str | None = option(None, "train on a COLOURSxSHAPES object space (e.g. 16x12: the benchmark's colours and "
-                                            "shapes, then training-only ones), --coverage of its objects, for the "
-                                            "coverage sweep (default: the benchmark's 8x4)", metavar="CxS")
+    object_space: str | None = option(None, "train on a COLOURSxSHAPES object space (e.g. 16x12: the benchmark's "
+                                            "colours and shapes, then training-only ones), --coverage of its objects, "
+                                            "for the coverage sweep (default: the benchmark's 8x4)", metavar="CxS")
     precision: str = option("fp32", "bf16: run the towers under bf16 autocast, weights, loss and optimizer in fp32 "
                                     "(1.8x faster per step on 2 cores with AMX, scripts/train_step_bench.py)",
                             choices=PRECISIONS)

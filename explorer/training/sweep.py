@@ -28,7 +28,7 @@ from explorer.world.space import ObjectSpace
 log = logging.getLogger(__name__)
 
 BUDGET_FIELDS = ("model", "steps", "batch_size", "lr", "warmup", "weight_decay", "precision")
-COLUMNS = ("space", "coverage", "seed", "heldout_top1", "product_fit", "additive_fit", "mlp_fit", "product_swaps",
+COLUMNS = ("space", "coverage", "seed", "heldout_top1", "heldout_ci", "product_fit", "additive_fit", "mlp_fit", "product_swaps",
            "additive_swaps", "swap_cosine", "r2_objects", "train_s")
 
 
@@ -101,7 +101,7 @@ def summarize(records: Path) -> dict:
     if len(budgets) > 1:
         raise ValueError(f"the records in {records} were trained with different budgets: {sorted(budgets)}")
     spaces = sorted({r["space"] for r in rows})
-    return {"rows": [{k: r[k] for k in COLUMNS} | {"heldout_ci": r["heldout_ci"]} for r in rows],
+    return {"rows": [{k: r[k] for k in COLUMNS} for r in rows],
             "correlation": correlation(rows),
             "by_space": {s: correlation([r for r in rows if r["space"] == s]) for s in spaces}}
 

@@ -7,7 +7,8 @@ word order carries no layout information (DESIGN.md section 5).
 
 One module per job: ``palette`` (concepts), ``scene`` (rendering), ``coverage`` (what training sees),
 ``captions``, ``sampling`` (training scenes and batches), ``benchmark`` (the controlled benchmark's splits and
-items), ``space`` (object spaces of other sizes, for the coverage sweep). Callers use ``from explorer import world`` and the names below.
+items), ``space`` (object spaces of other sizes, for the coverage sweep). Callers use ``from explorer import world``
+and the names below.
 """
 
 from explorer.world.benchmark import (

@@ -127,8 +127,24 @@ def swap_items(
     return [replace(_swap_item(rng, kind, base, seen), split=split) for _ in range(n)]
 
 
+def object_captions(colors=tuple(COLORS), shapes=SHAPES) -> tuple[str, ...]:
+    """One caption per colour-shape object of the grid ("a red circle", ...), colour by colour."""
+    return tuple(WorldObject(c, s, "small", 0.5, 0.5).phrase() for c in colors for s in shapes)
+
+
 def single_captions() -> tuple[str, ...]:
-    return tuple(WorldObject(c, s, "small", 0.5, 0.5).phrase() for c, s in ALL_COMBOS)
+    """The benchmark's 32 objects' captions, in ``ALL_COMBOS``' order."""
+    return object_captions()
+
+
+def object_items(rng: np.random.Generator, combos: list[Combo], captions: tuple[str, ...], n: int, split: str,
+                 style: Style = "plain") -> list[ChoiceItem]:
+    """``n`` single-object images of objects drawn from ``combos``, each to be told among ``captions``."""
+    items = []
+    for _ in range(n):
+        scene = random_scene(rng, (combos[rng.integers(len(combos))],), 1, style)
+        items.append(ChoiceItem("single", scene, captions, captions.index(scene.objects[0].phrase()), split))
+    return items
 
 
 def single_items(
@@ -141,11 +157,4 @@ def single_items(
     if not combos:
         raise ValueError(f"split {split!r} has no objects at coverage {coverage}")
     rng = split_rng(base, "single", seed + offset)
-    caps = single_captions()
-    style: Style = "shift" if base == "shift" else "plain"
-    items = []
-    for _ in range(n):
-        scene = random_scene(rng, (combos[rng.integers(len(combos))],), 1, style)
-        items.append(ChoiceItem("single", scene, caps, ALL_COMBOS.index(scene.objects[0].combo), split))
-    return items
-
+    return object_items(rng, combos, single_captions(), n, split, "shift" if base == "shift" else "plain")

@@ -12,11 +12,9 @@ import re
 from dataclasses import dataclass
 
 from explorer.items import ChoiceItem
-from explorer.world.benchmark import split_rng
+from explorer.world.benchmark import object_captions, object_items, split_rng
 from explorer.world.coverage import DEFAULT_WORLD_SEED, seen_in
 from explorer.world.palette import COLORS, EXTRA_COLORS, EXTRA_SHAPES, SHAPES, Combo
-from explorer.world.sampling import random_scene
-from explorer.world.scene import WorldObject
 
 ALL_COLORS: tuple[str, ...] = (*COLORS, *EXTRA_COLORS)
 ALL_SHAPES: tuple[str, ...] = (*SHAPES, *EXTRA_SHAPES)
@@ -66,17 +64,15 @@ class ObjectSpace:
         return [(c, s) for c in self.colors for s in self.shapes if (c, s) not in seen]
 
     def captions(self) -> tuple[str, ...]:
-        return tuple(WorldObject(c, s, "small", 0.5, 0.5).phrase() for c in self.colors for s in self.shapes)
+        return object_captions(self.colors, self.shapes)
 
     def heldout_items(self, n: int, coverage: float, seed: int = DEFAULT_WORLD_SEED) -> list[ChoiceItem]:
         """``n`` single-object images of held-out objects, each to be named among every object's caption."""
         combos = self.heldout(coverage, seed)
         if not combos:
             raise ValueError(f"coverage {coverage} of {self.name} holds no object out")
-        captions = self.captions()
         rng = split_rng(f"space-{self.name}-c{coverage}", "single", seed)
-        items = []
-        for _ in range(n):
-            scene = random_scene(rng, (combos[rng.integers(len(combos))],), 1)
-            items.append(ChoiceItem("single", scene, captions, captions.index(scene.objects[0].phrase()), "heldout"))
-        return items
+        return object_items(rng, combos, self.captions(), n, "heldout")
+
+
+BENCHMARK_SPACE = ObjectSpace(len(COLORS), len(SHAPES))  # the benchmark's own 8 x 4
