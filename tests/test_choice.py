@@ -77,6 +77,18 @@ def test_the_shipped_models_choice_is_what_its_reports_give():
     assert choice_section(record) in EMBEDDED_CHECKPOINT.with_suffix(".md").read_text()
 
 
+def test_the_powerclip_twins_lambda_is_what_the_val_reports_give():
+    """The lambda docs/powerclip-world.md reports as chosen is the rule's pick on the twins' val reports, and the
+    chosen twin's training record is the run at that lambda."""
+    record = json.loads((ROOT / "docs/results/powerclip/train-twin-l0.1.json").read_text())
+    chosen = record["chosen"]
+    reports = {name: json.loads((ROOT / path).read_text()) for name, path in chosen["reports"].items()}
+    assert candidates(reports, chosen["split"]) == chosen["runs"]
+    assert choose(chosen["runs"]) == chosen["chosen"] == f"l{record['config']['powerclip_lambda']}"
+    assert f"**Lambda chosen on `val`: {record['config']['powerclip_lambda']}.**" in \
+        (ROOT / "docs/powerclip-world.md").read_text()
+
+
 @pytest.mark.parametrize("name", ["world-clip-tflocal", "world-clip-tfglobal", "world-clip-finetune"])
 def test_a_shipped_align_card_is_its_record_rendered(tmp_path, name):
     """``model-card --from-record`` rewrites a card from its record alone, and the shipped card is that rendering."""

@@ -54,11 +54,12 @@ def test_the_seed_tables_are_their_reports_tables():
         assert named_table({f"seed{s}": json.loads(p.read_text()) for s, p in files.items()}) in text
 
 
-@pytest.mark.parametrize("clip, twin", [("seeds/seed1-single.json", "powerclip/twin-l1.0-single.json"),
-                                        ("powerclip/clip-s1-global.json", "powerclip/twin-l1.0-global.json")])
-def test_the_powerclip_twin_tables_are_their_reports_tables(clip, twin):
-    reports = {"clip": json.loads((DOCS / "results" / clip).read_text()),
-               "twin-l1": json.loads((DOCS / "results" / twin).read_text())}
+@pytest.mark.parametrize("clip, reading", [("seeds/seed1-single.json", "single"), ("powerclip/clip-s1-global.json", "global")])
+def test_the_powerclip_twin_tables_are_their_reports_tables(clip, reading):
+    """The CLIP twin and the PowerCLIP twins at both lambdas, in one table per reading."""
+    reports = {"clip": json.loads((DOCS / "results" / clip).read_text())}
+    for name, lam in (("twin-l1", "1.0"), ("twin-l0.1", "0.1")):
+        reports[name] = json.loads((DOCS / "results" / f"powerclip/twin-l{lam}-{reading}.json").read_text())
     assert named_table(reports) in (DOCS / "powerclip-world.md").read_text()
 
 
