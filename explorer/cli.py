@@ -226,7 +226,8 @@ def _binding_sweep(args: argparse.Namespace) -> int:
     cells = [Cell(s, c, args.seed) for s in spaces for c in coverages]
     if not args.summary_only:
         for cell in tqdm(cells, desc="binding-sweep", unit="cell"):
-            run_cell(cell, budget, runs, records, args.device or default_device(), args.items, args.workers)
+            run_cell(cell, budget, runs, records, args.device or default_device(), args.items, args.workers,
+                     args.threads)
     try:
         summary = write(summarize(records), Path(args.out), "python -m explorer " + " ".join(sys.argv[1:]))
     except ValueError as error:
@@ -335,6 +336,8 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--items", type=int, default=500, help="held-out single-object images per cell")
     w.add_argument("--device", help="cpu or cuda (default: cuda when present)")
     w.add_argument("--workers", type=int, default=0, help="processes drawing the training scenes ahead of the model")
+    w.add_argument("--threads", type=int, default=2,
+                   help="torch threads per cell (default %(default)s); two sweeps of one thread each share 2 cores")
     w.add_argument("--records", default="docs/results/coverage-sweep",
                    help="one record per finished cell; a recorded cell is not trained again (default %(default)s)")
     w.add_argument("--runs", default="runs/coverage-sweep", help="weights and resumable state (default %(default)s)")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from explorer import world
 from explorer.intervals import correlation_interval
@@ -68,9 +69,13 @@ def test_a_cell_trains_once_is_recorded_and_the_sweep_summarizes_the_recorded_ce
     probes = sweep.binding.composition_probes
     monkeypatch.setattr(sweep.binding, "composition_probes", lambda table: probes(table, widths=(16,)))  # quicker
     cells = [sweep.Cell("8x4", 0.5), sweep.Cell("8x4", 0.75), sweep.Cell("12x6", 0.5)]
-    made = [sweep.run_cell(cell, budget, runs, records, n_items=20) for cell in cells]
+    threads = []
+    monkeypatch.setattr(torch, "set_num_threads", threads.append)  # seen, not applied to the rest of the suite
+    made = [sweep.run_cell(cell, budget, runs, records, n_items=20, threads=1) for cell in cells]
+    assert threads == [1, 1, 1]  # each cell's training ran at the sweep's thread count
     for cell, record in zip(cells, made):
         assert record["config"]["object_space"] == cell.space and record["config"]["steps"] == 2
+        assert record["config"]["threads"] == 1
         assert 0 <= record["heldout_ci"][0] <= record["heldout_top1"] <= record["heldout_ci"][1] <= 100
         assert {"product_fit", "additive_fit", "mlp_fit", "product_swaps", "swap_cosine"} <= record.keys()
     (runs / f"{cells[0].name}.safetensors").unlink()  # a recorded cell needs neither weights nor training

@@ -48,8 +48,8 @@ class Cell:
     def name(self) -> str:
         return f"{self.space}-c{self.coverage}-s{self.seed}"
 
-    def config(self, budget: dict) -> TrainConfig:
-        return TrainConfig(**budget, coverage=self.coverage, seed=self.seed, object_space=self.space)
+    def config(self, budget: dict, threads: int = 2) -> TrainConfig:
+        return TrainConfig(**budget, coverage=self.coverage, seed=self.seed, object_space=self.space, threads=threads)
 
 
 def measure(encoder, cell: Cell, n_items: int) -> dict:
@@ -66,14 +66,14 @@ def measure(encoder, cell: Cell, n_items: int) -> dict:
 
 
 def run_cell(cell: Cell, budget: dict, runs: Path, records: Path, device: str = "cpu", n_items: int = 500,
-             workers: int = 0) -> dict:
+             workers: int = 0, threads: int = 2) -> dict:
     """The cell's record: read if written, else trained (or resumed) in ``runs``, measured and written."""
     path = records / f"{cell.name}.json"
     if path.is_file():
         return json.loads(path.read_text())
     weights = runs / f"{cell.name}.safetensors"
     if not weights.is_file():
-        train(cell.config(budget), runs / cell.name, weights, device, workers)
+        train(cell.config(budget, threads), runs / cell.name, weights, device, workers)
     training = json.loads(weights.with_suffix(".json").read_text())
     encoder = load_encoder(EncoderSpec(budget["model"], checkpoint=weights, device=device))
     record = {**asdict(cell), "config": training["config"], "train_s": training["wall_s"],
