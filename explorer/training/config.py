@@ -42,7 +42,7 @@ class TrainConfig:
     lr: float = option(1e-3, "peak learning rate (AdamW, warm-up then cosine decay)", always=True)
     warmup: int = 150
     weight_decay: float = 0.1
-    threads: int = 2
+    threads: int = option(2, "torch threads (two runs of one thread each share 2 cores)")
     checkpoint_every: int = 50
     objective: str = option("clip", "clip: the CLIP loss; powerclip: plus the NLA powerset triplet loss (seed 004)",
                             always=True, choices=OBJECTIVES)
