@@ -104,3 +104,19 @@ def test_the_command_summarizes_without_training_and_refuses_a_bad_space(tmp_pat
     bad = subprocess.run([sys.executable, "-m", "explorer", "binding-sweep", "--spaces", "8x4,banana",
                           "--summary-only"], cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode != 0 and "not 'banana'" in bad.stderr
+
+
+def test_the_recorded_cells_are_the_rows_of_docs_binding_md():
+    """Every committed cell record is a row of docs/binding.md's sweep table, to the digit it prints."""
+    root = Path(__file__).resolve().parents[1]
+    doc = (root / "docs" / "binding.md").read_text()
+    records = sorted((root / "docs" / "results" / "coverage-sweep").glob("*.json"))
+    assert records, "no cell recorded"
+    for path in records:
+        r = json.loads(path.read_text())
+        low, high = r["heldout_ci"]
+        row = (f"| {r['space']}, coverage {r['coverage']} | {r['heldout_top1']:.1f} [{low:.1f}, {high:.1f}] | "
+               f"{100 / ObjectSpace.parse(r['space']).size:.1f} | "
+               f"{r['product_fit']:.1f} / {r['additive_fit']:.1f} / {r['mlp_fit']:.1f} | "
+               f"{r['product_swaps']:.1f} / {r['additive_swaps']:.0f} | {r['r2_objects']:.1f} |")
+        assert row in doc, row
