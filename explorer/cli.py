@@ -336,7 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--items", type=int, default=500, help="held-out single-object images per cell")
     w.add_argument("--device", help="cpu or cuda (default: cuda when present)")
     w.add_argument("--workers", type=int, default=0, help="processes drawing the training scenes ahead of the model")
-    w.add_argument("--threads", type=int, default=2,
+    w.add_argument("--threads", type=int, default=TrainConfig.threads,
                    help="torch threads per cell (default %(default)s); two sweeps of one thread each share 2 cores")
     w.add_argument("--records", default="docs/results/coverage-sweep",
                    help="one record per finished cell; a recorded cell is not trained again (default %(default)s)")

@@ -28,8 +28,8 @@ from explorer.world.space import ObjectSpace
 log = logging.getLogger(__name__)
 
 BUDGET_FIELDS = ("model", "steps", "batch_size", "lr", "warmup", "weight_decay", "precision")
-COLUMNS = ("space", "coverage", "seed", "heldout_top1", "heldout_ci", "product_fit", "additive_fit", "mlp_fit", "product_swaps",
-           "additive_swaps", "swap_cosine", "r2_objects", "train_s")
+COLUMNS = ("space", "coverage", "seed", "heldout_top1", "heldout_ci", "product_fit", "additive_fit", "mlp_fit",
+           "product_swaps", "additive_swaps", "swap_cosine", "r2_objects", "train_s")
 
 
 def shipped_budget() -> dict:
@@ -48,7 +48,7 @@ class Cell:
     def name(self) -> str:
         return f"{self.space}-c{self.coverage}-s{self.seed}"
 
-    def config(self, budget: dict, threads: int = 2) -> TrainConfig:
+    def config(self, budget: dict, threads: int = TrainConfig.threads) -> TrainConfig:
         return TrainConfig(**budget, coverage=self.coverage, seed=self.seed, object_space=self.space, threads=threads)
 
 
@@ -66,7 +66,7 @@ def measure(encoder, cell: Cell, n_items: int) -> dict:
 
 
 def run_cell(cell: Cell, budget: dict, runs: Path, records: Path, device: str = "cpu", n_items: int = 500,
-             workers: int = 0, threads: int = 2) -> dict:
+             workers: int = 0, threads: int = TrainConfig.threads) -> dict:
     """The cell's record: read if written, else trained (or resumed) in ``runs``, measured and written."""
     path = records / f"{cell.name}.json"
     if path.is_file():
