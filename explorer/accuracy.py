@@ -21,6 +21,7 @@ from PIL import Image
 from explorer import world
 from explorer.benchmark_registry import benchmark as registered
 from explorer.benchmark_registry import load_items
+from explorer.encoders import keys_remembered
 from explorer.intervals import percent_intervals
 from explorer.items import Item, SwapItem
 from explorer.shards import Progress, Shards
@@ -78,14 +79,15 @@ def score_chunk(methods: Sequence[ScoringMethod], part: Sequence[Item], render_s
     method prepares the chunk's images together (batched encoding) before scoring them."""
     found: list[dict] = [{} for _ in part]
     loaded: dict[int | None, list[list[Image.Image]]] = {}
-    for method in methods:
-        size = _size(method, render_size)
-        if size not in loaded:
-            loaded[size] = [it.pictures(size) for it in part]
-        pictures = loaded[size]
-        method.prepare([im for ims in pictures for im in ims])
-        for out, it, ims in zip(found, part, pictures):
-            out[method.name] = outcome(it, similarities(method, ims, it.captions))
+    with keys_remembered():
+        for method in methods:
+            size = _size(method, render_size)
+            if size not in loaded:
+                loaded[size] = [it.pictures(size) for it in part]
+            pictures = loaded[size]
+            method.prepare([im for ims in pictures for im in ims])
+            for out, it, ims in zip(found, part, pictures):
+                out[method.name] = outcome(it, similarities(method, ims, it.captions))
     return found
 
 

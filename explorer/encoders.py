@@ -11,9 +11,11 @@ import hashlib
 import logging
 import os
 import socket
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 import open_clip
 import torch
@@ -55,11 +57,33 @@ class TextFeatures:
     truncated: bool
 
 
+# id(image) -> (image, key) inside ``keys_remembered``; the image is held so its id is not reused meanwhile
+_REMEMBERED: ContextVar[dict[int, tuple[Image.Image, str]] | None] = ContextVar("image_keys", default=None)
+
+
+@contextmanager
+def keys_remembered() -> Iterator[None]:
+    """Inside this block each image's key is hashed once: one analysis (or scoring of a chunk) asks for it from
+    every cache it reads, eight times per page analysis, 3 ms each for a 1024 x 768 photo. The images must not
+    change their pixels inside the block."""
+    token = _REMEMBERED.set({})
+    try:
+        yield
+    finally:
+        _REMEMBERED.reset(token)
+
+
 def image_key(image: Image.Image) -> str:
     """A content hash: two images with the same pixels share cached features."""
+    remembered = _REMEMBERED.get()
+    if remembered is not None and id(image) in remembered:
+        return remembered[id(image)][1]
     h = hashlib.sha1(f"{image.mode}{image.size}".encode())
     h.update(image.tobytes())
-    return h.hexdigest()
+    key = h.hexdigest()
+    if remembered is not None:
+        remembered[id(image)] = (image, key)
+    return key
 
 
 def _project(x: torch.Tensor, proj) -> torch.Tensor:

@@ -8,7 +8,7 @@ from typing import Sequence
 
 from PIL import Image
 
-from explorer.encoders import DualEncoder
+from explorer.encoders import DualEncoder, keys_remembered
 from explorer.inputs import clean_caption_pair
 from explorer.methods import REGISTRY, Score, ScoringMethod, get_method
 from explorer.model_pool import MAX_MODELS, MODEL_BUDGET_MB, LoadedModel, ModelPool, choice_for, model_choices
@@ -86,9 +86,10 @@ class Engine:
                 notices.append(f"Caption {which} is longer than the model's {loaded.encoder.context_length} "
                                f"tokens: only its start was read.")
         scores = {}
-        for i, (name, method) in enumerate(loaded.methods.items()):
-            if progress is not None:
-                progress((i, len(loaded.methods)), desc=f"{method.label}...")
-            scores[name] = tuple(method.score(image, [a, b]))
+        with keys_remembered():
+            for i, (name, method) in enumerate(loaded.methods.items()):
+                if progress is not None:
+                    progress((i, len(loaded.methods)), desc=f"{method.label}...")
+                scores[name] = tuple(method.score(image, [a, b]))
         untrained = tuple(name for name, method in loaded.methods.items() if not method.trained)
         return Analysis((a, b), scores, loaded.label, loaded.device, untrained, tuple(notices))

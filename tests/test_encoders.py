@@ -165,3 +165,27 @@ def test_on_cuda_the_shipped_model_answers_as_on_the_cpu(embedded):
     close = dict(atol=0.05, rtol=0.05)  # bf16 patch and token features against fp32 ones, all unit vectors
     torch.testing.assert_close(gpu.encode_image(images[0]).patches, embedded.encode_image(images[0]).patches, **close)
     torch.testing.assert_close(gpu.encode_text(captions[0]).tokens, embedded.encode_text(captions[0]).tokens, **close)
+
+
+def test_an_image_key_is_hashed_once_inside_keys_remembered_and_follows_the_pixels_outside():
+    from explorer.encoders import image_key, keys_remembered
+
+    image = scene_image(3)
+    before = image_key(image)
+    with keys_remembered():
+        assert image_key(image) == before
+        image.putpixel((0, 0), (1, 2, 3))
+        assert image_key(image) == before  # remembered, not hashed again
+    assert image_key(image) != before  # outside the block the key is the pixels' again
+
+
+def test_a_page_analysis_hashes_its_image_once(embedded, monkeypatch):
+    from explorer.engine import Engine
+
+    engine = Engine(embedded)
+    image = scene_image(4)
+    hashed = []
+    tobytes = Image.Image.tobytes
+    monkeypatch.setattr(Image.Image, "tobytes", lambda self, *a, **k: hashed.append(self) or tobytes(self, *a, **k))
+    engine.analyze(image, "a red square and a blue circle", "a blue square and a red circle")
+    assert sum(im is image for im in hashed) == 1
