@@ -232,7 +232,7 @@ def _binding_sweep(args: argparse.Namespace) -> int:
         summary = write(summarize(records), Path(args.out), "python -m explorer " + " ".join(sys.argv[1:]))
     except ValueError as error:
         raise SystemExit(f"binding-sweep: {error}") from None
-    print(json.dumps({k: summary[k] for k in ("correlation", "by_space")}, indent=2))
+    print(json.dumps({k: summary[k] for k in ("correlation", "by_space", "by_probe")}, indent=2))
     return 0
 
 

@@ -61,6 +61,14 @@ def test_the_correlation_interval_resamples_cells():
     assert 0 < noisy_low < noisy_high < 1
 
 
+def test_the_correlation_reads_the_named_probes_fit():
+    rows = [{"heldout_top1": h, "product_fit": p, "additive_fit": a}
+            for h, p, a in ((10, 50, 20), (40, 30, 50), (80, 20, 90), (90, 10, 95))]
+    product, additive = sweep.correlation(rows), sweep.correlation(rows, "additive_fit")
+    assert product["r"] < -0.9 < 0.9 < additive["r"] and product["cells"] == additive["cells"] == 4
+    assert sweep.correlation(rows[:2])["r"] is None  # two cells: no correlation
+
+
 def test_a_cell_trains_once_is_recorded_and_the_sweep_summarizes_the_recorded_cells(tmp_path, tiny_model,
                                                                                       monkeypatch):
     budget = {"model": tiny_model, "steps": 2, "batch_size": 8, "lr": 1e-3, "warmup": 1, "weight_decay": 0.1,
@@ -85,6 +93,7 @@ def test_a_cell_trains_once_is_recorded_and_the_sweep_summarizes_the_recorded_ce
     summary = sweep.write(sweep.summarize(records), tmp_path / "out", "python -m explorer binding-sweep")
     assert [(r["space"], r["coverage"]) for r in summary["rows"]] == [("8x4", 0.5), ("8x4", 0.75), ("12x6", 0.5)]
     assert summary["correlation"]["cells"] == 3 and summary["by_space"]["12x6"]["r"] is None  # one cell: no r
+    assert summary["by_probe"]["product"] == summary["correlation"] and set(summary["by_probe"]) == set(sweep.binding.PROBES)
     html = (tmp_path / "out" / "coverage-sweep.html").read_text()
     assert "12x6" in html and "multiplicative fit" in html
     assert (tmp_path / "out" / "coverage-sweep.csv").read_text().splitlines()[0].startswith("space,coverage,seed")
@@ -120,3 +129,15 @@ def test_the_recorded_cells_are_the_rows_of_docs_binding_md():
                f"{r['product_fit']:.1f} / {r['additive_fit']:.1f} / {r['mlp_fit']:.1f} | "
                f"{r['product_swaps']:.1f} / {r['additive_swaps']:.0f} | {r['r2_objects']:.1f} |")
         assert row in doc, row
+
+
+def test_docs_binding_md_quotes_the_summary_of_the_recorded_cells():
+    """docs/coverage-sweep.json is the summary of the committed records, and the page quotes its correlations."""
+    root = Path(__file__).resolve().parents[1]
+    written = json.loads((root / "docs" / "coverage-sweep.json").read_text())
+    assert written["rows"] == sweep.summarize(root / "docs" / "results" / "coverage-sweep")["rows"]
+    doc = (root / "docs" / "binding.md").read_text()
+    for probe, found in written["by_probe"].items():
+        if found["r"] is not None:
+            low, high = found["ci"]
+            assert f"r = {found['r']} [{low}, {high}]" in doc, probe

@@ -84,17 +84,19 @@ def run_cell(cell: Cell, budget: dict, runs: Path, records: Path, device: str = 
     return record
 
 
-def correlation(rows: list[dict]) -> dict:
-    """Pearson r of held-out top-1 and product fit over cells, with its interval (cells resampled)."""
+def correlation(rows: list[dict], fit: str = "product_fit") -> dict:
+    """Pearson r of held-out top-1 and a probe's fit (the product probe's: seed 002's claim) over cells, with its
+    interval (cells resampled)."""
     if len(rows) < 3:
         return {"r": None, "ci": None, "cells": len(rows)}
-    x, y = (np.array([r[k] for r in rows]) for k in ("product_fit", "heldout_top1"))
+    x, y = (np.array([r[k] for r in rows]) for k in (fit, "heldout_top1"))
     r = float(np.corrcoef(x, y)[0, 1]) if x.std() > 0 and y.std() > 0 else None
     return {"r": None if r is None else round(r, 3), "ci": correlation_interval(x, y), "cells": len(rows)}
 
 
 def summarize(records: Path) -> dict:
-    """Every recorded cell, sorted, with the correlation over all cells and within each space."""
+    """Every recorded cell, sorted, with the correlation over all cells and within each space, and over all cells
+    for each probe (``by_probe``: does recognition follow the product probe's fit rather than the others'?)."""
     rows = sorted((json.loads(p.read_text()) for p in records.glob("*.json")),
                   key=lambda r: (ObjectSpace.parse(r["space"]).size, r["coverage"], r["seed"]))
     budgets = {json.dumps({k: r["config"][k] for k in BUDGET_FIELDS}, sort_keys=True) for r in rows}
@@ -103,7 +105,8 @@ def summarize(records: Path) -> dict:
     spaces = sorted({r["space"] for r in rows})
     return {"rows": [{k: r[k] for k in COLUMNS} for r in rows],
             "correlation": correlation(rows),
-            "by_space": {s: correlation([r for r in rows if r["space"] == s]) for s in spaces}}
+            "by_space": {s: correlation([r for r in rows if r["space"] == s]) for s in spaces},
+            "by_probe": {p: correlation(rows, f"{p}_fit") for p in binding.PROBES}}
 
 
 def write(summary: dict, out: Path, command: str) -> dict:
