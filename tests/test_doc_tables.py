@@ -64,6 +64,18 @@ def test_the_powerclip_twin_tables_are_their_reports_tables(clip, reading):
     assert named_table(reports) in (DOCS / "powerclip-world.md").read_text()
 
 
+@pytest.mark.parametrize("reading, kind", [("single", "single"), ("global", "attribute"), ("global", "all")])
+def test_the_powerclip_seed_tables_are_their_reports_tables(reading, kind):
+    """Each CLIP seed beside its lambda-0.1 twin (seed 1's twin is the chosen run), one kind of one reading."""
+    clip = {"single": "seeds/seed{s}-single.json", "global": "powerclip/clip-s{s}-global.json"}[reading]
+    reports = {}
+    for s in (0, 1, 2):
+        twin = f"powerclip/twin-l0.1-{reading}.json" if s == 1 else f"powerclip/twin-l0.1-s{s}-{reading}.json"
+        reports[f"clip-s{s}"] = json.loads((DOCS / "results" / clip.format(s=s)).read_text())
+        reports[f"twin-s{s}"] = json.loads((DOCS / "results" / twin).read_text())
+    assert kind_table(reports, kind) in (DOCS / "powerclip-world.md").read_text()
+
+
 @pytest.mark.parametrize("kind", ["all", "attribute"])
 def test_the_tflocal_seed_tables_are_their_reports_tables(kind):
     """docs/tflocal-world.md's seed tables are doc_tables --kind of the three encoders' align reports."""
