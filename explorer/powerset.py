@@ -100,35 +100,57 @@ def _unit(x: torch.Tensor) -> torch.Tensor:
     return F.normalize(x.double(), dim=-1, eps=EPS)
 
 
-def _groups(patches: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Covered patches grouped by which regions cover them: patterns (G, M) and summed vectors (G, D)."""
+@dataclass(frozen=True)
+class RegionGroups:
+    """Covered patches grouped by which regions cover them: what every caption's enumeration reads of one image."""
+
+    cover: torch.Tensor  # (M, G): 1.0 where region i covers group g
+    sums: torch.Tensor  # (G, D): each group's summed unit patch vectors
+    gram: torch.Tensor  # (G, G): sums @ sums.T
+    unions: tuple[torch.Tensor, torch.Tensor] | None = None  # every subset's groups (2^M - 1, G) and ||v_S||, if kept
+
+
+def region_groups(patches: torch.Tensor, masks: torch.Tensor, keep_unions: bool = False) -> RegionGroups:
+    """The groups of patches (N, D) under region masks (M, N), in float64; compute once per image.
+
+    ``keep_unions``: also every subset's union and its norm (2^M - 1 rows: for the exact enumeration of few regions).
+    """
+    masks = masks.bool()
     covered = masks.any(0)
     patterns, inverse = torch.unique(masks[:, covered].T, dim=0, return_inverse=True)
     sums = torch.zeros(len(patterns), patches.shape[1], dtype=torch.float64)
-    return patterns, sums.index_add_(0, inverse, _unit(patches)[covered])
+    sums.index_add_(0, inverse, _unit(patches)[covered])
+    cover, gram = patterns.double().T, sums @ sums.T
+    unions = _unions(subset_masks(masks.shape[0]), cover, gram) if keep_unions else None
+    return RegionGroups(cover, sums, gram, unions)
+
+
+def _unions(rows: torch.Tensor, cover: torch.Tensor, gram: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """For subsets ``rows`` (c, M): the groups under each union (c, G) and the norm of its pooled sum (c,)."""
+    under = ((rows.double() @ cover) > 0).double()
+    return under, ((under @ gram) * under).sum(1).clamp_min(EPS**2).sqrt()
 
 
 def subset_similarities(
-    patches: torch.Tensor, masks: torch.Tensor, texts: torch.Tensor, chunk: int = 4096
+    patches: torch.Tensor, masks: torch.Tensor, texts: torch.Tensor, chunk: int = 4096,
+    groups: RegionGroups | None = None,
 ) -> torch.Tensor:
-    """cos(pool of the union of S, t_k) for every non-empty S (rows as ``subset_masks``) and node k: (2^M - 1, K)."""
-    masks = masks.bool()
-    patterns, sums = _groups(patches, masks)
-    to_text, gram = sums @ _unit(texts).T, sums @ sums.T
-    cover = patterns.double().T  # (M, G)
-    out = []
-    for rows in subset_masks(masks.shape[0]).split(chunk):
-        under = ((rows.double() @ cover) > 0).double()  # (c, G): the groups under the union
-        norm = ((under @ gram) * under).sum(1).clamp_min(EPS**2).sqrt()
-        out.append((under @ to_text) / norm[:, None])
-    return torch.cat(out)
+    """cos(pool of the union of S, t_k) for every non-empty S (rows as ``subset_masks``) and node k: (2^M - 1, K).
+
+    ``groups``: ``region_groups(patches, masks)`` made before (per image), else made here."""
+    g = groups or region_groups(patches, masks)
+    to_text = g.sums @ _unit(texts).T
+    chunks = [g.unions] if g.unions is not None else \
+        (_unions(rows, g.cover, g.gram) for rows in subset_masks(g.cover.shape[0]).split(chunk))
+    return torch.cat([(under @ to_text) / norm[:, None] for under, norm in chunks])
 
 
 def exact_alignment(
-    patches: torch.Tensor, masks: torch.Tensor, texts: torch.Tensor, tau: float = TAU, chunk: int = 4096
+    patches: torch.Tensor, masks: torch.Tensor, texts: torch.Tensor, tau: float = TAU, chunk: int = 4096,
+    groups: RegionGroups | None = None,
 ) -> ExactAlignment:
     """t2r (max and soft max over subsets per node) and r2t by enumerating the powerset; memory O(2^M K + chunk G)."""
-    sims = subset_similarities(patches, masks, texts, chunk)
+    sims = subset_similarities(patches, masks, texts, chunk, groups)
     best, arg = sims.max(0)
     soft = torch.logsumexp(tau * sims, 0) / tau
     return ExactAlignment(best, arg, soft, float(best.mean()), float(sims.max(1).values.mean()))
@@ -227,12 +249,15 @@ def nla_alignment(
     return NLAAlignment(nla_max(a), nla_soft(a, tau), lower, upper)
 
 
-def nla_scan(patches: torch.Tensor, masks: torch.Tensor, texts: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """NLA-scan: the best cosine over prefixes of regions ranked by t . v_i / ||v_i||^p: values (K,), subsets (M, K)."""
-    masks = masks.bool()
-    patterns, sums = _groups(patches, masks)
-    to_text, gram = sums @ _unit(texts).T, sums @ sums.T
-    cover = patterns.double().T  # (M, G)
+def nla_scan(
+    patches: torch.Tensor, masks: torch.Tensor, texts: torch.Tensor, groups: RegionGroups | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """NLA-scan: the best cosine over prefixes of regions ranked by t . v_i / ||v_i||^p: values (K,), subsets (M, K).
+
+    ``groups``: ``region_groups(patches, masks)`` made before (per image), else made here."""
+    g = groups or region_groups(patches, masks)
+    cover, sums, gram = g.cover, g.sums, g.gram
+    to_text = sums @ _unit(texts).T
     along = cover @ to_text  # (M, K): t_k . v_i
     size = ((cover @ gram) * cover).sum(1).clamp_min(EPS)[:, None]  # ||v_i||^2
     best = torch.full((texts.shape[0],), -math.inf, dtype=torch.float64)

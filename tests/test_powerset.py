@@ -16,6 +16,7 @@ from explorer.powerset import (
     nla_r2t,
     nla_scan,
     nla_soft,
+    region_groups,
     region_scores,
     soft_gap_bound,
     subset_masks,
@@ -120,6 +121,10 @@ def test_exact_path_equals_brute_force(m):
     chosen = subset_masks(m)[exact.best_subset].numpy()
     for k, subset in enumerate(chosen):
         assert table[tuple(np.flatnonzero(subset))][k] == pytest.approx(best[k], abs=1e-12)
+    kept = exact_alignment(*args, tau=TAU, groups=region_groups(*args[:2], keep_unions=True))  # made once per image
+    np.testing.assert_array_equal(kept.best.numpy(), exact.best.numpy())
+    np.testing.assert_array_equal(kept.soft.numpy(), exact.soft.numpy())
+    assert (kept.t2r, kept.r2t) == (exact.t2r, exact.r2t)
 
 
 def check_nlas(a, table):
@@ -189,6 +194,9 @@ def test_scan_is_a_real_subset_between_the_simple_candidates_and_the_best(m):
     assert (floor - 1e-9 <= values.numpy()).all() and (values.numpy() <= best + 1e-9).all()
     for k, subset in enumerate(subsets.T.numpy()):
         assert table[tuple(np.flatnonzero(subset))][k] == pytest.approx(float(values[k]), abs=1e-9)
+    args = [torch.tensor(x) for x in (patches, masks, texts)]
+    kept_values, kept_subsets = nla_scan(*args, groups=region_groups(*args[:2]))  # made once per image
+    assert torch.equal(kept_values, values) and torch.equal(kept_subsets, subsets)
 
 
 def test_scan_is_exact_for_disjoint_orthogonal_regions():
@@ -304,6 +312,24 @@ def test_method_on_a_world_scene(random_vit):
     assert len(scores[0].evidence.regions) == 12
     world_scores = PowersetAlignment(random_vit, regions="world").score(image, ["x"])
     assert all(r.source == "world" for r in world_scores[0].evidence.regions)
+
+
+def test_a_caption_edit_reads_the_images_groups_and_makes_none(random_vit, monkeypatch):
+    from explorer.methods import powerset_method
+
+    image = world.swap_items("id", "attribute", 1)[0].images[0].render(224)
+    method = PowersetAlignment(random_vit)
+    made = []
+    monkeypatch.setattr(powerset_method, "region_groups", lambda *a, **k: made.append(1) or region_groups(*a, **k))
+    [first] = method.score(image, ["a red square to the left of a blue circle"])
+    assert len(made) == (1 if first.evidence.exact_regions == len(first.evidence.regions) else 2)
+    made.clear()
+    [edit] = method.score(image, ["a red square to the left of a blue circle on a grey floor"])
+    assert made == []
+    check_evidence(edit, random_vit.encode_image(image).grid, 10)
+    fresh = PowersetAlignment(random_vit).score(image, [edit.caption])[0]  # groups made for this caption alone
+    assert [(a.exact, a.nla, a.nla_all) for a in edit.evidence.alignments] == \
+        [(a.exact, a.nla, a.nla_all) for a in fresh.evidence.alignments]
 
 
 def test_method_copes_with_a_blank_oblong_image(random_vit):

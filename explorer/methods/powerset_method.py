@@ -21,7 +21,7 @@ from explorer import proposals
 from explorer.cache import LRUCache
 from explorer.encoders import DualEncoder, image_key
 from explorer.methods.base import Score, ScoringMethod, register
-from explorer.powerset import exact_alignment, nla_scan, subset_masks
+from explorer.powerset import RegionGroups, exact_alignment, nla_scan, region_groups, subset_masks
 from explorer.regions import Region, fill_color, patch_mask, random_regions, visible_box
 from explorer.text import parse_many
 from explorer.tree import TreeNode, parse_tree
@@ -101,6 +101,7 @@ class PowersetAlignment(ScoringMethod):
         self.source, self.n_random, self.seed, self.sam_checkpoint = regions, n_random, seed, sam_checkpoint
         self.exact_limit, self.max_regions = exact_limit, max_regions
         self._cache: LRUCache[tuple[tuple[Region, ...], torch.Tensor]] = LRUCache()
+        self._groups: LRUCache[tuple[RegionGroups, RegionGroups]] = LRUCache()
         encoder.text_hooks[self.name] = node_texts
         if self._proposer() is not None:
             proposals.start_on_new_images(encoder, self._proposer())
@@ -135,6 +136,16 @@ class PowersetAlignment(ScoringMethod):
 
         return self._cache.get_or_compute(image_key(image), compute)
 
+    def groups(self, image: Image.Image, patches: torch.Tensor, masks: torch.Tensor) -> tuple[RegionGroups, RegionGroups]:
+        """The patch groups of the ``exact_limit`` largest regions (with their unions) and of all; cached per image:
+        a caption edit reads them and makes none."""
+        def compute() -> tuple[RegionGroups, RegionGroups]:
+            m = min(len(masks), self.exact_limit)
+            largest = region_groups(patches, masks[:m], keep_unions=True)
+            return largest, largest if m == len(masks) else region_groups(patches, masks)
+
+        return self._groups.get_or_compute(image_key(image), compute)
+
     def prepare(self, images: Sequence[Image.Image]) -> None:
         for feats, im in zip(self.encoder.encode_images(images), images):
             self.region_masks(im, feats.grid)
@@ -144,18 +155,20 @@ class PowersetAlignment(ScoringMethod):
         patches: torch.Tensor,
         regions: tuple[Region, ...],
         masks: torch.Tensor,
+        groups: tuple[RegionGroups, RegionGroups],
         grid: tuple[int, int],
         caption: str,
     ) -> Score:
         tree = parse_tree(caption)
         texts = torch.stack([t.embedding for t in self.encoder.encode_texts([n.text for n in tree], companions=False)])
         m = min(len(regions), self.exact_limit)
+        largest, every = groups
         start = time.perf_counter()
-        exact = exact_alignment(patches, masks[:m], texts)
+        exact = exact_alignment(patches, masks[:m], texts, groups=largest)
         middle = time.perf_counter()
-        nla, _ = nla_scan(patches, masks[:m], texts)
+        nla, nla_subsets = nla_scan(patches, masks[:m], texts, groups=largest)
         end = time.perf_counter()
-        nla_all, nla_subsets = nla_scan(patches, masks, texts)
+        nla_all, nla_subsets = (nla, nla_subsets) if every is largest else nla_scan(patches, masks, texts, groups=every)
         subsets, nla_subsets = subset_masks(m)[exact.best_subset], nla_subsets.T
         alignments = tuple(
             NodeAlignment(
@@ -178,4 +191,5 @@ class PowersetAlignment(ScoringMethod):
         """Every caption scored on the image, no score cache: what a new caption costs."""
         feats = self.encoder.encode_image(image)
         regions, masks = self.region_masks(image, feats.grid)
-        return [self._score(feats.patches, regions, masks, feats.grid, c) for c in captions]
+        groups = self.groups(image, feats.patches, masks)
+        return [self._score(feats.patches, regions, masks, groups, feats.grid, c) for c in captions]
