@@ -107,7 +107,7 @@ class RegionGroups:
     cover: torch.Tensor  # (M, G): 1.0 where region i covers group g
     sums: torch.Tensor  # (G, D): each group's summed unit patch vectors
     gram: torch.Tensor  # (G, G): sums @ sums.T
-    unions: tuple[torch.Tensor, torch.Tensor] | None = None  # every subset's groups (2^M - 1, G) and ||v_S||, if kept
+    unions: tuple[torch.Tensor, torch.Tensor] | None = None  # every subset's groups (2^M - 1, G; bool) and ||v_S||
 
 
 def region_groups(patches: torch.Tensor, masks: torch.Tensor, keep_unions: bool = False) -> RegionGroups:
@@ -121,8 +121,10 @@ def region_groups(patches: torch.Tensor, masks: torch.Tensor, keep_unions: bool 
     sums = torch.zeros(len(patterns), patches.shape[1], dtype=torch.float64)
     sums.index_add_(0, inverse, _unit(patches)[covered])
     cover, gram = patterns.double().T, sums @ sums.T
-    unions = _unions(subset_masks(masks.shape[0]), cover, gram) if keep_unions else None
-    return RegionGroups(cover, sums, gram, unions)
+    if not keep_unions:
+        return RegionGroups(cover, sums, gram)
+    under, norm = _unions(subset_masks(masks.shape[0]), cover, gram)
+    return RegionGroups(cover, sums, gram, (under.bool(), norm))  # bool: an eighth of the memory per cached image
 
 
 def _unions(rows: torch.Tensor, cover: torch.Tensor, gram: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -140,7 +142,7 @@ def subset_similarities(
     ``groups``: ``region_groups(patches, masks)`` made before (per image), else made here."""
     g = groups or region_groups(patches, masks)
     to_text = g.sums @ _unit(texts).T
-    chunks = [g.unions] if g.unions is not None else \
+    chunks = [(g.unions[0].double(), g.unions[1])] if g.unions is not None else \
         (_unions(rows, g.cover, g.gram) for rows in subset_masks(g.cover.shape[0]).split(chunk))
     return torch.cat([(under @ to_text) / norm[:, None] for under, norm in chunks])
 

@@ -27,6 +27,7 @@ from explorer.text import parse_many
 from explorer.tree import TreeNode, parse_tree
 
 REGION_SOURCES = ("segments", "random", "sam", "world")
+GROUPS_CACHED = 32  # images whose patch groups are kept: a caption edit reads its image's; eval scores each image once
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ class PowersetAlignment(ScoringMethod):
         self.source, self.n_random, self.seed, self.sam_checkpoint = regions, n_random, seed, sam_checkpoint
         self.exact_limit, self.max_regions = exact_limit, max_regions
         self._cache: LRUCache[tuple[tuple[Region, ...], torch.Tensor]] = LRUCache()
-        self._groups: LRUCache[tuple[RegionGroups, RegionGroups]] = LRUCache()
+        self._groups: LRUCache[tuple[RegionGroups, RegionGroups]] = LRUCache(GROUPS_CACHED)
         encoder.text_hooks[self.name] = node_texts
         if self._proposer() is not None:
             proposals.start_on_new_images(encoder, self._proposer())
