@@ -100,6 +100,9 @@ def _unit(x: torch.Tensor) -> torch.Tensor:
     return F.normalize(x.double(), dim=-1, eps=EPS)
 
 
+UNIONS_KEPT_UP_TO = 12  # regions: 4095 subsets' unions kept per image, 4095 x G booleans
+
+
 @dataclass(frozen=True)
 class RegionGroups:
     """Covered patches grouped by which regions cover them: what every caption's enumeration reads of one image."""
@@ -113,7 +116,8 @@ class RegionGroups:
 def region_groups(patches: torch.Tensor, masks: torch.Tensor, keep_unions: bool = False) -> RegionGroups:
     """The groups of patches (N, D) under region masks (M, N), in float64; compute once per image.
 
-    ``keep_unions``: also every subset's union and its norm (2^M - 1 rows: for the exact enumeration of few regions).
+    ``keep_unions``: also every subset's union and its norm, where M <= ``UNIONS_KEPT_UP_TO`` (2^M - 1 rows; above,
+    each enumeration makes them chunk by chunk, in bounded memory).
     """
     masks = masks.bool()
     covered = masks.any(0)
@@ -121,7 +125,7 @@ def region_groups(patches: torch.Tensor, masks: torch.Tensor, keep_unions: bool 
     sums = torch.zeros(len(patterns), patches.shape[1], dtype=torch.float64)
     sums.index_add_(0, inverse, _unit(patches)[covered])
     cover, gram = patterns.double().T, sums @ sums.T
-    if not keep_unions:
+    if not keep_unions or masks.shape[0] > UNIONS_KEPT_UP_TO:
         return RegionGroups(cover, sums, gram)
     under, norm = _unions(subset_masks(masks.shape[0]), cover, gram)
     return RegionGroups(cover, sums, gram, (under.bool(), norm))  # bool: an eighth of the memory per cached image

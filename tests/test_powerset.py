@@ -9,6 +9,7 @@ from PIL import Image
 from explorer import world
 from explorer.methods.powerset_method import PowersetAlignment
 from explorer.powerset import (
+    UNIONS_KEPT_UP_TO,
     exact_alignment,
     nla_alignment,
     nla_best_subset,
@@ -223,6 +224,15 @@ def test_batched_nlas_equal_the_enumerated_surrogate_item_by_item(m):
         np.testing.assert_allclose(nla.best[i].numpy(), best, atol=1e-9)
         np.testing.assert_allclose(nla.soft[i].numpy(), soft, atol=1e-9)
         assert nla.r2t_lower[i] - 1e-9 <= r2t <= nla.r2t_upper[i] + 1e-9
+
+
+def test_unions_are_kept_for_few_regions_only_and_change_nothing():
+    for m in (UNIONS_KEPT_UP_TO, UNIONS_KEPT_UP_TO + 1):
+        patches, masks, texts = (torch.tensor(x) for x in problem(m, seed=300 + m, n=40))
+        groups = region_groups(patches, masks, keep_unions=True)
+        assert (groups.unions is not None) == (m <= UNIONS_KEPT_UP_TO)
+        kept, made = exact_alignment(patches, masks, texts, groups=groups), exact_alignment(patches, masks, texts)
+        assert torch.allclose(kept.best, made.best, atol=1e-12) and torch.equal(kept.best_subset, made.best_subset)
 
 
 def test_nlas_run_at_64_regions():  # how fast they run there is the bench's powerset figure at M = 64
