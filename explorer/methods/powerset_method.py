@@ -52,7 +52,7 @@ class PowersetEvidence:
     masks: np.ndarray  # (M, h, w) bool: the regions on the patch grid
     alignments: tuple[NodeAlignment, ...]  # one per tree node
     exact_regions: int  # how many of the largest regions were enumerated exactly
-    exact_seconds: float
+    exact_seconds: float  # this caption's enumeration; the image's groups and unions are made once per image
     nla_seconds: float
 
 
