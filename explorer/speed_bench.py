@@ -27,6 +27,7 @@ from explorer.tree import parse_tree
 log = logging.getLogger(__name__)
 
 WARM_UP_ANALYSES = 5  # analyses of other items before the timed ones: a page that has served a few requests
+EDIT = " on a grey floor"  # what the timed caption edit appends to caption B
 
 
 def timed(fn: Callable[[], object], repeat: int = 1) -> tuple[float, object]:
@@ -51,6 +52,21 @@ def timed_side_by_side(fns: dict[str, Callable[[], object]], repeat: int) -> dic
 
 def bench_items(n: int) -> list[world.SwapItem]:
     return world.swap_items("heldout", "attribute", n)
+
+
+def fresh_items(n: int) -> list[world.SwapItem]:
+    """``n`` bench items none of whose captions, nor caption B's edit, came in an earlier one: every timed analysis
+    parses and encodes its captions, and every timed edit is a caption not seen before (the world repeats some)."""
+    seen: set[str] = set()
+    out = []
+    for item in bench_items(4 * n):
+        texts = {*item.captions, item.captions[1] + EDIT}
+        if not texts & seen:
+            out.append(item)
+        seen |= texts
+        if len(out) == n:
+            return out
+    raise ValueError(f"the bench's world has fewer than {n} items with captions of their own")
 
 
 def sgi_figures(encoder: DualEncoder, repeat: int = 3) -> dict[str, float]:
@@ -97,7 +113,7 @@ def analysis_figures(encoder: DualEncoder, tag: str, runs: int = 20) -> dict[str
     engine = Engine(encoder)
     text.PARSES.clear()  # an earlier run's parses of the same captions would make its captions free here
     encoder.wait_warm()  # as on a page that has been up a moment: the towers' kernels made per batch bucket
-    items = bench_items(runs + WARM_UP_ANALYSES)
+    items = fresh_items(runs + WARM_UP_ANALYSES)
     size = encoder.image_size
     for item in items[:WARM_UP_ANALYSES]:  # spaCy, lazy imports, kernels made for the text batches' first shapes
         engine.analyze(item.images[0].render(size), *item.captions)
@@ -108,7 +124,7 @@ def analysis_figures(encoder: DualEncoder, tag: str, runs: int = 20) -> dict[str
         engine.analyze(image, *item.captions)
         cold.append(time.perf_counter() - start)
         start = time.perf_counter()
-        engine.analyze(image, item.captions[0], item.captions[1] + " on a grey floor")  # a caption edit
+        engine.analyze(image, item.captions[0], item.captions[1] + EDIT)  # a caption edit
         rescore.append(time.perf_counter() - start)
     ms = 1000 * np.array(cold)
     return {

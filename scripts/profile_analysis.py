@@ -47,7 +47,7 @@ STAGES = {  # label: the (file suffix, function name) it sums; a stage absent fr
 
 def profile(engine: Engine, runs: int, timer) -> dict[str, dict[str, float]]:
     """Per-stage ms per analysis for a new image (``cold``) and a caption edit (``rescore``), with ``total``."""
-    items = bench.bench_items(runs + 1)
+    items = bench.fresh_items(runs + 1)
     size = engine.encoder.image_size
     engine.analyze(items[0].images[0].render(size), *items[0].captions)  # warm-up
     profiles = {"cold": cProfile.Profile(timer), "rescore": cProfile.Profile(timer)}
@@ -55,7 +55,7 @@ def profile(engine: Engine, runs: int, timer) -> dict[str, dict[str, float]]:
     segmentation = 0.0
     for item in items[1:]:
         image = item.images[0].render(size)
-        edit = (item.captions[0], item.captions[1] + " on a grey floor")
+        edit = (item.captions[0], item.captions[1] + bench.EDIT)
         for kind, captions in (("cold", item.captions), ("rescore", edit)):
             start = timer()
             profiles[kind].runcall(engine.analyze, image, *captions)
@@ -94,12 +94,12 @@ def edit_wall_ms(engine: Engine, runs: int) -> dict[str, float]:
     for name, method in engine.methods.items():
         timed(method, "score", f"method {name}")
     samples: dict[str, list[float]] = {}
-    for item in bench.bench_items(2 * runs + 2)[runs + 1 :]:  # items the profile did not see: new captions
+    for item in bench.fresh_items(2 * runs + 2)[runs + 1 :]:  # items the profile did not see: new captions
         image = item.images[0].render(encoder.image_size)
         engine.analyze(image, *item.captions)
         spent.clear()
         start = time.perf_counter()
-        engine.analyze(image, item.captions[0], item.captions[1] + " on a grey floor")
+        engine.analyze(image, item.captions[0], item.captions[1] + bench.EDIT)
         for label, seconds in {**spent, "whole caption edit": time.perf_counter() - start}.items():
             samples.setdefault(label, []).append(seconds)
     return {label: round(1e3 * float(np.median(samples[label][1:])), 2)

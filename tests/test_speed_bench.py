@@ -42,3 +42,9 @@ def test_performance_markdown_puts_devices_side_by_side_and_keeps_the_profile(tm
     assert "an H200" in text and "old table" not in text and text.endswith(f"{bench.PROFILE_HEADING}\nprofile rows\n")
     bench.write_performance_markdown(path, [cpu])
     assert "No GPU column" in path.read_text()
+
+
+def test_timed_analyses_meet_captions_not_seen_before():
+    items = bench.fresh_items(25)
+    texts = [t for item in items for t in (*item.captions, item.captions[1] + bench.EDIT)]
+    assert len(items) == 25 and len(texts) == len(set(texts))
