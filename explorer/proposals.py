@@ -39,6 +39,12 @@ def start(image: Image.Image, proposer: tuple[str, Proposer]) -> Future[list[Reg
         return _FUTURES.put(key, _POOL.submit(propose, image.copy()))
 
 
+def forget() -> None:
+    """Drop every image's proposals: a timed run of new images must not find them made by an earlier run."""
+    with _LOCK:
+        _FUTURES.clear()
+
+
 def regions(image: Image.Image, proposer: tuple[str, Proposer]) -> list[Region]:
     """A proposer's regions of the image, waiting for the worker where they are still being computed."""
     return start(image, proposer).result()

@@ -13,7 +13,7 @@ import torch
 from PIL import Image
 from tqdm import tqdm
 
-from explorer import text, world
+from explorer import proposals, text, world
 from explorer.accuracy import evaluate_items
 from explorer.encoders import DualEncoder
 from explorer.engine import Engine
@@ -66,7 +66,7 @@ def fresh_items(n: int) -> list[world.SwapItem]:
         seen |= texts
         if len(out) == n:
             return out
-    raise ValueError(f"the bench's world has fewer than {n} items with captions of their own")
+    raise ValueError(f"fewer than {n} of the bench world's first {4 * n} items have captions of their own")
 
 
 def sgi_figures(encoder: DualEncoder, repeat: int = 3) -> dict[str, float]:
@@ -111,7 +111,8 @@ def _sgi_speed(encoder: DualEncoder, image: Image.Image, captions: list[str], ta
 def analysis_figures(encoder: DualEncoder, tag: str, runs: int = 20) -> dict[str, float]:
     """The whole page analysis (its four methods) of a new image and two captions, p50 / p95."""
     engine = Engine(encoder)
-    text.PARSES.clear()  # an earlier run's parses of the same captions would make its captions free here
+    text.PARSES.clear()  # an earlier run's parses of the same captions would make its captions free here,
+    proposals.forget()  # and its segmentations of the same images their regions (the fp32 run follows the page's)
     encoder.wait_warm()  # as on a page that has been up a moment: the towers' kernels made per batch bucket
     items = fresh_items(runs + WARM_UP_ANALYSES)
     size = encoder.image_size

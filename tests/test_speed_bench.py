@@ -48,3 +48,15 @@ def test_timed_analyses_meet_captions_not_seen_before():
     items = bench.fresh_items(25)
     texts = [t for item in items for t in (*item.captions, item.captions[1] + bench.EDIT)]
     assert len(items) == 25 and len(texts) == len(set(texts))
+
+
+def test_each_timed_run_segments_its_images_anew(embedded, monkeypatch):
+    from explorer import proposals
+
+    calls = []
+    segment = proposals.segment_regions
+    monkeypatch.setattr(proposals, "segment_regions", lambda image, **kw: calls.append(1) or segment(image, **kw))
+    bench.analysis_figures(embedded, "first", runs=1)
+    first = len(calls)
+    bench.analysis_figures(embedded, "again", runs=1)  # the same images: as the fp32 run after the page's
+    assert first == 1 + bench.WARM_UP_ANALYSES and len(calls) == 2 * first
