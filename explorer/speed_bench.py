@@ -270,7 +270,8 @@ def performance_markdown(reports: list[dict]) -> str:
            "\nNo GPU column: no CUDA device was lent to the task that measured these. On a machine with one, "
            "`python -m explorer bench --device cuda --json docs/results/bench-cuda.json` measures the same figures "
            "there (autocast bf16/fp16, plus ViT-L-14), and `--beside docs/results/bench-cuda.json` on the CPU run "
-           "puts them side by side.\n")
+           "puts them side by side; `scripts/device_kit.sh` packs what such a machine may lack (spaCy, its English "
+           "model, open_clip) for one with no package index.\n")
     return (f"# Performance\n\nMeasured by `python -m explorer bench`, one column per device:\n\n{where}\n\n"
             f"`vitb32` and `vitl14` are ViT-B-32 and ViT-L-14 with random weights (the compute of the pretrained "
             f"ones). `rescore.ms.*` is the p50 of the whole analysis (global, SGI, TFLocal, PowerCLIP) of an image "
