@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Packs what a lent GPU machine lacks for `python3 -m explorer bench --device cuda` into .kit/site.tar.xz.
+# Packs what a lent GPU machine lacks for scripts/device_run.sh (the bench and the profile there) into
+# .kit/site.tar.xz.
 #
 # The device image (/work/.library/device/KINDS.md) has Python 3.12 with torch, torchvision, numpy, scipy,
 # scikit-image, pillow, timm, safetensors, regex, tqdm and tabulate, and no package index: spaCy, its English
@@ -11,10 +12,10 @@
 # A device run, from the repository root (the checkpoints the bench never reads, 76 MB, stay here):
 #   scripts/device_kit.sh
 #   for f in checkpoints/world-clip-{finetune,powerclip,tfglobal}.safetensors; do git rm -q --cached $f; echo /$f >>.git/info/exclude; done
-#   run(carry=[".kit"], command="mkdir -p /tmp/site && tar -xJf .kit/site.tar.xz -C /tmp && export PYTHONPATH=/tmp/site
-#       PYTHONUNBUFFERED=1 && python3 -m explorer bench --device cuda --json $OUT/bench-cuda.json 2>&1 | tee $OUT/bench.log")
+#   run(carry=[".kit"], command="bash scripts/device_run.sh", timeout_s=480)
 #   git reset -q checkpoints/ && sed -i '\#^/checkpoints/#d' .git/info/exclude
-# then copy the returned bench-cuda.json to docs/results/ and run `./run bench --beside docs/results/bench-cuda.json`.
+# then copy the returned bench-cuda.json to docs/results/ and run `./run bench --beside docs/results/bench-cuda.json
+# --markdown docs/PERFORMANCE.md` here for the side-by-side table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
