@@ -74,6 +74,7 @@ def sgi_figures(encoder: DualEncoder, repeat: int = 3) -> dict[str, float]:
     (``sgi.*``: many crops there see the same pixels, and are encoded once) and on a photo (``sgi.photo.*``)."""
     from skimage import data
 
+    encoder.wait_warm()  # the towers' kernels made per batch bucket in the background would share its cores
     item = bench_items(1)[0]
     figures = _sgi_speed(encoder, item.images[0].render(encoder.image_size), list(item.captions), "sgi", repeat)
     photo = Image.fromarray(data.astronaut())

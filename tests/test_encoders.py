@@ -48,6 +48,30 @@ def test_embedded_grid_and_dimensions(embedded):
     assert torch.allclose(feats.patches.norm(dim=-1), torch.ones(64), atol=1e-5)
 
 
+def test_embedded_blocks_answer_as_open_clips_default_blocks(embedded):
+    """The embedded config asks for open_clip's custom blocks (attention through scaled_dot_product_attention,
+    faster at bf16 on the CPU); the shipped weights load into its default blocks too, and both give the same
+    features in fp32."""
+    import copy
+
+    import open_clip
+
+    assert type(embedded.model.transformer.resblocks[0]).__name__ == "CustomResidualAttentionBlock"
+    assert type(embedded.model.visual.transformer.resblocks[0]).__name__ == "CustomResidualAttentionBlock"
+    cfg = copy.deepcopy(open_clip.get_model_config("world-clip"))
+    for tower in ("vision_cfg", "text_cfg"):
+        cfg[tower].pop("block_type")
+    default = open_clip.CLIP(**cfg).eval()
+    default.load_state_dict(embedded.model.state_dict())  # strict: the same parameter names
+    assert type(default.transformer.resblocks[0]).__name__ == "ResidualAttentionBlock"
+    ids = embedded.tokenizer(["a black dog and a white cat", "a white dog"])
+    pixels = embedded.preprocess(scene_image()).unsqueeze(0)
+    with torch.no_grad():
+        torch.testing.assert_close(embedded.model.encode_text(ids), default.encode_text(ids), atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(embedded.model.encode_image(pixels), default.encode_image(pixels), atol=1e-5,
+                                   rtol=1e-5)
+
+
 def test_registry_model_with_random_weights(random_vit):
     assert random_vit.label == "ViT-B-32 / random weights"
     feats = random_vit.encode_image(scene_image())
