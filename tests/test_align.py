@@ -9,7 +9,7 @@ from PIL import Image
 from safetensors.torch import load_file
 
 from explorer import world
-from explorer.modeling.alignment import AlignConfig, AlignmentTransformer, pair_inputs
+from explorer.modeling.alignment import AlignConfig, AlignLayer, AlignmentTransformer, pair_inputs
 from explorer.encoders import DualEncoder
 from explorer.inputs import InputError
 from explorer.methods import get_method
@@ -162,3 +162,30 @@ def test_bad_coco_files_get_a_clear_message(tmp_path):
 def test_pair_inputs_feed_tfglobal_one_token_each():
     img, text, pad, cos = pair_inputs("global", torch.randn(3, 8), torch.randn(3, 5, 8), torch.randn(3, 8), [])
     assert img.shape == (3, 1, 8) and text.shape == (3, 1, 8) and not pad.any() and cos.shape == (3,)
+
+
+def reference_layer(layer: AlignLayer, text, text_pad, image):
+    """The layer through nn.MultiheadAttention's own forward, on the same weights."""
+    kv = layer.norm_kv(image)
+    attended, weights = layer.cross(layer.norm_q(text), kv, kv, need_weights=True, average_attn_weights=False)
+    text = text + attended
+    q = layer.norm_self(text)
+    text = text + layer.self_attn(q, q, q, key_padding_mask=text_pad, need_weights=False)[0]
+    return text + layer.ff(layer.norm_ff(text)), weights
+
+
+@pytest.mark.parametrize("grad", [False, True])
+def test_the_written_out_attention_equals_multihead_attention(grad):
+    torch.manual_seed(0)
+    layer = AlignLayer(32, 4).eval()
+    text, image = torch.randn(3, 7, 32), torch.randn(3, 10, 32)
+    text_pad = torch.arange(7)[None] >= torch.tensor([7, 4, 1])[:, None]
+    with torch.set_grad_enabled(grad):
+        out, weights = layer(text, text_pad, image)
+        ref_out, ref_weights = reference_layer(layer, text, text_pad, image)
+    real = ~text_pad  # PyTorch's inference fast path leaves padded positions' outputs unspecified
+    torch.testing.assert_close(out[real], ref_out[real], atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(weights, ref_weights, atol=1e-6, rtol=1e-5)
+    if grad:  # training goes through it too
+        out[real].sum().backward()
+        assert layer.cross.in_proj_weight.grad.abs().sum() > 0 and layer.self_attn.in_proj_weight.grad.abs().sum() > 0
