@@ -160,6 +160,7 @@ def _bench(args: argparse.Namespace) -> int:
     figures |= bench.eval_figures(encoder, "embedded")
     figures |= bench.powerset_figures(encoder)
     figures |= bench.tflocal_figures(encoder)
+    figures |= bench.parse_figures()
     figures["memory.peak_mb.embedded"] = bench.peak_memory_mb()
     registry = [("vitb32", "ViT-B-32")] * (not args.skip_vitb32)
     registry += [("vitl14", "ViT-L-14")] * (args.vitl14 or encoder.device.startswith("cuda"))

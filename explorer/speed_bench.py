@@ -237,6 +237,22 @@ def tflocal_figures(encoder: DualEncoder, n: int = 32) -> dict[str, float]:
     return {"tflocal.ms_per_pair": round(1e3 * seconds / (2 * n), 3)}
 
 
+def parse_figures(n: int = 40, repeat: int = 3) -> dict[str, float]:
+    """A caption's token vectors by spaCy's own thinc layers and by ``explorer.tok2vec``, side by side on the bench's
+    edited captions, and a whole parse (the page's pipeline), per caption."""
+    nlp = text.nlp()
+    pipe = nlp.get_pipe("tok2vec")
+    docs = [nlp.make_doc(item.captions[1] + EDIT) for item in fresh_items(n)]
+    runs = timed_side_by_side({
+        "spacy": lambda: [type(pipe).predict(pipe, [doc]) for doc in docs],
+        "page": lambda: [pipe.predict([doc]) for doc in docs],
+    }, repeat)
+    parse_s, _ = timed(lambda: [nlp(doc.text) for doc in docs], repeat)
+    spacy_s, page_s = runs["spacy"][0], runs["page"][0]
+    return {"parse.tok2vec_ms.spacy": round(1e3 * spacy_s / n, 3), "parse.tok2vec_ms.page": round(1e3 * page_s / n, 3),
+            "parse.tok2vec_speedup": round(spacy_s / page_s, 2), "parse.ms": round(1e3 * parse_s / n, 3)}
+
+
 def peak_memory_mb() -> float:
     """Peak resident memory of this process so far (Linux reports KiB)."""
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)

@@ -31,6 +31,20 @@ def test_tflocal_time_per_pair(embedded):
     assert bench.tflocal_figures(embedded, n=2)["tflocal.ms_per_pair"] > 0
 
 
+def test_parse_figures_time_spacys_layers_beside_the_pages(monkeypatch):
+    from explorer import text
+    from explorer.tok2vec import FastTok2Vec
+
+    pipe = text.nlp().get_pipe("tok2vec")
+    assert isinstance(pipe.predict, FastTok2Vec)  # the page's side is the torch forward, spaCy's side its own
+    calls = {"spacy": 0}
+    own = type(pipe).predict
+    monkeypatch.setattr(type(pipe), "predict", lambda self, docs: calls.update(spacy=calls["spacy"] + 1) or own(self, docs))
+    figures = bench.parse_figures(n=3, repeat=1)
+    assert calls["spacy"] == 3
+    assert figures["parse.tok2vec_ms.spacy"] > 0 and figures["parse.tok2vec_ms.page"] > 0 and figures["parse.ms"] > 0
+
+
 def test_performance_markdown_puts_devices_side_by_side_and_keeps_the_profile(tmp_path):
     cpu = {"model": "m", "device": "cpu", "machine": "2 cores", "figures": {"a": 1, "b": 2}}
     gpu = {"model": "m", "device": "cuda", "machine": "an H200", "figures": {"a": 0.5, "c": 3}}
