@@ -181,7 +181,7 @@ def test_the_written_out_attention_equals_multihead_attention(grad):
     text, image = torch.randn(3, 7, 32), torch.randn(3, 10, 32)
     text_pad = torch.arange(7)[None] >= torch.tensor([7, 4, 1])[:, None]
     with torch.set_grad_enabled(grad):
-        out, weights = layer(text, text_pad, image)
+        out, weights = layer(text, text_pad, layer.image_keys(image))
         ref_out, ref_weights = reference_layer(layer, text, text_pad, image)
     real = ~text_pad  # PyTorch's inference fast path leaves padded positions' outputs unspecified
     torch.testing.assert_close(out[real], ref_out[real], atol=1e-5, rtol=1e-5)
@@ -189,3 +189,23 @@ def test_the_written_out_attention_equals_multihead_attention(grad):
     if grad:  # training goes through it too
         out[real].sum().backward()
         assert layer.cross.in_proj_weight.grad.abs().sum() > 0 and layer.self_attn.in_proj_weight.grad.abs().sum() > 0
+
+
+def test_a_caption_edit_reuses_the_aligners_image_side(embedded, item, monkeypatch):
+    image = item.images[0].render(embedded.image_size)
+    method = get_method("tflocal", embedded)
+    made = []
+    keys = method.model.image_keys
+    monkeypatch.setattr(method.model, "image_keys", lambda image: made.append(image.shape) or keys(image))
+    first = method.score(image, list(item.captions))
+    edited = method.score(image, [item.captions[0], item.captions[1] + " on a grey floor"])
+    assert made == [(1, 64, 128)]  # once for the image, for both captions and the edit
+    assert edited[0] is first[0]
+    img = embedded.encode_image(image)
+    for score in first + edited[1:]:  # the same as the aligner run on the pair alone, its image side made anew
+        text = embedded.encode_text(score.caption)
+        inputs = pair_inputs("local", img.embedding[None], img.patches[None], text.embedding[None], [text.tokens])
+        with torch.inference_mode():
+            value, maps = method.model(*inputs)
+        assert abs(float(value[0]) - score.value) < 1e-5
+        np.testing.assert_allclose(maps[0].numpy(), score.evidence.attention, atol=1e-6)

@@ -20,13 +20,16 @@ from PIL import Image
 from safetensors.torch import load_file
 
 from explorer import checkpoints
-from explorer.modeling.alignment import AlignConfig, AlignmentTransformer, pair_inputs
-from explorer.encoders import DualEncoder
+from explorer.cache import LRUCache
+from explorer.modeling.alignment import AlignConfig, AlignmentTransformer, ImageKeys, pair_inputs
+from explorer.encoders import DualEncoder, image_key
 from explorer.loader import EncoderSpec, load_encoder, resolve
 from explorer.methods.base import Score, ScoringMethod, get_method, register
 from explorer.regions import visible_box
 
 log = logging.getLogger(__name__)
+
+KEYS_CACHED = 64  # images whose aligner keys are kept (about 0.2 MB each for the embedded model, 0.6 for a ViT-B)
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,7 @@ class AlignedMethod(ScoringMethod):
             self.model = AlignmentTransformer(AlignConfig(encoder.embed_dim, self.variant)).eval()
             self.trained = False
         self.model.to(encoder.device)
+        self._keys: LRUCache[ImageKeys] = LRUCache(KEYS_CACHED)
 
     def score(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
         return self.cached_scores(image, captions, lambda new: self.score_pairs(image, new))
@@ -96,7 +100,9 @@ class AlignedMethod(ScoringMethod):
             torch.stack([t.embedding for t in texts]),
             [t.tokens for t in texts],
         )
-        values, maps = self.model(*(x.to(self.encoder.device) for x in inputs))
+        inputs = tuple(x.to(self.encoder.device) for x in inputs)
+        keys = self._keys.get_or_compute(image_key(image), lambda: self.model.image_keys(inputs[0][:1]))
+        values, maps = self.model(*inputs, keys=keys)
         grid = img.grid if self.variant == "local" else (1, 1)
         box = visible_box(image.width, image.height, self.encoder.preprocess)
         out = []
