@@ -42,10 +42,10 @@ class AlignLayer(nn.Module):
 
     def image_keys(self, image: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The cross-attention's keys and values of the image tokens (B, N, D), each (B, heads, N, D / heads)."""
-        kv = self.norm_kv(image)
+        kv, heads = self.norm_kv(image), self.cross.num_heads
         _, wk, wv = self.cross.in_proj_weight.chunk(3)
         _, bk, bv = self.cross.in_proj_bias.chunk(3)
-        return split_heads(F.linear(kv, wk, bk), self.cross.num_heads), split_heads(F.linear(kv, wv, bv), self.cross.num_heads)
+        return split_heads(F.linear(kv, wk, bk), heads), split_heads(F.linear(kv, wv, bv), heads)
 
     def forward(self, text: torch.Tensor, text_pad: torch.Tensor, keys: tuple[torch.Tensor, torch.Tensor]
                 ) -> tuple[torch.Tensor, torch.Tensor]:
