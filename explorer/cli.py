@@ -97,11 +97,14 @@ def method_options(pairs: list[str]) -> dict[str, dict]:
 
 
 def _shard_config(args: argparse.Namespace, encoder) -> dict:
-    """What a rerun must share with the run whose shard files it reads back (the weights file by size and time)."""
+    """What a rerun must share with the run whose shard files it reads back (the weights file by size and time, and
+    the code that scored them)."""
+    from explorer.shards import code_fingerprint
+
     weights = encoder.checkpoint.stat() if encoder.checkpoint else None
     return {"benchmark": args.benchmark, "data": args.data, "images": args.images, "methods": args.methods,
             "split": args.split, "limit": args.limit, "set": args.set, "model": encoder.label,
-            "weights": [weights.st_size, weights.st_mtime_ns] if weights else None}
+            "weights": [weights.st_size, weights.st_mtime_ns] if weights else None, "code": code_fingerprint()}
 
 
 def _eval(args: argparse.Namespace) -> int:

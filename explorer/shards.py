@@ -9,8 +9,10 @@ instead of scoring them again (a chunk with a line missing, e.g. torn by a kill,
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -19,6 +21,8 @@ from tqdm import tqdm
 from explorer.distributed import SINGLE, Context, gather, total
 
 log = logging.getLogger(__name__)
+
+PACKAGE = Path(__file__).resolve().parent
 
 Progress = Callable[[Iterable], Iterable]
 Scorer = Callable[[Sequence], list[dict]]
@@ -34,6 +38,16 @@ def _parse(line: str) -> dict | None:
         return json.loads(line)
     except ValueError:
         return None
+
+
+@lru_cache(maxsize=None)
+def code_fingerprint(root: Path = PACKAGE) -> str:
+    """A digest of the Python sources under ``root`` (the explorer package): outcomes scored by other code, say
+    before an update, are not read back into a rerun's report."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
 
 
 class Shards:

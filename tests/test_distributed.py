@@ -61,6 +61,9 @@ def test_an_interrupted_sharded_eval_finishes_with_the_same_numbers(runs):
     shards = runs / "two.json.shards"
     (shards / "rank-1-of-2.jsonl").unlink()  # rank 1 never wrote a line
     lines = (shards / "rank-0-of-2.jsonl").read_text().splitlines(keepends=True)
+    from explorer.shards import code_fingerprint
+
+    assert json.loads(lines[0])["config"]["code"] == code_fingerprint()  # the code that scored them
     # the header, split id's first chunk (32 items), 8 of its last chunk and a line torn by the kill
     (shards / "rank-0-of-2.jsonl").write_text("".join(lines[:41]) + lines[41][:30])
     (runs / "two.json").unlink()
@@ -114,3 +117,18 @@ def test_shard_files_are_read_back_only_for_the_same_configuration(tmp_path):
     assert again.report() == [{"rank": 0, "items": 10}]
     Shards(folder=tmp_path, config={"limit": 9}).outcomes("id", items, score, 4)  # another run: all afresh
     assert len(calls) == 4 + 3
+
+
+def test_the_code_fingerprint_follows_every_source_of_the_package(tmp_path):
+    """Shard files carry it: outcomes scored before a code change are not read back into the new report."""
+    from explorer.shards import code_fingerprint
+
+    (tmp_path / "methods").mkdir()
+    (tmp_path / "methods" / "sgi.py").write_text("PROMPT = 'an star'\n")
+    (tmp_path / "notes.txt").write_text("not code")
+    before = code_fingerprint(tmp_path)
+    (tmp_path / "notes.txt").write_text("still not code")
+    assert code_fingerprint.__wrapped__(tmp_path) == before
+    (tmp_path / "methods" / "sgi.py").write_text("PROMPT = 'a star'\n")
+    assert code_fingerprint.__wrapped__(tmp_path) != before
+    assert len(code_fingerprint()) == 16
