@@ -146,14 +146,19 @@ def segments(caption: str) -> list[Segment]:
 # --- swaps ---------------------------------------------------------------------------------
 
 
+def articles_agreeing(words: Sequence[str]) -> list[str]:
+    """The words with each "a" or "an" matching the word after it: "a orange" -> "an orange", "an star" -> "a star"."""
+    out = list(words)
+    for i in range(len(out) - 1):
+        if out[i].lower() in ("a", "an"):
+            art = "an" if out[i + 1][:1].lower() in "aeiou" else "a"
+            out[i] = art.capitalize() if out[i][0].isupper() else art
+    return out
+
+
 def _render(doc: Doc, replace: dict[int, str]) -> str:
     """The caption with some tokens replaced, articles fixed ("a orange" -> "an orange")."""
-    words = [replace.get(t.i, t.text) for t in doc]
-    for t in doc:
-        if t.lower_ in ("a", "an") and t.i + 1 < len(doc):
-            nxt = words[t.i + 1]
-            art = "an" if nxt[:1].lower() in "aeiou" else "a"
-            words[t.i] = art.capitalize() if t.text[0].isupper() else art
+    words = articles_agreeing([replace.get(t.i, t.text) for t in doc])
     return "".join(w + t.whitespace_ for w, t in zip(words, doc))
 
 

@@ -65,6 +65,13 @@ def test_segment_prompts_read_like_captions():
     assert [p for _, p in segment_prompts("red")] == ["red"]
 
 
+def test_a_relation_prompt_fits_its_article_to_the_word_left_after_the_modifiers():
+    prompts = [p for _, p in segment_prompts("an orange star on a grey floor")]
+    assert prompts == ["an orange star", "a grey floor", "a star on a floor"]
+    prompts = [p for _, p in segment_prompts("a circle above an orange square")]
+    assert prompts[-1] == "a circle above a square"
+
+
 def test_sgi_runs_on_a_registry_model(random_vit):
     scene, right, wrong = known_scene()
     scores = get_method("sgi", random_vit, scales=(1.0, 0.5)).score(scene.render(224), [right, wrong])

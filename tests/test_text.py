@@ -1,6 +1,6 @@
 import pytest
 
-from explorer.text import propose_swap, propose_swaps, segments
+from explorer.text import articles_agreeing, propose_swap, propose_swaps, segments
 
 SEGMENT_CASES = [
     ("a black dog and a white cat", ["black dog", "white cat"], []),
@@ -56,3 +56,8 @@ def test_all_swaps_of_a_relation_caption():
 @pytest.mark.parametrize("caption", ["a dog", "red", "two red dogs", ""])
 def test_nothing_to_swap_gives_none(caption):
     assert propose_swap(caption) is None
+
+
+def test_articles_agree_with_the_word_after_them():
+    assert articles_agreeing(["An", "star", "by", "a", "orange", "cube"]) == ["A", "star", "by", "an", "orange", "cube"]
+    assert articles_agreeing(["an", "apple", "and", "a"]) == ["an", "apple", "and", "a"]  # a last article stays

@@ -64,7 +64,7 @@ def segment_prompts(caption: str) -> list[tuple[text.Segment, str]]:
         heads = [doc[i] for i in keep if doc[i].pos_ in ("NOUN", "PROPN")]
         dets = {c.i for h in heads for c in h.lefts if c.dep_ in ("det", "poss", "nummod")}
         words = [doc[i].text for i in sorted(keep | dets)]
-        out.append((seg, " ".join(words)))
+        out.append((seg, " ".join(text.articles_agreeing(words))))  # "an orange star on ..." -> "a star on ..."
     return out
 
 
