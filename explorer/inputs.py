@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
+from explorer.cache import LRUCache
+
 log = logging.getLogger(__name__)
 
 MAX_SIDE = int(os.environ.get("EXPLORER_MAX_SIDE", "1024"))  # longest side kept after loading
@@ -18,6 +20,7 @@ MAX_SIDE = int(os.environ.get("EXPLORER_MAX_SIDE", "1024"))  # longest side kept
 MAX_PIXELS = int(os.environ.get("EXPLORER_MAX_PIXELS", str(2 * Image.MAX_IMAGE_PIXELS)))
 MIN_SIDE, MAX_ASPECT = 8, 16  # an image smaller or thinner than this gets a notice: its regions cannot show objects
 MAX_CAPTION_CHARS = 1000
+IMAGES_KEPT = 8  # decoded uploads kept: a caption edit reads its image from here, not from the file again
 
 
 class InputError(ValueError):
@@ -90,6 +93,21 @@ def read_image(path: str | Path, max_side: int = MAX_SIDE) -> tuple[Image.Image,
         raise InputError(f"{path.name} could not be decoded as an image ({exc}).") from exc
     log.debug("loaded %s as %s", path.name, out.size)
     return out, notices
+
+
+_opened: LRUCache[tuple[Image.Image, list[str]]] = LRUCache(IMAGES_KEPT)
+
+
+def read_image_kept(path: str | Path) -> tuple[Image.Image, list[str]]:
+    """``read_image``, kept while the file stays as it is (path, size, modification time): every caption edit of
+    one upload gets the same image object, decoded once."""
+    path = Path(path)
+    try:
+        found = path.stat()
+    except OSError:
+        return read_image(path)  # its message for a missing file
+    key = f"{path.resolve()}:{found.st_size}:{found.st_mtime_ns}"
+    return _opened.get_or_compute(key, lambda: read_image(path))
 
 
 def load_image(path: str | Path, max_side: int = MAX_SIDE) -> Image.Image:

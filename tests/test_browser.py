@@ -97,4 +97,7 @@ def test_two_pages_keep_their_own_models_and_caption_edits_rescore(embedded, tmp
         second.locator("#caption-b textarea").press_sequentially(" on a grey floor", delay=20)  # no click
         expect(table).not_to_have_text(before, timeout=30_000)
         expect(second.locator("#status")).to_contain_text("scored by world-clip (embedded)")
+        second.get_by_role("tab", name="TFLocal attention").click()  # drawn when seen, from the edited comparison
+        expect(second.locator("#tflocal-note")).to_contain_text("on a grey floor", timeout=30_000)
+        expect(second.locator("#attention-b img")).to_be_visible(timeout=30_000)
         browser.close()

@@ -67,3 +67,16 @@ def test_bad_captions(a, b, needle):
 
 def test_captions_are_cleaned():
     assert clean_caption_pair("  a black\n dog ", "a white dog") == ("a black dog", "a white dog")
+
+
+def test_a_kept_image_is_decoded_once_per_version_of_its_file(tmp_path):
+    from explorer.inputs import read_image_kept
+
+    path = save(tmp_path, Image.new("RGB", (40, 30), "red"), "upload.png")
+    first, notices = read_image_kept(path)
+    assert read_image_kept(path)[0] is first and first.size == (40, 30) and notices == []
+    Image.new("RGB", (50, 30), "blue").save(path)  # the same path, written again
+    again = read_image_kept(path)[0]
+    assert again is not first and again.size == (50, 30)
+    with pytest.raises(InputError, match="No file at gone.png"):
+        read_image_kept(tmp_path / "gone.png")

@@ -7,6 +7,7 @@ import gradio as gr
 from explorer.engine import Engine
 from explorer.ui import binding_tab, browse_tab, main_tab, powerset_tab, tflocal_tab
 from explorer.ui.serving import Serving
+from explorer.ui.shown_tab import follow_tabs
 
 TITLE = "Binding explorer"
 INTRO = (
@@ -22,16 +23,19 @@ def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
     serving = serving or Serving()
     with gr.Blocks(title=TITLE) as demo:
         gr.Markdown(f"# {TITLE}\n{INTRO}")
+        shown = gr.State("main")  # the tab in view: the method tabs draw while they are seen
         with gr.Tabs() as tabs:
-            with gr.Tab("Compare captions", id="main"):
+            with gr.Tab("Compare captions", id="main") as main_page:
                 main = main_tab.build(engine, serving)
-            with gr.Tab("TFLocal attention", id="tflocal"):
-                tflocal_tab.build(main, serving)
-            with gr.Tab("PowerCLIP powerset", id="powerset"):
-                powerset_tab.build(main.result, serving)
-            with gr.Tab("Browse a benchmark", id="browse"):
+            with gr.Tab("TFLocal attention", id="tflocal") as tflocal_page:
+                tflocal_tab.build(main, serving, tflocal_page, shown)
+            with gr.Tab("PowerCLIP powerset", id="powerset") as powerset_page:
+                powerset_tab.build(main.result, serving, powerset_page, shown)
+            with gr.Tab("Browse a benchmark", id="browse") as browse_page:
                 browse_tab.build(engine, main, tabs, "main", serving)
-            with gr.Tab("Binding geometry", id="binding"):
+            with gr.Tab("Binding geometry", id="binding") as binding_page:
                 binding_tab.build(engine, main.choice, serving)
+        follow_tabs(shown, {"main": main_page, "tflocal": tflocal_page, "powerset": powerset_page,
+                            "browse": browse_page, "binding": binding_page})
     demo.queue(default_concurrency_limit=serving.heavy_concurrency, max_size=serving.queue_size)
     return demo

@@ -8,11 +8,12 @@ from dataclasses import dataclass
 
 import gradio as gr
 import pandas as pd
+from PIL import Image
 
 from explorer import text, viz
 from explorer.engine import UNTRAINED_MARK, Analysis, Engine
 from explorer.examples import examples
-from explorer.inputs import InputError, clean_caption, read_image
+from explorer.inputs import InputError, clean_caption, read_image_kept
 from explorer.ui.guard import guarded, plain, warn
 from explorer.ui.serving import Serving
 
@@ -60,6 +61,16 @@ def _done(result: Analysis) -> str:
                      *(plain(n) for n in result.notices)))
 
 
+def kept_outputs(last: tuple | None, image: Image.Image, result: Analysis) -> tuple[bool, bool, bool]:
+    """Whether the page's image, SGI overlay A and overlay B already show what ``result`` would draw, ``last`` being
+    the comparison shown before it (image, analysis): a caption edit sends neither the image nor the other
+    caption's overlay again (each is an image encoded for the browser, 10 to 40 ms for a photo)."""
+    if last is None or last[0] is not image or last[1].model != result.model:
+        return False, False, False
+    before = last[1]
+    return True, *(before.captions[i] == result.captions[i] and "sgi" in before.scores for i in (0, 1))
+
+
 def build(engine: Engine, serving: Serving) -> MainInputs:
     """Lay out the main tab inside the current ``gr.Tab``; returns the inputs other tabs fill."""
     exs = examples()
@@ -69,7 +80,7 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
     def preview(path: str | None):
         if not path:
             return None, ""
-        image, notices = read_image(path)
+        image, notices = read_image_kept(path)
         return image, " ".join(plain(n) for n in notices)
 
     @guarded(lambda message: (gr.update(), message))
@@ -89,29 +100,37 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
             return f"Loaded {plain(loaded.label)} for this page.", device_line(engine, choice), choice, choice
         return load(choice, progress)
 
-    def compare(path: str | None, caption_a: str, caption_b: str, choice: str, progress=gr.Progress()):
+    def compare(path: str | None, caption_a: str, caption_b: str, choice: str, last: tuple | None, progress):
+        """Both captions scored on the image. ``last``, for a caption edit, is the comparison the page shows now: what
+        it already shows is not sent again."""
         if not path:
             raise InputError("Upload an image or pick an example first.")
         progress(0, desc="reading the image...")
-        image, notices = read_image(path)
+        image, notices = read_image_kept(path)
         result = engine.analyze(image, caption_a, caption_b, progress, choice=choice)
         result = dataclasses.replace(result, notices=(*notices, *result.notices))  # the image's notices first
         table = scores_table(result)
+        same_image, *same_overlay = kept_outputs(last, image, result)
         overlays, heat = [None, None], None
         if "sgi" in result.scores:
             sgi = result.scores["sgi"]
-            overlays = [viz.sgi_overlay(image, s.evidence) for s in sgi]
+            overlays = [gr.update() if same else viz.sgi_overlay(image, s.evidence) for same, s in zip(same_overlay, sgi)]
             heat = viz.sgi_heatmap({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", sgi)})
-        return _done(result), image, table, overlays[0], overlays[1], heat, (image, result)
+        shown = gr.update() if same_image else image
+        return _done(result), shown, table, overlays[0], overlays[1], heat, (image, result)
 
-    analyze = guarded(lambda message: (message,) + empty, serving.time_limit_s)(compare)
+    @guarded(lambda message: (message,) + empty, serving.time_limit_s)
+    def analyze(path: str | None, caption_a: str, caption_b: str, choice: str, progress=gr.Progress()):
+        """The button (and the API): everything drawn and sent."""
+        return compare(path, caption_a, caption_b, choice, None, progress)
+
     rescore_now = guarded(lambda message: (message,) + (gr.update(),) * 6, serving.time_limit_s)(compare)  # keeps the last
 
     def rescore(path: str | None, caption_a: str, caption_b: str, choice: str, last, progress=gr.Progress()):
         """A caption edit after a comparison: scored again at once (image features come from the cache)."""
         if not path or last is None or not (caption_a or "").strip() or not (caption_b or "").strip():
             return (gr.update(),) * 7
-        return rescore_now(path, caption_a, caption_b, choice, progress)
+        return rescore_now(path, caption_a, caption_b, choice, last, progress)
 
     with gr.Row():
         with gr.Column(scale=1):

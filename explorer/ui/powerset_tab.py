@@ -9,6 +9,7 @@ from explorer import viz
 from explorer.methods.powerset_method import PowersetEvidence
 from explorer.ui.guard import guarded, plain
 from explorer.ui.serving import Serving
+from explorer.ui.shown_tab import while_shown
 
 NODE_COLUMNS = ["caption", "node", "phrase", "exact", "NLA", "exact - NLA", "best regions"]
 
@@ -60,8 +61,9 @@ def draw_nodes(result_value: tuple | None, node_a: int | None, node_b: int | Non
     return out[0], out[2], out[1], out[3], ""
 
 
-def build(result: gr.State, serving: Serving) -> None:
-    """Lay out the PowerCLIP tab inside the current ``gr.Tab``; it draws from the main tab's last comparison."""
+def build(result: gr.State, serving: Serving, tab: gr.Tab, shown: gr.State) -> None:
+    """Lay out the PowerCLIP tab inside ``tab``; it draws from the main tab's last comparison while it is in view
+    (``shown``, the page's tab in view), and when it is selected."""
     gr.Markdown("Every subset of the image's regions against every phrase of the caption's tree: each node takes "
                 "its best subset (exact enumeration), next to the linear-time NLA value over the same regions.")
     note = gr.Markdown(elem_id="powerset-note")
@@ -77,7 +79,9 @@ def build(result: gr.State, serving: Serving) -> None:
     table = gr.Dataframe(headers=NODE_COLUMNS, label="Exact and NLA per node", interactive=False, elem_id="powerset-table")
     inputs = [result, node_a, node_b]
     drawn = [tree_a, tree_b, subset_a, subset_b, gr.Markdown(elem_id="powerset-draw-note")]
-    result.change(show_alignments, result, [note, table, node_a, node_b], **serving.light).then(
-        draw_nodes, inputs, drawn, **serving.light)
+    listed = [note, table, node_a, node_b]
+    result.change(while_shown("powerset", len(listed), show_alignments), [result, shown], listed, **serving.light).then(
+        while_shown("powerset", len(drawn), draw_nodes), [*inputs, shown], drawn, **serving.light)
+    tab.select(show_alignments, result, listed, **serving.light).then(draw_nodes, inputs, drawn, **serving.light)
     for control in (node_a, node_b):
         control.change(draw_nodes, inputs, drawn, trigger_mode="always_last", **serving.light)

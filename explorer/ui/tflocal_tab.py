@@ -10,6 +10,7 @@ from explorer.engine import Analysis
 from explorer.ui.guard import guarded, plain
 from explorer.ui.main_tab import TABLE_COLUMNS, MainInputs, scores_table
 from explorer.ui.serving import Serving
+from explorer.ui.shown_tab import while_shown
 
 MEAN = "mean"
 SHOWN_METHODS = ("global", "sgi", "tflocal")
@@ -49,8 +50,9 @@ def draw_heatmaps(result: tuple | None, tokens_a: list[int], tokens_b: list[int]
             viz.attention_overlay(image, b, tokens_b, _index(layer), _index(head)), "")
 
 
-def build(main: MainInputs, serving: Serving) -> None:
-    """Lay out the TFLocal tab inside the current ``gr.Tab``; it draws from the main tab's last comparison."""
+def build(main: MainInputs, serving: Serving, tab: gr.Tab, shown: gr.State) -> None:
+    """Lay out the TFLocal tab inside ``tab``; it draws from the main tab's last comparison while it is in view
+    (``shown``, the page's tab in view), and when it is selected."""
     gr.Markdown("Caption tokens attend to the image's patch tokens in each layer of the TFLocal transformer "
                 "(over the frozen encoder). Pick tokens (none = all of them), a layer and a head, or their mean.")
     note = gr.Markdown(elem_id="tflocal-note")
@@ -68,7 +70,10 @@ def build(main: MainInputs, serving: Serving) -> None:
     drawn_note = gr.Markdown(elem_id="tflocal-draw-note")
     inputs = [main.result, tokens_a, tokens_b, layer, head]
     drawn = [heat_a, heat_b, drawn_note]
-    main.result.change(show_scores, main.result, [note, table, tokens_a, tokens_b], **serving.light).then(
-        draw_heatmaps, inputs, drawn, **serving.light)
+    listed = [note, table, tokens_a, tokens_b]
+    main.result.change(while_shown("tflocal", len(listed), show_scores), [main.result, shown], listed,
+                       **serving.light).then(while_shown("tflocal", len(drawn), draw_heatmaps), [*inputs, shown], drawn,
+                                             **serving.light)
+    tab.select(show_scores, main.result, listed, **serving.light).then(draw_heatmaps, inputs, drawn, **serving.light)
     for control in (tokens_a, tokens_b, layer, head):
         control.change(draw_heatmaps, inputs, drawn, trigger_mode="always_last", **serving.light)

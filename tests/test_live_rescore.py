@@ -1,0 +1,77 @@
+"""The page's caption edit (the rescore handler gradio calls on each edit): what it sends again, and what it keeps."""
+
+import dataclasses
+
+import gradio as gr
+import pytest
+
+from explorer import world
+from explorer.engine import Engine
+from explorer.ui.app import build_app
+
+RIGHT, WRONG = "a red square and a blue circle", "a blue square and a red circle"
+
+
+def handler(demo: gr.Blocks, name: str):
+    return next(f.fn for f in demo.fns.values() if f.name == name)
+
+
+@pytest.fixture(scope="module")
+def page(embedded, tmp_path_factory):
+    path = tmp_path_factory.mktemp("upload") / "scene.png"
+    world.Scene((world.WorldObject("red", "square", "large", 0.27, 0.3),
+                 world.WorldObject("blue", "circle", "large", 0.72, 0.7))).render(128).save(path)
+    engine = Engine(embedded)
+    return build_app(engine), str(path), engine.default_choice
+
+
+def sent(value) -> bool:
+    """Whether an output is sent to the browser (a ``gr.update()`` with nothing in it leaves the component as is)."""
+    return not (isinstance(value, dict) and value.get("__type__") == "update" and len(value) == 1)
+
+
+def test_an_edit_sends_the_table_and_the_edited_captions_overlay_only(page):
+    demo, path, choice = page
+    status, shown, table, overlay_a, overlay_b, heat, result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)
+    assert status.startswith("Done") and all(map(sent, (shown, overlay_a, overlay_b, heat)))
+    edited = WRONG + " on a grey floor"
+    out = handler(demo, "rescore")(path, RIGHT, edited, choice, result)
+    status, shown, table, overlay_a, overlay_b, heat, after = out
+    assert status.startswith("Done") and after[1].captions == (RIGHT, edited)
+    assert after[0] is result[0]  # the image decoded once for the comparison and its edits
+    assert not sent(shown) and not sent(overlay_a)  # unchanged on the page: caption A and the image
+    assert sent(overlay_b) and sent(heat) and sent(table)
+    assert after[1].scores["sgi"][0] == result[1].scores["sgi"][0]  # caption A's evidence is what its overlay shows
+    assert after[1].scores["sgi"][1].caption == edited
+
+    out = handler(demo, "rescore")(path, RIGHT + " on a grey floor", edited, choice, after)
+    assert sent(out[3]) and not sent(out[4])  # now caption A was edited, B was not
+    assert handler(demo, "analyze")(path, RIGHT, edited, choice)[1] is not None  # the button sends everything
+
+
+def test_an_edit_on_another_image_or_model_sends_everything(page):
+    demo, path, choice = page
+    result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-1]
+    other = world.Scene((world.WorldObject("green", "star", "large", 0.3, 0.3),)).render(128)
+    moved = (other, result[1])  # the page showed another image (a new upload since)
+    out = handler(demo, "rescore")(path, RIGHT, WRONG + " on a grey floor", choice, moved)
+    assert all(map(sent, out[1:6]))
+    relabelled = (result[0], dataclasses.replace(result[1], model="another model"))  # the page's model was switched
+    out = handler(demo, "rescore")(path, RIGHT, WRONG + " on a grey floor", choice, relabelled)
+    assert all(map(sent, out[1:6]))
+
+
+def test_the_method_tabs_draw_for_a_new_comparison_only_while_in_view(page):
+    demo, path, choice = page
+    result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-1]
+    gated = {f.name: f.fn for f in demo.fns.values() if f.fn.__qualname__.startswith("while_shown")}
+    assert set(gated) == {"show_scores", "draw_heatmaps", "show_alignments", "draw_nodes"}
+    calls = {"show_scores": (result,), "draw_heatmaps": (result, [], [], "mean", "mean"),
+             "show_alignments": (result,), "draw_nodes": (result, 0, 0)}
+    tab_of = {"show_scores": "tflocal", "draw_heatmaps": "tflocal", "show_alignments": "powerset", "draw_nodes": "powerset"}
+    for name, fn in gated.items():
+        assert not any(map(sent, fn(*calls[name], "main")))  # a caption edit on the main tab draws nothing here
+        drawn = fn(*calls[name], tab_of[name])
+        assert all(map(sent, drawn[:2])), name
+    note = gated["show_scores"](result, "tflocal")[0]
+    assert RIGHT in note and WRONG in note
