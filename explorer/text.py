@@ -143,9 +143,6 @@ def segments(caption: str) -> list[Segment]:
     return segs
 
 
-# --- swaps ---------------------------------------------------------------------------------
-
-
 def articles_agreeing(words: Sequence[str]) -> list[str]:
     """The words with each "a" or "an" matching the word after it: "a orange" -> "an orange", "an star" -> "a star"."""
     out = list(words)
@@ -154,6 +151,9 @@ def articles_agreeing(words: Sequence[str]) -> list[str]:
             art = "an" if out[i + 1][:1].lower() in "aeiou" else "a"
             out[i] = art.capitalize() if out[i][0].isupper() else art
     return out
+
+
+# --- swaps ---------------------------------------------------------------------------------
 
 
 def _render(doc: Doc, replace: dict[int, str]) -> str:

@@ -35,7 +35,6 @@ def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
                 browse_tab.build(engine, main, tabs, "main", serving)
             with gr.Tab("Binding geometry", id="binding") as binding_page:
                 binding_tab.build(engine, main.choice, serving)
-        follow_tabs(shown, {"main": main_page, "tflocal": tflocal_page, "powerset": powerset_page,
-                            "browse": browse_page, "binding": binding_page})
+        follow_tabs(shown, [main_page, tflocal_page, powerset_page, browse_page, binding_page])
     demo.queue(default_concurrency_limit=serving.heavy_concurrency, max_size=serving.queue_size)
     return demo

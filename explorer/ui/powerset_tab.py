@@ -9,7 +9,7 @@ from explorer import viz
 from explorer.methods.powerset_method import PowersetEvidence
 from explorer.ui.guard import guarded, plain
 from explorer.ui.serving import Serving
-from explorer.ui.shown_tab import while_shown
+from explorer.ui.shown_tab import draw_while_seen
 
 NODE_COLUMNS = ["caption", "node", "phrase", "exact", "NLA", "exact - NLA", "best regions"]
 
@@ -79,9 +79,7 @@ def build(result: gr.State, serving: Serving, tab: gr.Tab, shown: gr.State) -> N
     table = gr.Dataframe(headers=NODE_COLUMNS, label="Exact and NLA per node", interactive=False, elem_id="powerset-table")
     inputs = [result, node_a, node_b]
     drawn = [tree_a, tree_b, subset_a, subset_b, gr.Markdown(elem_id="powerset-draw-note")]
-    listed = [note, table, node_a, node_b]
-    result.change(while_shown("powerset", len(listed), show_alignments), [result, shown], listed, **serving.light).then(
-        while_shown("powerset", len(drawn), draw_nodes), [*inputs, shown], drawn, **serving.light)
-    tab.select(show_alignments, result, listed, **serving.light).then(draw_nodes, inputs, drawn, **serving.light)
+    draw_while_seen(tab, shown, result, [(show_alignments, [result], [note, table, node_a, node_b]),
+                                         (draw_nodes, inputs, drawn)], serving.light)
     for control in (node_a, node_b):
         control.change(draw_nodes, inputs, drawn, trigger_mode="always_last", **serving.light)

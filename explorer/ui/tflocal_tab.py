@@ -10,7 +10,7 @@ from explorer.engine import Analysis
 from explorer.ui.guard import guarded, plain
 from explorer.ui.main_tab import TABLE_COLUMNS, MainInputs, scores_table
 from explorer.ui.serving import Serving
-from explorer.ui.shown_tab import while_shown
+from explorer.ui.shown_tab import draw_while_seen
 
 MEAN = "mean"
 SHOWN_METHODS = ("global", "sgi", "tflocal")
@@ -70,10 +70,7 @@ def build(main: MainInputs, serving: Serving, tab: gr.Tab, shown: gr.State) -> N
     drawn_note = gr.Markdown(elem_id="tflocal-draw-note")
     inputs = [main.result, tokens_a, tokens_b, layer, head]
     drawn = [heat_a, heat_b, drawn_note]
-    listed = [note, table, tokens_a, tokens_b]
-    main.result.change(while_shown("tflocal", len(listed), show_scores), [main.result, shown], listed,
-                       **serving.light).then(while_shown("tflocal", len(drawn), draw_heatmaps), [*inputs, shown], drawn,
-                                             **serving.light)
-    tab.select(show_scores, main.result, listed, **serving.light).then(draw_heatmaps, inputs, drawn, **serving.light)
+    draw_while_seen(tab, shown, main.result, [(show_scores, [main.result], [note, table, tokens_a, tokens_b]),
+                                              (draw_heatmaps, inputs, drawn)], serving.light)
     for control in (tokens_a, tokens_b, layer, head):
         control.change(draw_heatmaps, inputs, drawn, trigger_mode="always_last", **serving.light)
