@@ -8,9 +8,10 @@ from functools import lru_cache
 import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import qualitative, sample_colorscale, unlabel_rgb
-from plotly.subplots import make_subplots
 from PIL import Image, ImageDraw, ImageFont
 
+from explorer.cache import LRUCache
+from explorer.encoders import image_key
 from explorer.methods.powerset_method import PowersetEvidence
 from explorer.methods.sgi import SGIEvidence
 from explorer.methods.tflocal import AttentionEvidence
@@ -23,8 +24,19 @@ def segment_color(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
+DISPLAYS_KEPT = 16  # images scaled for display, by content: a caption edit draws on the same one again
+_displays: LRUCache[tuple[Image.Image, float]] = LRUCache(DISPLAYS_KEPT)
+
+
 def display_image(image: Image.Image, side: int = DISPLAY_SIDE) -> tuple[Image.Image, float]:
-    """The image scaled so its longest side is ``side`` (small world scenes stay crisp), and the factor."""
+    """The image scaled so its longest side is ``side`` (small world scenes stay crisp), and the factor: a copy to
+    draw on. Kept by content, as every caption edit draws its overlay on the same picture (a 512-px photo takes
+    5 ms to scale, and 1 to hash)."""
+    shown, factor = _displays.get_or_compute(f"{image_key(image)}:{side}", lambda: _scaled(image, side))
+    return shown.copy(), factor
+
+
+def _scaled(image: Image.Image, side: int) -> tuple[Image.Image, float]:
     factor = side / max(image.size)
     size = (max(1, round(image.width * factor)), max(1, round(image.height * factor)))
     resample = Image.Resampling.NEAREST if factor >= 2 else Image.Resampling.LANCZOS
@@ -67,30 +79,45 @@ def sgi_overlay(image: Image.Image, evidence: SGIEvidence, side: int = DISPLAY_S
     return canvas
 
 
+SGI_ROW_GAP = 0.25  # the space between the caption rows of the SGI heat map, a fraction of the figure's height
+SGI_X_TITLE = "region rN (r0 = whole image; x = each segment's best, as drawn on the image)"
+
+
+def stacked_rows(n: int, gap: float) -> list[tuple[float, float]]:
+    """The (bottom, top) paper coordinates of ``n`` rows stacked from the top, ``gap`` apart: the grid
+    ``make_subplots(rows=n, cols=1, vertical_spacing=gap)`` lays out."""
+    height = (1 - gap * (n - 1)) / n
+    return [(1 - r * (height + gap) - height, 1 - r * (height + gap)) for r in range(n)]
+
+
 def sgi_heatmap(evidence: dict[str, SGIEvidence]) -> go.Figure:
-    """Segments x regions cosine heatmaps, one row per caption, best region of each segment marked."""
-    titles = [html.escape(t, quote=False) for t in evidence]  # captions are shown as typed, never as markup
-    fig = make_subplots(rows=len(evidence), cols=1, subplot_titles=titles, vertical_spacing=0.25)
+    """Segments x regions cosine heatmaps, one row per caption, best region of each segment marked.
+
+    Built as one figure on ``stacked_rows``, not with ``make_subplots`` and a trace at a time: plotly validates the
+    whole layout again at each of those steps (35 against 10 ms for two captions, and the page redraws it on every
+    caption edit)."""
     zmin = min(float(ev.matrix.min()) for ev in evidence.values())
     zmax = max(float(ev.matrix.max()) for ev in evidence.values())
-    for row, ev in enumerate(evidence.values(), start=1):
+    data: list[go.Heatmap | go.Scatter] = []
+    layout: dict = dict(height=220 * len(evidence) + 80, margin=dict(l=10, r=10, t=40, b=10), annotations=[])
+    rows = stacked_rows(len(evidence), SGI_ROW_GAP)
+    for row, ((title, ev), (bottom, top)) in enumerate(zip(evidence.items(), rows)):
+        axis = str(row + 1) if row else ""  # plotly's axis names: x, y, then x2, y2...
+        x, y = f"x{axis}", f"y{axis}"
         labels = [html.escape(m.segment.text, quote=False) for m in ev.matches]
         hover = [f"{r.source} {r.box}" for r in ev.regions]
-        fig.add_trace(
-            go.Heatmap(z=ev.matrix, y=labels, x=list(range(len(ev.regions))), customdata=np.array([hover] * len(labels)),
-                       zmin=zmin, zmax=zmax, colorscale="Viridis", showscale=row == 1, colorbar=dict(title="cosine"),
-                       hovertemplate="%{y}<br>region r%{x}: %{customdata}<br>cosine %{z:.3f}<extra></extra>"),
-            row=row, col=1,
-        )
-        fig.add_trace(
-            go.Scatter(x=[m.crop for m in ev.matches], y=labels, mode="markers", showlegend=False,
-                       marker=dict(symbol="x", size=10, color="red"), hoverinfo="skip"),
-            row=row, col=1,
-        )
-        fig.update_xaxes(title_text="region rN (r0 = whole image; x = each segment's best, as drawn on the image)",
-                         row=row, col=1)
-    fig.update_layout(height=220 * len(evidence) + 80, margin=dict(l=10, r=10, t=40, b=10))
-    return fig
+        data.append(go.Heatmap(
+            z=ev.matrix, y=labels, x=list(range(len(ev.regions))), customdata=np.array([hover] * len(labels)),
+            zmin=zmin, zmax=zmax, colorscale="Viridis", showscale=row == 0, colorbar=dict(title="cosine"),
+            hovertemplate="%{y}<br>region r%{x}: %{customdata}<br>cosine %{z:.3f}<extra></extra>", xaxis=x, yaxis=y))
+        data.append(go.Scatter(x=[m.crop for m in ev.matches], y=labels, mode="markers", showlegend=False,
+                               marker=dict(symbol="x", size=10, color="red"), hoverinfo="skip", xaxis=x, yaxis=y))
+        layout[f"xaxis{axis}"] = dict(domain=[0.0, 1.0], anchor=y, title=dict(text=SGI_X_TITLE))
+        layout[f"yaxis{axis}"] = dict(domain=[bottom, top], anchor=x)
+        layout["annotations"].append(dict(  # the row's title, placed as make_subplots places subplot titles
+            text=html.escape(title, quote=False), x=0.5, xref="paper", xanchor="center", y=top, yref="paper",
+            yanchor="bottom", showarrow=False, font=dict(size=16)))  # captions are shown as typed, never as markup
+    return go.Figure(data=data, layout=layout)
 
 
 def binding_mds_figure(observed: np.ndarray, reconstructed: np.ndarray, labels: list[str]) -> go.Figure:
