@@ -1,12 +1,15 @@
 """The page's caption edit (the rescore handler gradio calls on each edit): what it sends again, and what it keeps."""
 
 import dataclasses
+import io
 
 import gradio as gr
 import pytest
+from gradio import processing_utils
 
 from explorer import world
 from explorer.engine import Engine
+from explorer.ui import quick_webp
 from explorer.ui.app import build_app
 
 RIGHT, WRONG = "a red square and a blue circle", "a blue square and a red circle"
@@ -25,6 +28,23 @@ def page(embedded, tmp_path_factory):
     return build_app(engine), str(path), engine.default_choice
 
 
+def webp_bytes(image, **options) -> bytes:
+    """``image`` as gradio encodes it for the browser, or with Pillow's WebP ``options`` when given."""
+    if not options:
+        return processing_utils.encode_pil_to_bytes(image, "webp")
+    plain = image.copy()  # a copy has no writer options set on it
+    with io.BytesIO() as out:
+        plain.save(out, "webp", **options)
+        return out.getvalue()
+
+
+def test_pictures_go_to_the_browser_at_the_fastest_webp_effort():
+    image = world.Scene((world.WorldObject("red", "square", "large", 0.3, 0.3),)).render(128).resize((448, 448))
+    default = webp_bytes(image)
+    assert quick_webp.quick_webp(image) is image and quick_webp.quick_webp(None) is None
+    assert webp_bytes(image) == webp_bytes(image, method=quick_webp.WEBP_METHOD) != default
+
+
 def sent(value) -> bool:
     """Whether an output is sent to the browser (a ``gr.update()`` with nothing in it leaves the component as is)."""
     return not (isinstance(value, dict) and value.get("__type__") == "update" and len(value) == 1)
@@ -41,6 +61,7 @@ def test_an_edit_sends_the_table_and_the_edited_captions_overlay_only(page):
     assert after[0] is result[0]  # the image decoded once for the comparison and its edits
     assert not sent(shown) and not sent(overlay_a)  # unchanged on the page: caption A and the image
     assert sent(overlay_b) and sent(heat) and sent(table)
+    assert webp_bytes(overlay_b) == webp_bytes(overlay_b, method=quick_webp.WEBP_METHOD)  # at the fastest effort
     assert after[1].scores["sgi"][0] == result[1].scores["sgi"][0]  # caption A's evidence is what its overlay shows
     assert after[1].scores["sgi"][1].caption == edited
 

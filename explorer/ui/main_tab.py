@@ -15,6 +15,7 @@ from explorer.engine import UNTRAINED_MARK, Analysis, Engine
 from explorer.examples import examples
 from explorer.inputs import InputError, clean_caption, read_image_kept
 from explorer.ui.guard import guarded, plain, warn
+from explorer.ui.quick_webp import quick_webp
 from explorer.ui.serving import Serving
 
 log = logging.getLogger(__name__)
@@ -114,9 +115,10 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
         overlays, heat = [None, None], None
         if "sgi" in result.scores:
             sgi = result.scores["sgi"]
-            overlays = [gr.update() if same else viz.sgi_overlay(image, s.evidence) for same, s in zip(same_overlay, sgi)]
+            overlays = [gr.update() if same else quick_webp(viz.sgi_overlay(image, s.evidence))
+                        for same, s in zip(same_overlay, sgi)]
             heat = viz.sgi_heatmap({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", sgi)})
-        shown = gr.update() if same_image else image
+        shown = gr.update() if same_image else quick_webp(image)
         return _done(result), shown, table, overlays[0], overlays[1], heat, (image, result)
 
     @guarded(lambda message: (message,) + empty, serving.time_limit_s)

@@ -8,6 +8,7 @@ import pandas as pd
 from explorer import viz
 from explorer.methods.powerset_method import PowersetEvidence
 from explorer.ui.guard import guarded, plain
+from explorer.ui.quick_webp import quick_webp
 from explorer.ui.serving import Serving
 from explorer.ui.shown_tab import draw_while_seen
 
@@ -57,7 +58,7 @@ def draw_nodes(result_value: tuple | None, node_a: int | None, node_b: int | Non
         ev: PowersetEvidence = score.evidence
         k = int(node or 0)
         out.append(viz.tree_figure(ev, score.caption, k))
-        out.append(viz.subset_overlay(image, ev, ev.alignments[k].best))
+        out.append(quick_webp(viz.subset_overlay(image, ev, ev.alignments[k].best)))
     return out[0], out[2], out[1], out[3], ""
 
 

@@ -9,6 +9,7 @@ from explorer.modeling.alignment import HEADS, LAYERS
 from explorer.engine import Analysis
 from explorer.ui.guard import guarded, plain
 from explorer.ui.main_tab import TABLE_COLUMNS, MainInputs, scores_table
+from explorer.ui.quick_webp import quick_webp
 from explorer.ui.serving import Serving
 from explorer.ui.shown_tab import draw_while_seen
 
@@ -46,8 +47,8 @@ def draw_heatmaps(result: tuple | None, tokens_a: list[int], tokens_b: list[int]
         return None, None, ""
     image, analysis = result
     a, b = (s.evidence for s in analysis.scores["tflocal"])
-    return (viz.attention_overlay(image, a, tokens_a, _index(layer), _index(head)),
-            viz.attention_overlay(image, b, tokens_b, _index(layer), _index(head)), "")
+    return (quick_webp(viz.attention_overlay(image, a, tokens_a, _index(layer), _index(head))),
+            quick_webp(viz.attention_overlay(image, b, tokens_b, _index(layer), _index(head))), "")
 
 
 def build(main: MainInputs, serving: Serving, tab: gr.Tab, shown: gr.State) -> None:
