@@ -100,9 +100,10 @@ class AlignedMethod(ScoringMethod):
             torch.stack([t.embedding for t in texts]),
             [t.tokens for t in texts],
         )
-        inputs = tuple(x.to(self.encoder.device) for x in inputs)
-        keys = self._keys.get_or_compute(image_key(image), lambda: self.model.image_keys(inputs[0][:1]))
-        values, maps = self.model(*inputs, keys=keys)
+        device = self.encoder.device
+        keys = self._keys.get_or_compute(image_key(image), lambda: self.model.image_keys(inputs[0][:1].to(device)))
+        # the kept keys stand for the image: only the captions' side goes to the device
+        values, maps = self.model(inputs[0][:1], *(x.to(device) for x in inputs[1:]), keys=keys)
         grid = img.grid if self.variant == "local" else (1, 1)
         box = visible_box(image.width, image.height, self.encoder.preprocess)
         out = []
