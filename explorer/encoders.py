@@ -273,11 +273,11 @@ class DualEncoder:
             return inner.decode([token_id])
         return self.tokenizer.decode([token_id]).strip()
 
-    def _alignment(self, caption: str, ids: torch.Tensor) -> tuple[list[int], list[int], bool]:
+    def _alignment(self, caption: str, ids: Sequence[int]) -> tuple[list[int], list[int], bool]:
         """Positions of the caption's content tokens in ``ids`` and each one's word index."""
         words = caption.split()
         sot = getattr(self.tokenizer, "sot_token_id", None)
-        start = 1 if sot is not None and int(ids[0]) == sot else 0
+        start = 1 if sot is not None and ids[0] == sot else 0
         word_of = [w for w, word in enumerate(words) for _ in self._word_tokens(word)]
         room = self.context_length - start - 1  # keep the end-of-text token
         positions = list(range(start, start + min(len(word_of), room)))
@@ -314,7 +314,7 @@ class DualEncoder:
         tokens = F.normalize(tokens.float(), dim=-1).cpu()
         glob = F.normalize(out["text_features"].float(), dim=-1).cpu()
         feats = []
-        for c, row, g, t in zip(texts, ids.cpu(), glob, tokens):
+        for c, row, g, t in zip(texts, ids.tolist(), glob, tokens):  # ids as ints: read a position at a time
             pos, word_of, truncated = self._alignment(c, row)
             if truncated:
                 log.warning("caption longer than %d tokens, truncated: %r", self.context_length, c)
@@ -322,7 +322,7 @@ class DualEncoder:
                 caption=c,
                 embedding=g,
                 tokens=t[pos],
-                token_text=tuple(self._decode(int(row[p])) for p in pos),
+                token_text=tuple(self._decode(row[p]) for p in pos),
                 token_word=tuple(word_of),
                 words=tuple(c.split()),
                 truncated=truncated,

@@ -79,6 +79,11 @@ def node_texts(captions: Sequence[str]) -> list[str]:
     return [n.text for c in captions for n in parse_tree(c)]
 
 
+def members(rows: np.ndarray) -> list[tuple[int, ...]]:
+    """The regions each row of a (nodes, regions) boolean matrix picks."""
+    return [tuple(np.flatnonzero(row).tolist()) for row in rows]
+
+
 @register
 class PowersetAlignment(ScoringMethod):
     name = "powerset"
@@ -170,13 +175,11 @@ class PowersetAlignment(ScoringMethod):
         nla, nla_subsets = nla_scan(patches, masks[:m], texts, groups=largest)
         end = time.perf_counter()
         nla_all, nla_subsets = (nla, nla_subsets) if every is largest else nla_scan(patches, masks, texts, groups=every)
-        subsets, nla_subsets = subset_masks(m)[exact.best_subset], nla_subsets.T
+        # read out as Python values once: an element at a time, it was 150 tensor operations for a caption's tree
+        best, scanned, scanned_all = (values.tolist() for values in (exact.best, nla, nla_all))
+        chosen, found = (members(rows.numpy()) for rows in (subset_masks(m)[exact.best_subset], nla_subsets.T))
         alignments = tuple(
-            NodeAlignment(
-                node, tuple(subsets[k].nonzero().flatten().tolist()), float(exact.best[k]), float(nla[k]),
-                float(exact.best[k] - nla[k]), tuple(nla_subsets[k].nonzero().flatten().tolist()),
-                float(nla_all[k]),
-            )
+            NodeAlignment(node, chosen[k], best[k], scanned[k], best[k] - scanned[k], found[k], scanned_all[k])
             for k, node in enumerate(tree)
         )
         evidence = PowersetEvidence(
