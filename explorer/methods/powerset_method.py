@@ -175,7 +175,7 @@ class PowersetAlignment(ScoringMethod):
         nla, nla_subsets = nla_scan(patches, masks[:m], texts, groups=largest)
         end = time.perf_counter()
         nla_all, nla_subsets = (nla, nla_subsets) if every is largest else nla_scan(patches, masks, texts, groups=every)
-        # read out as Python values once: an element at a time, it was 150 tensor operations for a caption's tree
+        # read out as Python values once: an element at a time, it took about 100 tensor operations per caption
         best, scanned, scanned_all = (values.tolist() for values in (exact.best, nla, nla_all))
         chosen, found = (members(rows.numpy()) for rows in (subset_masks(m)[exact.best_subset], nla_subsets.T))
         alignments = tuple(
