@@ -201,6 +201,12 @@ def test_an_image_key_is_hashed_once_inside_keys_remembered_and_follows_the_pixe
         image.putpixel((0, 0), (1, 2, 3))
         assert image_key(image) == before  # remembered, not hashed again
     assert image_key(image) != before  # outside the block the key is the pixels' again
+    with keys_remembered():
+        outer = image_key(image)
+        with keys_remembered():  # a block inside another (the page around the engine's analysis) shares its keys
+            image.putpixel((0, 0), (4, 5, 6))
+            assert image_key(image) == outer
+        assert image_key(image) == outer
 
 
 def test_a_page_analysis_hashes_its_image_once(embedded, monkeypatch):

@@ -5,6 +5,7 @@ import io
 
 import gradio as gr
 import pytest
+from PIL import Image
 from gradio import processing_utils
 
 from explorer import world
@@ -96,3 +97,15 @@ def test_the_method_tabs_draw_for_a_new_comparison_only_while_in_view(page):
         assert all(map(sent, drawn[:2])), name
     note = gated["show_scores"](result, "tflocal")[0]
     assert RIGHT in note and WRONG in note
+
+
+def test_a_page_edit_hashes_its_image_once(page, monkeypatch):
+    """The engine's caches and the overlay's display copy read one key of the image (a photo's hash takes ms)."""
+    demo, path, choice = page
+    result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-1]
+    hashed = []
+    tobytes = Image.Image.tobytes
+    monkeypatch.setattr(Image.Image, "tobytes", lambda self, *a, **k: hashed.append(self) or tobytes(self, *a, **k))
+    out = handler(demo, "rescore")(path, RIGHT, WRONG + " by a red wall", choice, result)
+    assert sent(out[4])  # the edited caption's overlay was drawn, on the image's display copy
+    assert sum(im is result[0] for im in hashed) == 1
