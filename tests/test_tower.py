@@ -29,6 +29,14 @@ def test_precision_settings(monkeypatch):
         tower_dtypes("int8", "cpu")
 
 
+@pytest.mark.parametrize("amx, avx512_bf16, native", [(True, False, True), (False, True, True), (False, False, False)])
+def test_native_bf16_means_amx_or_avx512_bf16(monkeypatch, amx, avx512_bf16, native):
+    """Intel's AMX tiles and AMD Zen 4's AVX512-BF16 multiply bf16 natively; plain AVX512 only emulates it."""
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: amx)
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: avx512_bf16)
+    assert tower.cpu_has_native_bf16() is native
+
+
 def test_padding_to_a_bucket_leaves_every_row_as_it_was(embedded):
     views = torch.rand(11, 3, embedded.image_size, embedded.image_size)
     together = embedded.embed_pixels(views)  # 11 rows run as a bucket of 16
@@ -63,7 +71,7 @@ def test_a_failing_compiled_tower_falls_back_to_eager_for_good():
 
 
 def test_bf16_changes_the_page_scores_little_and_no_clear_verdict():
-    """What `--precision native` costs on a CPU with AMX (forced to bf16 here, so it runs on any CPU)."""
+    """What `--precision native` costs on a CPU with AMX or AVX512-BF16 (forced to bf16 here, so it runs on any CPU)."""
     from explorer.encoders import DualEncoder
 
     fp32, bf16 = Engine(DualEncoder(precision="fp32")), Engine(DualEncoder(precision="bf16"))
