@@ -8,6 +8,7 @@ from typing import Sequence
 
 from PIL import Image
 
+from explorer import proposals
 from explorer.encoders import DualEncoder, keys_remembered
 from explorer.inputs import clean_caption_pair
 from explorer.methods import REGISTRY, Score, ScoringMethod, get_method
@@ -81,12 +82,13 @@ class Engine:
         a, b = clean_caption_pair(caption_a, caption_b)
         loaded = self.model(choice)
         notices = []
-        for which, feats in zip("AB", loaded.encoder.encode_texts([a, b])):
-            if feats.truncated:
-                notices.append(f"Caption {which} is longer than the model's {loaded.encoder.context_length} "
-                               f"tokens: only its start was read.")
         scores = {}
-        with keys_remembered():
+        with keys_remembered(), proposals.sharing_cores():
+            loaded.encoder.encode_image(image)  # a new image's region proposals start first, beside what follows
+            for which, feats in zip("AB", loaded.encoder.encode_texts([a, b])):
+                if feats.truncated:
+                    notices.append(f"Caption {which} is longer than the model's {loaded.encoder.context_length} "
+                                   f"tokens: only its start was read.")
             for i, (name, method) in enumerate(loaded.methods.items()):
                 if progress is not None:
                     progress((i, len(loaded.methods)), desc=f"{method.label}...")

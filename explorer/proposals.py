@@ -4,21 +4,27 @@ A method starts its proposals when the encoder first sees an image (an encoder i
 while the image tower does; the method that needs them later waits for the same result. That overlap needs a core
 the towers leave free: on a GPU, or a CPU with more cores than torch's threads. Where torch's threads take every
 core, a segmentation beside them stalls the towers' threads more than it saves (measured on 2 cores: 25 ms more per
-analysis), so there the proposals are made when first asked for.
+analysis): there the proposals start at once only inside ``sharing_cores`` (one page analysis), whose thread then
+runs its torch ops on one thread, leaving the worker a core, until work that wants every core calls ``make_room``;
+elsewhere they are made when first asked for.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from contextlib import ExitStack, contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable
+from typing import Callable, Iterator
 
 import torch
 from PIL import Image
 
 from explorer.cache import LRUCache
+from explorer.cores import one_thread
 from explorer.encoders import DualEncoder, image_key
 from explorer.regions import Region, sam_regions, segment_regions
 
@@ -47,7 +53,9 @@ def forget() -> None:
 
 def regions(image: Image.Image, proposer: tuple[str, Proposer]) -> list[Region]:
     """A proposer's regions of the image, waiting for the worker where they are still being computed."""
-    return start(image, proposer).result()
+    found = start(image, proposer).result()
+    make_room()
+    return found
 
 
 def segmentation(max_regions: int = 24) -> tuple[str, Proposer]:
@@ -66,8 +74,71 @@ def core_to_spare(device: str) -> bool:
     return device.startswith("cuda") or (os.cpu_count() or 1) > torch.get_num_threads()
 
 
+@dataclass
+class _Sharing:
+    """One ``sharing_cores`` block: the proposals started beside it, and its thread's one-core limit while it has
+    given the other cores to the worker (None while it has not)."""
+
+    pending: list[Future[list[Region]]] = field(default_factory=list)
+    limit: ExitStack | None = None
+
+
+_SHARING: ContextVar[_Sharing | None] = ContextVar("core_sharing", default=None)
+
+
+@contextmanager
+def sharing_cores() -> Iterator[None]:
+    """A block (one page analysis) in which a new image's proposals start at once even where no core is to spare.
+
+    While they run, this thread's torch ops run on one thread: with all of torch's threads each parallel op would
+    wait on the one that shares its core with the worker. Its first stages (texts, the image's features, the crop
+    views) are small ops that gain little from a second thread, so the segmentation comes nearly free (measured on 2
+    cores: 15 ms less per analysis, paired). ``make_room`` gives the cores back.
+    """
+    token = _SHARING.set(_Sharing())
+    try:
+        yield
+    finally:
+        _give_cores_back()
+        _SHARING.reset(token)
+
+
+def make_room() -> None:
+    """Before work that wants every core (the SGI views' tower) or the proposals themselves: wait for the proposals
+    started beside this ``sharing_cores`` block and give its thread's cores back. Elsewhere nothing."""
+    sharing = _SHARING.get()
+    if sharing is not None and sharing.pending:
+        wait(sharing.pending)
+        sharing.pending.clear()
+    _give_cores_back()
+
+
+def _give_cores_back() -> None:
+    sharing = _SHARING.get()
+    if sharing is not None and sharing.limit is not None:
+        sharing.limit.close()
+        sharing.limit = None
+
+
+def _start_beside(image: Image.Image, proposer: tuple[str, Proposer]) -> None:
+    """Inside ``sharing_cores`` on a CPU whose cores torch's threads take: start the proposals and yield a core."""
+    sharing = _SHARING.get()
+    if sharing is None:
+        return
+    future = start(image, proposer)
+    if future.done():
+        return
+    sharing.pending.append(future)
+    if sharing.limit is None and torch.get_num_threads() > 1:
+        sharing.limit = ExitStack()
+        sharing.limit.enter_context(one_thread())
+
+
 def start_on_new_images(encoder: DualEncoder, proposer: tuple[str, Proposer]) -> None:
-    """Start the proposer on every image the encoder sees for the first time, before it encodes it, where a core is
-    to spare (``core_to_spare``); otherwise the proposals are made when first asked for."""
+    """Start the proposer on every image the encoder sees for the first time, before it encodes it: always where a
+    core is to spare (``core_to_spare``), else inside ``sharing_cores``; otherwise the proposals are made when first
+    asked for."""
     if core_to_spare(encoder.device):
         encoder.image_hooks[proposer[0]] = lambda image: start(image, proposer)
+    else:
+        encoder.image_hooks[proposer[0]] = lambda image: _start_beside(image, proposer)

@@ -52,3 +52,50 @@ def test_new_captions_bring_their_methods_texts_in_one_batch(monkeypatch):
     assert batches == [len({caption, *companions})]
     embedded.encode_texts(companions, companions=False)
     assert len(batches) == 1  # they were all encoded with the caption
+
+
+def test_an_analysis_segments_beside_its_first_stages_on_one_thread_then_gives_the_cores_back(monkeypatch):
+    """No core to spare (torch's threads take them all): a page analysis starts the new image's segmentation at once,
+    runs its own first stages on one torch thread meanwhile, and runs the SGI views' tower on every thread once the
+    segmentation is done."""
+    import time
+
+    import torch
+
+    from explorer.encoders import DualEncoder
+    from explorer.engine import Engine
+
+    monkeypatch.setattr(proposals, "core_to_spare", lambda device: False)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        seen: dict[str, object] = {}
+        segment = proposals.segment_regions
+
+        def slow_segmentation(image, **kw):
+            seen["segmentation on"] = threading.current_thread().name
+            time.sleep(0.3)  # still running while the analysis encodes its captions
+            seen["segmentation done"] = time.perf_counter()
+            return segment(image, **kw)
+
+        monkeypatch.setattr(proposals, "segment_regions", slow_segmentation)
+        proposals.forget()  # an earlier test's segmentation of the same scene
+        engine = Engine(DualEncoder())  # its methods' hooks made with no core to spare
+        encoder = engine.encoder
+        texts, views = encoder.encode_texts, encoder.embed_pixels
+        monkeypatch.setattr(encoder, "encode_texts", lambda *a, **kw: seen.setdefault(
+            "text threads", torch.get_num_threads()) and texts(*a, **kw))
+        monkeypatch.setattr(encoder, "embed_pixels", lambda *a, **kw: seen.setdefault(
+            "views", (torch.get_num_threads(), time.perf_counter())) and views(*a, **kw))
+        item = world.swap_items("heldout", "attribute", 1)[0]
+        analysis = engine.analyze(item.images[0].render(encoder.image_size), *item.captions)
+        assert set(analysis.scores) == {"global", "sgi", "tflocal", "powerset"}
+        assert str(seen["segmentation on"]).startswith("proposals")
+        assert seen["text threads"] == 1  # beside the segmentation
+        view_threads, views_at = seen["views"]
+        assert view_threads == 2 and views_at > seen["segmentation done"]
+        assert torch.get_num_threads() == 2  # given back
+        encoder.encode_image(world.random_scene(np.random.default_rng(5), world.seen_combos(), 2).render(128))
+        assert torch.get_num_threads() == 2  # outside an analysis a new image takes no core
+    finally:
+        torch.set_num_threads(threads)

@@ -142,6 +142,7 @@ class StructureGuided(ScoringMethod):
             boxes, rows = self.distinct_boxes(image, regions, fill)
             pixels = image_tensor(image, self.encoder.device)
             views = crop_views(pixels, boxes, self.crop_mode, fill, self.encoder.preprocessing)
+            shared.make_room()  # the views' tower wants every core: a segmentation beside the analysis ends first
             return RegionFeatures(tuple(regions), self.encoder.embed_pixels(views)[rows])
 
         return self._cache.get_or_compute(image_key(image), encode)
