@@ -3,17 +3,22 @@ optional compiled image tower per bucket (CUDA graphs on a GPU), warmed on a bac
 
 Batches of images are padded to the next bucket (1, 2, 4, 8, then multiples of 8), so the tower sees a few fixed
 shapes: oneDNN and cuBLAS keep their kernels for each shape, and a compiled tower (``compile=True``) is captured once
-per bucket. Until a bucket is warmed, its batches run eagerly, so a page that loads a model answers at once.
+per bucket. Until a bucket is warmed, its batches run eagerly, so a page that loads a model answers at once. On the
+CPU a large batch runs as one single-threaded part per torch thread, side by side (``parts``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Sequence
 
 import torch
+
+from explorer.cores import one_thread
 
 log = logging.getLogger(__name__)
 
@@ -21,6 +26,8 @@ PRECISIONS = ("auto", "native", "fp32", "bf16", "fp16")
 PRECISION_HELP = ("auto: bf16 autocast on a GPU (fp16 where it has no bf16), fp32 on the CPU; native: as auto, and "
                   "bf16 for the image tower on a CPU that multiplies bf16 natively (AMX or AVX512-BF16); fp32, bf16, fp16: that one")
 STEP = 8  # buckets above 8 are multiples of this
+SPLIT_ROWS = 2 * STEP  # a CPU batch of at least this many rows runs in parts side by side
+_PARTS = ThreadPoolExecutor(max_workers=max(1, (os.cpu_count() or 1) - 1), thread_name_prefix="tower-part")
 
 
 def buckets(max_batch: int) -> list[int]:
@@ -32,6 +39,22 @@ def buckets(max_batch: int) -> list[int]:
 def bucket_of(n: int, sizes: list[int]) -> int:
     """The smallest bucket that holds ``n`` rows."""
     return next(b for b in sizes if b >= n)
+
+
+def parts(n: int, threads: int) -> list[int]:
+    """The rows of each part a CPU batch of ``n`` rows runs as: one part per thread at most, each but the last
+    ``n / threads`` rounded to a multiple of STEP (so the parts pad to about the buckets the whole would); one part
+    below SPLIT_ROWS rows.
+
+    Parts on one thread each, side by side, beat one batch on every thread: no op waits at a barrier for the slower
+    thread (measured on 2 cores: the SGI views' tower 76 against 88 ms for 56 views, 6.6 ms off a page analysis)."""
+    if n < SPLIT_ROWS or threads < 2:
+        return [n]
+    per = max(STEP, round(n / threads / STEP) * STEP)
+    sizes: list[int] = []
+    while len(sizes) < threads - 1 and n - sum(sizes) > per:
+        sizes.append(per)
+    return sizes + [n - sum(sizes)]
 
 
 def cpu_has_native_bf16() -> bool:
@@ -126,6 +149,9 @@ class BucketedTower:
                 blank = torch.zeros(size, 3, self.image_size, self.image_size, device=self.device)
                 if self.compiled is None:
                     self._eager(blank)
+                    if self.device == "cpu":  # oneDNN keeps kernels per thread count too: the parts run on one
+                        with one_thread():
+                            self._eager(blank)
                     continue
                 with self._lock, torch.no_grad(), autocast(self.device, self.dtype, cache=False):
                     for _ in range(2):
@@ -142,11 +168,27 @@ class BucketedTower:
         out = []
         for i in range(0, len(pixels), self.max_batch):
             chunk = pixels[i : i + self.max_batch].to(self.device)
-            n, size = len(chunk), bucket_of(len(chunk), self.sizes)
-            if size > n:
-                chunk = torch.cat([chunk, chunk.new_zeros(size - n, *chunk.shape[1:])])
-            out.append(_map(self._run(chunk, size), lambda t: t[:n] if t.ndim else t))
+            split = self.device == "cpu" and self.compiled is None
+            sizes = parts(len(chunk), torch.get_num_threads()) if split else [len(chunk)]
+            if len(sizes) == 1:
+                out.append(self._padded(chunk))
+                continue
+            first, *rest = torch.split(chunk, sizes)
+            others = [_PARTS.submit(self._one_thread, part) for part in rest]
+            out += [self._one_thread(first), *(f.result() for f in others)]
         return out
+
+    @torch.no_grad()
+    def _one_thread(self, chunk: torch.Tensor) -> Output:
+        with one_thread():
+            return self._padded(chunk)
+
+    def _padded(self, chunk: torch.Tensor) -> Output:
+        """The tower's output for ``chunk`` run as its bucket, padded with zero rows."""
+        n, size = len(chunk), bucket_of(len(chunk), self.sizes)
+        if size > n:
+            chunk = torch.cat([chunk, chunk.new_zeros(size - n, *chunk.shape[1:])])
+        return _map(self._run(chunk, size), lambda t: t[:n] if t.ndim else t)
 
     def _run(self, chunk: torch.Tensor, size: int) -> Output:
         compiled = self.compiled

@@ -1,12 +1,15 @@
 """How the towers run: precision settings, batch buckets, the background warm-up and the compiled tower."""
 
+import threading
+
 import numpy as np
 import pytest
 import torch
 
 from explorer import tower, world
+from explorer.cores import one_thread
 from explorer.engine import Engine
-from explorer.tower import BucketedTower, bucket_of, buckets, tower_dtypes
+from explorer.tower import SPLIT_ROWS, BucketedTower, bucket_of, buckets, parts, tower_dtypes
 
 
 def test_buckets_are_few_fixed_sizes_that_hold_every_batch():
@@ -46,6 +49,49 @@ def test_padding_to_a_bucket_leaves_every_row_as_it_was(embedded):
 
 def _tiny(x: torch.Tensor) -> torch.Tensor:
     return torch.tanh(x.mean(dim=(2, 3)) @ torch.ones(3, 5))
+
+
+@pytest.mark.parametrize("threads", [2, 3, 16])
+def test_a_large_cpu_batch_splits_into_one_part_per_thread_padding_no_more_than_the_whole(threads):
+    sizes = buckets(64)
+    assert parts(15, threads) == [15] and parts(40, 1) == [40]  # small batches, and one thread: one part
+    for n in range(SPLIT_ROWS, 65):
+        split = parts(n, threads)
+        assert sum(split) == n and len(split) <= threads and min(split) > 0
+        if threads == 2:  # two parts pad to the bucket the whole batch would
+            assert sum(bucket_of(p, sizes) for p in split) == bucket_of(n, sizes)
+
+
+def test_the_parts_run_side_by_side_on_one_thread_each_and_give_the_whole_batchs_rows():
+    calls = []
+
+    def recorded(x: torch.Tensor) -> torch.Tensor:
+        calls.append((threading.current_thread().name, len(x), torch.get_num_threads()))
+        return _tiny(x)
+
+    tower = BucketedTower(recorded, image_size=4, device="cpu", dtype=None, max_batch=64)
+    x = torch.rand(40, 3, 4, 4)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        split = torch.cat(tower(x))
+        assert torch.get_num_threads() == 2  # the caller's own threads come back
+    finally:
+        torch.set_num_threads(threads)
+    assert sorted(c[1] for c in calls) == [16, 24]  # parts of 16 and 24 rows: 40 rows pad to no more
+    assert len({c[0] for c in calls}) == 2 and all(c[2] == 1 for c in calls)  # two threads, one core each
+    assert torch.allclose(split, _tiny(x), atol=1e-6)
+
+
+def test_one_thread_limits_the_calling_thread_alone():
+    seen = {}
+    with one_thread():
+        seen["inside"] = torch.get_num_threads()
+        started = threading.Thread(target=lambda: seen.setdefault("a thread started meanwhile", torch.get_num_threads()))
+        started.start()
+        started.join()
+    assert seen == {"inside": 1, "a thread started meanwhile": torch.get_num_threads()}
+    assert torch.get_num_threads() == seen["a thread started meanwhile"]  # its own setting came back
 
 
 def test_the_compiled_tower_is_captured_per_bucket_in_the_background_and_matches_eager():
