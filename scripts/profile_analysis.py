@@ -3,8 +3,8 @@
 Runs the engine's analysis (global, SGI, TFLocal, PowerCLIP) of fresh world scenes under cProfile and prints, per
 stage, the milliseconds per analysis: a new image, and a caption edit (caption B changed, image cached). On the CPU
 it counts the main thread's CPU time with one torch thread, so the profile does not depend on what else the
-machine runs; work on the proposals worker thread is timed on its own. Then a caption edit's stages in wall time,
-each timed by a wrapper instead of the profiler (run it on a quiet machine).
+machine runs; work on the proposals worker thread is timed on its own. Then both kinds' stages in wall time on
+torch's threads, each timed by a wrapper instead of the profiler (run it on a quiet machine).
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from explorer import speed_bench as bench
-from explorer import text
+from explorer import proposals, text
+from explorer.methods import sgi as sgi_method
 from explorer.engine import Engine
 from explorer.loader import EncoderSpec, load_encoder
 from explorer.regions import segment_regions
@@ -69,9 +70,10 @@ def profile(engine: Engine, runs: int, timer) -> dict[str, dict[str, float]]:
     return out
 
 
-def edit_wall_ms(engine: Engine, runs: int) -> dict[str, float]:
-    """Wall ms (median) of a caption edit and of its stages, each timed by a wrapper (no profiler): cProfile's
-    per-call cost inflates spaCy's and torch's many small Python calls (it showed 7 ms for a 3.9 ms parse)."""
+def wall_ms(engine: Engine, runs: int) -> dict[str, tuple[float, float]]:
+    """Wall ms (median) per stage of an analysis of a new image and of a caption edit after it, each stage timed by a
+    wrapper (no profiler): cProfile's per-call cost inflates spaCy's and torch's many small Python calls (it showed
+    7 ms for a 3.9 ms parse), and the proposals worker and the tower's parts run beside the analysis thread."""
     spent: dict[str, float] = {}
     order: list[str] = []
 
@@ -88,22 +90,27 @@ def edit_wall_ms(engine: Engine, runs: int) -> dict[str, float]:
         setattr(owner, name, wrapper)
 
     encoder = engine.encoder
-    timed(text, "parse_many", "spaCy parse of the new caption")
-    timed(encoder, "_encode_text_batch", "text tower: the caption and its companions")
+    timed(text, "parse_many", "spaCy parse of new captions")
+    timed(encoder, "_encode_text_batch", "text tower: new captions and their companions")
     timed(encoder, "encode_texts", "text encoding, all (parse and tower)")
+    timed(encoder, "_encode_image_batch", "image features tower (the image)")
+    timed(sgi_method, "crop_views", "SGI crop views (tensors)")
+    timed(proposals, "make_room", "waiting for the segmentation beside (make_room)")
+    timed(encoder, "embed_pixels", "SGI views' image tower")
+    timed(proposals, "regions", "PowerCLIP's regions")
     for name, method in engine.methods.items():
         timed(method, "score", f"method {name}")
-    samples: dict[str, list[float]] = {}
-    for item in bench.fresh_items(2 * runs + 2)[runs + 1 :]:  # items the profile did not see: new captions
+    samples: dict[str, tuple[list[float], list[float]]] = {}
+    for item in bench.fresh_items(2 * runs + 2)[runs + 1 :]:  # items the profile did not see: new images, captions
         image = item.images[0].render(encoder.image_size)
-        engine.analyze(image, *item.captions)
-        spent.clear()
-        start = time.perf_counter()
-        engine.analyze(image, item.captions[0], item.captions[1] + bench.EDIT)
-        for label, seconds in {**spent, "whole caption edit": time.perf_counter() - start}.items():
-            samples.setdefault(label, []).append(seconds)
-    return {label: round(1e3 * float(np.median(samples[label][1:])), 2)
-            for label in [*order, "whole caption edit"] if label in samples}
+        for column, captions in enumerate((item.captions, (item.captions[0], item.captions[1] + bench.EDIT))):
+            spent.clear()
+            start = time.perf_counter()
+            engine.analyze(image, *captions)
+            for label, seconds in {**spent, "whole": time.perf_counter() - start}.items():
+                samples.setdefault(label, ([], []))[column].append(seconds)
+    return {label: tuple(round(1e3 * float(np.median(s[1:])), 2) if len(s) > 1 else 0.0 for s in samples[label])
+            for label in [*order, "whole"] if label in samples}  # type: ignore[misc]
 
 
 def _stages(prof: cProfile.Profile, runs: int) -> dict[str, float]:
@@ -134,10 +141,10 @@ def main() -> None:
     for label in dict.fromkeys([*stages["cold"], *stages["rescore"]]):
         print(f"| {label} | {stages['cold'].get(label, '')} | {stages['rescore'].get(label, '')} |")
     torch.set_num_threads(threads)
-    print(f"\nwall ms of a caption edit (median of {args.runs}, torch's {threads} threads), timed per stage without "
-          f"a profiler\n\n| stage | ms |\n|---|---|")
-    for label, ms in edit_wall_ms(engine, args.runs).items():
-        print(f"| {label} | {ms} |")
+    print(f"\nwall ms (median of {args.runs}, torch's {threads} threads), timed per stage without a profiler\n\n"
+          f"| stage | new image | caption edit |\n|---|---|---|")
+    for label, (cold, edit) in wall_ms(engine, args.runs).items():
+        print(f"| {label} | {cold} | {edit} |")
 
 
 if __name__ == "__main__":
