@@ -87,7 +87,8 @@ def test_one_thread_limits_the_calling_thread_alone():
     seen = {}
     with one_thread():
         seen["inside"] = torch.get_num_threads()
-        started = threading.Thread(target=lambda: seen.setdefault("a thread started meanwhile", torch.get_num_threads()))
+        started = threading.Thread(target=lambda: seen.setdefault("a thread started meanwhile",
+                                                                  torch.get_num_threads()))
         started.start()
         started.join()
     assert seen == {"inside": 1, "a thread started meanwhile": torch.get_num_threads()}
