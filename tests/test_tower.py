@@ -40,15 +40,36 @@ def test_native_bf16_means_amx_or_avx512_bf16(monkeypatch, amx, avx512_bf16, nat
     assert tower.cpu_has_native_bf16() is native
 
 
-def test_padding_to_a_bucket_leaves_every_row_as_it_was(embedded):
-    views = torch.rand(11, 3, embedded.image_size, embedded.image_size)
-    together = embedded.embed_pixels(views)  # 11 rows run as a bucket of 16
-    alone = torch.cat([embedded.embed_pixels(views[i : i + 1]) for i in range(11)])
-    assert torch.allclose(together, alone, atol=1e-5)
-
-
 def _tiny(x: torch.Tensor) -> torch.Tensor:
     return torch.tanh(x.mean(dim=(2, 3)) @ torch.ones(3, 5))
+
+
+def _recording(sizes: list[int]):
+    def tower(x: torch.Tensor) -> torch.Tensor:
+        sizes.append(len(x))
+        return _tiny(x.float())
+    return tower
+
+
+def test_padding_to_a_bucket_leaves_every_row_as_it_was(embedded):
+    padded = BucketedTower(embedded.model.encode_image, image_size=embedded.image_size, device="cpu",
+                           dtype=torch.bfloat16)
+    assert padded.pads  # low precision: oneDNN makes kernels per shape
+    views = torch.rand(11, 3, embedded.image_size, embedded.image_size)
+    (together,) = padded(views)  # 11 rows run as a bucket of 16
+    alone = torch.cat([padded(views[i : i + 1])[0] for i in range(11)])
+    assert together.shape[0] == 11 and torch.allclose(together.float(), alone.float(), atol=1e-5)
+
+
+def test_only_an_eager_fp32_cpu_tower_runs_every_size_as_it_is():
+    """Padded rows are only work where no kernel is kept per shape (MKL's fp32 GEMMs)."""
+    sizes: list[int] = []
+    for dtype, want in ((None, [11]), (torch.bfloat16, [16])):
+        sizes.clear()
+        (out,) = BucketedTower(_recording(sizes), image_size=4, device="cpu", dtype=dtype)(torch.rand(11, 3, 4, 4))
+        assert out.shape == (11, 5) and sizes == want
+    assert BucketedTower(_tiny, image_size=4, device="cpu", dtype=None, compile=True).pads  # a graph per bucket
+    assert BucketedTower(_tiny, image_size=4, device="cuda", dtype=None).pads  # cuBLAS picks kernels per shape
 
 
 @pytest.mark.parametrize("threads", [2, 3, 16])
@@ -56,10 +77,12 @@ def test_a_large_cpu_batch_splits_into_one_part_per_thread_padding_no_more_than_
     sizes = buckets(64)
     assert parts(15, threads) == [15] and parts(40, 1) == [40]  # small batches, and one thread: one part
     for n in range(SPLIT_ROWS, 65):
-        split = parts(n, threads)
-        assert sum(split) == n and len(split) <= threads and min(split) > 0
-        if threads == 2:  # two parts pad to the bucket the whole batch would
+        split, even = parts(n, threads), parts(n, threads, step=1)
+        for cut in (split, even):
+            assert sum(cut) == n and len(cut) <= threads and min(cut) > 0
+        if threads == 2:  # two parts pad to the bucket the whole batch would; unpadded, they are halves
             assert sum(bucket_of(p, sizes) for p in split) == bucket_of(n, sizes)
+            assert sorted(even) == [n // 2, n - n // 2]
 
 
 def test_the_parts_run_side_by_side_on_one_thread_each_and_give_the_whole_batchs_rows():
@@ -70,7 +93,7 @@ def test_the_parts_run_side_by_side_on_one_thread_each_and_give_the_whole_batchs
         return _tiny(x)
 
     tower = BucketedTower(recorded, image_size=4, device="cpu", dtype=None, max_batch=64)
-    x = torch.rand(40, 3, 4, 4)
+    x = torch.rand(43, 3, 4, 4)
     threads = torch.get_num_threads()
     torch.set_num_threads(2)
     try:
@@ -78,7 +101,7 @@ def test_the_parts_run_side_by_side_on_one_thread_each_and_give_the_whole_batchs
         assert torch.get_num_threads() == 2  # the caller's own threads come back
     finally:
         torch.set_num_threads(threads)
-    assert sorted(c[1] for c in calls) == [16, 24]  # parts of 16 and 24 rows: 40 rows pad to no more
+    assert sorted(c[1] for c in calls) == [21, 22]  # an fp32 tower runs halves as they are, no padded rows
     assert len({c[0] for c in calls}) == 2 and all(c[2] == 1 for c in calls)  # two threads, one core each
     assert torch.allclose(split, _tiny(x), atol=1e-6)
 
