@@ -259,17 +259,22 @@ def peak_memory_mb() -> float:
 
 
 def machine() -> str:
-    """CPU model, cores, memory, and torch build, in one line."""
+    """CPU model, the vector kernels torch runs on it and whether it multiplies bf16 natively, cores, memory, and
+    torch build, in one line: CPUs of one name differ (an AMD EPYC here was an AVX2 Zen 3 and an AVX512-BF16 Zen 4)."""
     import os
     import platform
 
     import torch
 
+    from explorer.tower import cpu_has_native_bf16
+
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
                platform.processor() or "unknown CPU") if os.path.exists("/proc/cpuinfo") else platform.processor()
     mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30 if hasattr(os, "sysconf") else 0
     gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU"
-    return (f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB; {gpu}; torch {torch.__version__} "
+    bf16 = "native bf16" if cpu_has_native_bf16() else "no native bf16"
+    return (f"{cpu} ({torch.backends.cpu.get_cpu_capability()} kernels, {bf16}), {os.cpu_count()} cores, "
+            f"{mem:.0f} GiB; {gpu}; torch {torch.__version__} "
             f"({torch.get_num_threads()} threads), Python {platform.python_version()}")
 
 
