@@ -13,7 +13,7 @@ import torch
 from PIL import Image
 from tqdm import tqdm
 
-from explorer import proposals, text, world
+from explorer import proposals, text, tower, world
 from explorer.accuracy import evaluate_items
 from explorer.encoders import DualEncoder
 from explorer.engine import Engine
@@ -264,15 +264,11 @@ def machine() -> str:
     import os
     import platform
 
-    import torch
-
-    from explorer.tower import cpu_has_native_bf16
-
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
                platform.processor() or "unknown CPU") if os.path.exists("/proc/cpuinfo") else platform.processor()
     mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30 if hasattr(os, "sysconf") else 0
     gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU"
-    bf16 = "native bf16" if cpu_has_native_bf16() else "no native bf16"
+    bf16 = "native bf16" if tower.cpu_has_native_bf16() else "no native bf16"
     return (f"{cpu} ({torch.backends.cpu.get_cpu_capability()} kernels, {bf16}), {os.cpu_count()} cores, "
             f"{mem:.0f} GiB; {gpu}; torch {torch.__version__} "
             f"({torch.get_num_threads()} threads), Python {platform.python_version()}")

@@ -194,9 +194,8 @@ class BucketedTower:
 
     def _padded(self, chunk: torch.Tensor) -> Output:
         """The tower's output for ``chunk`` run as its bucket, padded with zero rows where the tower ``pads``."""
-        n, size = len(chunk), bucket_of(len(chunk), self.sizes)
-        if not self.pads:
-            return self._run(chunk, n)
+        n = len(chunk)
+        size = bucket_of(n, self.sizes) if self.pads else n
         if size > n:
             chunk = torch.cat([chunk, chunk.new_zeros(size - n, *chunk.shape[1:])])
         return _map(self._run(chunk, size), lambda t: t[:n] if t.ndim else t)
