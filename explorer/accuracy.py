@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import numpy as np
 from PIL import Image
 
+from explorer import cancel
 from explorer import world
 from explorer.benchmark_registry import benchmark as registered
 from explorer.benchmark_registry import load_items
@@ -81,6 +82,7 @@ def score_chunk(methods: Sequence[ScoringMethod], part: Sequence[Item], render_s
     loaded: dict[int | None, list[list[Image.Image]]] = {}
     with keys_remembered():
         for method in methods:
+            cancel.check()  # a page's request given up stops here (a no-op in the CLI)
             size = _size(method, render_size)
             if size not in loaded:
                 loaded[size] = [it.pictures(size) for it in part]

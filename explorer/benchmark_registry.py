@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
+from explorer import cancel
 from explorer import world
 from explorer.dataset_loaders import DatasetError, load_aro, load_bivlc, load_sugarcrepe, load_winoground
 from explorer.items import Item
@@ -30,8 +31,11 @@ class Benchmark:
 
 def world_swaps(split: str, limit: int) -> list[Item]:
     """``limit`` swap items of each kind of one world split, kind after kind."""
-    return [replace(it, id=f"{split}/{kind}/{i}")
-            for kind in world.KINDS for i, it in enumerate(world.swap_items(split, kind, limit))]
+    items: list[Item] = []
+    for kind in world.KINDS:
+        cancel.check()
+        items += [replace(it, id=f"{split}/{kind}/{i}") for i, it in enumerate(world.swap_items(split, kind, limit))]
+    return items
 
 
 def world_single(split: str, limit: int) -> list[Item]:

@@ -14,6 +14,7 @@ import numpy as np
 import torch
 from sklearn.linear_model import LogisticRegression
 
+from explorer import cancel
 from explorer.modeling.probes import ConceptProbe, SlotMLP
 
 log = logging.getLogger(__name__)
@@ -319,6 +320,7 @@ def read_model(encoder, n_colors: int = 8, n_shapes: int = 3, tick=lambda done, 
     tables = world_tables(encoder, n_colors, n_shapes)
     found = {}
     for i, (kind, table) in enumerate(tables.items()):
+        cancel.check()
         tick(i + 1, len(tables) + 1, f"analysing the {kind} embeddings")
         found[kind] = readings(table)
     observed, reconstructed = mds_points(tables["image"])

@@ -8,7 +8,7 @@ from typing import Sequence
 
 from PIL import Image
 
-from explorer import proposals
+from explorer import cancel, proposals
 from explorer.encoders import DualEncoder, keys_remembered
 from explorer.inputs import clean_caption_pair
 from explorer.methods import REGISTRY, Score, ScoringMethod, get_method
@@ -90,6 +90,7 @@ class Engine:
                     notices.append(f"Caption {which} is longer than the model's {loaded.encoder.context_length} "
                                    f"tokens: only its start was read.")
             for i, (name, method) in enumerate(loaded.methods.items()):
+                cancel.check()
                 if progress is not None:
                     progress((i, len(loaded.methods)), desc=f"{method.label}...")
                 scores[name] = tuple(method.score(image, [a, b]))

@@ -1,5 +1,6 @@
 """Many users on one server, and inputs that once crashed it: each answered with a result or a message."""
 
+import asyncio
 import json
 import struct
 import time
@@ -192,15 +193,54 @@ def test_the_pool_shares_models_and_evicts_the_least_recently_used_unpinned_one(
     assert pool.loaded() == [EMBEDDED_CHOICE, "again"]
 
 
-def test_a_request_over_the_time_limit_answers_with_a_message():
+def test_a_request_over_the_time_limit_is_stopped_and_answers_with_a_message():
+    from explorer import cancel
     from explorer.ui.guard import guarded
 
-    slow = guarded(lambda message: message, time_limit=0.2)(lambda: time.sleep(2) or "late")
+    steps = []
+
+    def slow() -> str:
+        for _ in range(300):
+            cancel.check()
+            steps.append(1)
+            time.sleep(0.01)
+        return "late"
+
     start = time.perf_counter()
-    assert "took longer than" in slow() and time.perf_counter() - start < 1.5
-    assert guarded(lambda m: m, time_limit=5)(lambda: "in time")() == "in time"
+    message = asyncio.run(guarded(lambda m: m, time_limit=0.2, hint=", or with less")(slow)())
+    assert "took longer than" in message and "was stopped" in message and message.endswith("or with less.")
+    assert time.perf_counter() - start < 1.5
+    time.sleep(0.1)
+    done = len(steps)
+    time.sleep(0.3)
+    assert len(steps) == done < 100  # it stopped at its next check, long before its 300 steps
+    assert asyncio.run(guarded(lambda m: m, time_limit=5)(lambda: "in time")()) == "in time"
     broken = guarded(lambda m: m)(lambda: 1 / 0)
     assert "ZeroDivisionError" in broken()
+
+
+def _cpu_seconds(over: float) -> float:
+    """The CPU time this process (the test and the served page) takes in ``over`` seconds of wall time."""
+    start = time.process_time()
+    time.sleep(over)
+    return time.process_time() - start
+
+
+@pytest.mark.timeout(300)
+def test_an_abandoned_heavy_request_stops_using_the_cpu_within_seconds(url):
+    """A client that cancels (as a closed page's request is cancelled) frees the CPU: the filter over 12,000 world
+    items, about a minute and a half of scoring on 2 cores, stops at its next chunk."""
+    client = Client(url, verbose=False)
+    status = client.predict("world", "", 1000, api_name="/browse_load")[-1]
+    assert "Loaded 12000 items" in status
+    job = client.submit("all", True, api_name="/browse_filter")  # only the items the global cosine gets wrong
+    time.sleep(3)
+    busy = _cpu_seconds(2)
+    assert busy > 0.8 and not job.done(), busy  # scoring on the server's cores
+    job.cancel()
+    time.sleep(2)  # the work's next cancel.check() comes within a chunk (32 items, a fraction of a second)
+    idle = _cpu_seconds(3)
+    assert idle < 0.3 * busy, (busy, idle)
 
 
 def test_light_events_do_not_wait_behind_heavy_ones(url, scene):

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import functools
 import html
 import logging
 import os
 import re
+import threading
 from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Callable
 
+from explorer import cancel
 from explorer.encoders import ModelUnavailable
 from explorer.inputs import InputError
 
@@ -32,34 +34,58 @@ def warn(message: str) -> str:
     return f"**Cannot run:** {plain(message)}"
 
 
-def _within(seconds: float | None, fn: Callable, args: tuple, kwargs: dict) -> Any:
-    if seconds is None:
-        return fn(*args, **kwargs)
-    context = contextvars.copy_context()  # gradio's progress tracker lives in a context variable
-    future = _WORKERS.submit(context.run, fn, *args, **kwargs)
-    return future.result(timeout=seconds)
+def _answer(on_error: Callable[[str], Any], name: str, exc: Exception) -> Any:
+    """A failure as the page's message: the user's own mistakes as they are, a bug with its type."""
+    if isinstance(exc, (InputError, ModelUnavailable)):
+        return on_error(warn(str(exc)))
+    log.error("%s failed", name, exc_info=exc)  # a bug: the log keeps the trace, the page says what happened
+    return on_error(warn(f"Something went wrong ({type(exc).__name__}: {exc}); the server's log has the details. "
+                         f"Your inputs are kept: change them and try again."))
 
 
-def guarded(on_error: Callable[[str], Any], time_limit: float | None = None) -> Callable[[Callable], Callable]:
+def _retrieve(work: asyncio.Future) -> None:
+    if not work.cancelled() and isinstance(work.exception(), cancel.Cancelled):
+        log.info("stopped work of a request given up")
+
+
+def guarded(on_error: Callable[[str], Any], time_limit: float | None = None,
+            hint: str = "") -> Callable[[Callable], Callable]:
     """Wrap a handler so every failure returns ``on_error(message)`` instead of raising into gradio.
 
-    With ``time_limit``, the handler runs on a worker thread and the page gets a message when it takes longer;
-    the work itself finishes in the background (Python cannot stop a thread) and its result is dropped.
+    With ``time_limit`` the handler becomes a coroutine that runs the work on a worker thread with its own
+    cancellation token (``explorer.cancel``): the token is set when the request runs over the limit (the page gets a
+    message ending in ``hint``) or is abandoned (gradio cancels the coroutine), and the work stops at its next
+    ``cancel.check()``.
     """
     def wrap(fn: Callable) -> Callable:
-        @functools.wraps(fn)  # gradio reads the wrapped signature (its inputs and the progress tracker)
-        def handler(*args, **kwargs):
+        if time_limit is None:
+            @functools.wraps(fn)  # gradio reads the wrapped signature (its inputs and the progress tracker)
+            def handler(*args, **kwargs):
+                try:
+                    return fn(*args, **kwargs)
+                except Exception as exc:
+                    return _answer(on_error, fn.__name__, exc)
+            return handler
+
+        @functools.wraps(fn)
+        async def limited(*args, **kwargs):
+            token = threading.Event()
+            context = contextvars.copy_context()  # gradio's progress tracker lives in a context variable
+            context.run(cancel.bind, token)
+            work = asyncio.wrap_future(_WORKERS.submit(context.run, fn, *args, **kwargs))
+            work.add_done_callback(_retrieve)  # work stopped after its answer was given ends quietly
             try:
-                return _within(time_limit, fn, args, kwargs)
-            except (InputError, ModelUnavailable) as exc:
-                return on_error(warn(str(exc)))
-            except FutureTimeout:
-                log.warning("%s took longer than %.0f s", fn.__name__, time_limit)
+                return await asyncio.wait_for(asyncio.shield(work), time_limit)
+            except asyncio.TimeoutError:
+                token.set()
+                log.warning("%s took longer than %.0f s: stopped", fn.__name__, time_limit)
                 return on_error(warn(f"This took longer than the server's limit of {time_limit:.0f} s per request "
-                                     f"(the server may be busy); try again, or a smaller image."))
-            except Exception as exc:  # a bug: the log keeps the trace, the page says what happened
-                log.exception("%s failed", fn.__name__)
-                return on_error(warn(f"Something went wrong ({type(exc).__name__}: {exc}); the server's log has "
-                                     f"the details. Your inputs are kept: change them and try again."))
-        return handler
+                                     f"and was stopped (the server may be busy). Try again{hint}."))
+            except asyncio.CancelledError:  # the user left or cancelled: the work stops at its next check
+                token.set()
+                log.info("%s abandoned: stopping it", fn.__name__)
+                raise
+            except Exception as exc:
+                return _answer(on_error, fn.__name__, exc)
+        return limited
     return wrap
