@@ -1,6 +1,8 @@
-"""The page's caption edit (the rescore handler gradio calls on each edit): what it sends again, and what it keeps."""
+"""The page's caption edit (the follow handler gradio calls on each change): what it sends again, and what it keeps."""
 
+import asyncio
 import dataclasses
+import inspect
 import io
 
 import gradio as gr
@@ -17,7 +19,9 @@ RIGHT, WRONG = "a red square and a blue circle", "a blue square and a red circle
 
 
 def handler(demo: gr.Blocks, name: str):
-    return next(f.fn for f in demo.fns.values() if f.name == name)
+    """The page's handler called ``name``, callable as gradio calls it (a time-limited one is a coroutine)."""
+    fn = next(f.fn for f in demo.fns.values() if f.name == name)
+    return (lambda *args: asyncio.run(fn(*args))) if inspect.iscoroutinefunction(fn) else fn
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +60,7 @@ def test_an_edit_sends_the_table_and_the_edited_captions_overlay_only(page):
     status, shown, table, overlay_a, overlay_b, heat, result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)
     assert status.startswith("Done") and all(map(sent, (shown, overlay_a, overlay_b, heat)))
     edited = WRONG + " on a grey floor"
-    out = handler(demo, "rescore")(path, RIGHT, edited, choice, result)
+    out = handler(demo, "follow")(path, RIGHT, edited, choice, result)
     status, shown, table, overlay_a, overlay_b, heat, after = out
     assert status.startswith("Done") and after[1].captions == (RIGHT, edited)
     assert after[0] is result[0]  # the image decoded once for the comparison and its edits
@@ -66,7 +70,7 @@ def test_an_edit_sends_the_table_and_the_edited_captions_overlay_only(page):
     assert after[1].scores["sgi"][0] == result[1].scores["sgi"][0]  # caption A's evidence is what its overlay shows
     assert after[1].scores["sgi"][1].caption == edited
 
-    out = handler(demo, "rescore")(path, RIGHT + " on a grey floor", edited, choice, after)
+    out = handler(demo, "follow")(path, RIGHT + " on a grey floor", edited, choice, after)
     assert sent(out[3]) and not sent(out[4])  # now caption A was edited, B was not
     assert handler(demo, "analyze")(path, RIGHT, edited, choice)[1] is not None  # the button sends everything
 
@@ -76,10 +80,10 @@ def test_an_edit_on_another_image_or_model_sends_everything(page):
     result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-1]
     other = world.Scene((world.WorldObject("green", "star", "large", 0.3, 0.3),)).render(128)
     moved = (other, result[1])  # the page showed another image (a new upload since)
-    out = handler(demo, "rescore")(path, RIGHT, WRONG + " on a grey floor", choice, moved)
+    out = handler(demo, "follow")(path, RIGHT, WRONG + " on a grey floor", choice, moved)
     assert all(map(sent, out[1:6]))
     relabelled = (result[0], dataclasses.replace(result[1], model="another model"))  # the page's model was switched
-    out = handler(demo, "rescore")(path, RIGHT, WRONG + " on a grey floor", choice, relabelled)
+    out = handler(demo, "follow")(path, RIGHT, WRONG + " on a grey floor", choice, relabelled)
     assert all(map(sent, out[1:6]))
 
 
@@ -106,6 +110,29 @@ def test_a_page_edit_hashes_its_image_once(page, monkeypatch):
     hashed = []
     tobytes = Image.Image.tobytes
     monkeypatch.setattr(Image.Image, "tobytes", lambda self, *a, **k: hashed.append(self) or tobytes(self, *a, **k))
-    out = handler(demo, "rescore")(path, RIGHT, WRONG + " by a red wall", choice, result)
+    out = handler(demo, "follow")(path, RIGHT, WRONG + " by a red wall", choice, result)
     assert sent(out[4])  # the edited caption's overlay was drawn, on the image's display copy
     assert sum(im is result[0] for im in hashed) == 1
+
+
+def test_a_change_that_cannot_be_compared_clears_every_result(page):
+    """No result stays on the page under inputs it was not computed from: a removed image, an emptied caption or
+    captions the engine refuses clear the table, both overlays, the heat map and the kept comparison."""
+    demo, path, choice = page
+    result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-1]
+    follow = handler(demo, "follow")
+    for inputs, said in (((None, RIGHT, WRONG), "image was removed"), ((path, RIGHT, "  "), "Caption B is empty"),
+                         ((path, RIGHT, "x" * 5000), "longer than"), ((path, RIGHT, RIGHT), "are the same")):
+        status, shown, table, overlay_a, overlay_b, heat, last = follow(*inputs, choice, result)
+        assert said in status and table.empty and (overlay_a, overlay_b, heat, last) == (None,) * 4, inputs
+    assert not any(map(sent, follow(path, RIGHT, WRONG + " on a grey floor", choice, None)))  # nothing shown yet
+
+
+def test_a_model_load_scores_the_comparison_again_unless_the_model_shown_stayed(page):
+    demo, path, choice = page
+    result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-1]
+    after_load = handler(demo, "follow_model")
+    assert not any(map(sent, after_load(path, RIGHT, WRONG, choice, result)))  # a failed load: its message stays
+    shown_by_another = (result[0], dataclasses.replace(result[1], model="another model"))
+    status, *_, last = after_load(path, RIGHT, WRONG, choice, shown_by_another)
+    assert status.startswith("Done") and last[1].model == result[1].model

@@ -63,6 +63,10 @@ def _done(result: Analysis) -> str:
                      *(plain(n) for n in result.notices)))
 
 
+IMAGE_HINT = ", or with a smaller image"
+CLEARED = (gr.update(), pd.DataFrame(columns=TABLE_COLUMNS), None, None, None, None)  # all but the image shown
+
+
 def kept_outputs(last: tuple | None, image: Image.Image, result: Analysis) -> tuple[bool, bool, bool]:
     """Whether the page's image, SGI overlay A and overlay B already show what ``result`` would draw, ``last`` being
     the comparison shown before it (image, analysis): a caption edit sends neither the image nor the other
@@ -76,7 +80,6 @@ def kept_outputs(last: tuple | None, image: Image.Image, result: Analysis) -> tu
 def build(engine: Engine, serving: Serving) -> MainInputs:
     """Lay out the main tab inside the current ``gr.Tab``; returns the inputs other tabs fill."""
     exs = examples()
-    empty = (None, pd.DataFrame(columns=TABLE_COLUMNS), None, None, None, None)
 
     @guarded(lambda message: (None, message))
     def preview(path: str | None):
@@ -92,15 +95,15 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
             return gr.update(), warn("No swap found: caption A needs two objects (or an object with a relation).")
         return proposal.caption, plain(f"Swapped ({proposal.kind}): {proposal.note}.")
 
-    def load_model(choice: str, current: str, progress=gr.Progress()):
+    async def load_model(choice: str, current: str, progress=gr.Progress()):
         """Load the picked model for this session; on failure the session keeps its model and the menu shows it."""
         @guarded(lambda message: (message, device_line(engine, current), current, current),
-                 serving.time_limit_s)
+                 serving.time_limit_s, " when the server is less busy")
         def load(choice: str, progress):
             progress(0, desc=f"loading {choice}...")
             loaded = engine.model(choice)
             return f"Loaded {plain(loaded.label)} for this page.", device_line(engine, choice), choice, choice
-        return load(choice, progress)
+        return await load(choice, progress)
 
     def compare(path: str | None, caption_a: str, caption_b: str, choice: str, last: tuple | None, progress):
         """Both captions scored on the image. ``last``, for a caption edit, is the comparison the page shows now: what
@@ -123,18 +126,33 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
         shown = gr.update() if same_image else quick_webp(image)
         return _done(result), shown, table, overlays[0], overlays[1], heat, (image, result)
 
-    @guarded(lambda message: (message,) + empty, serving.time_limit_s)
+    @guarded(lambda message: (message, *CLEARED), serving.time_limit_s, IMAGE_HINT)
     def analyze(path: str | None, caption_a: str, caption_b: str, choice: str, progress=gr.Progress()):
         """The button (and the API): everything drawn and sent."""
         return compare(path, caption_a, caption_b, choice, None, progress)
 
-    rescore_now = guarded(lambda message: (message,) + (gr.update(),) * 6, serving.time_limit_s)(compare)  # keeps the last
+    def follow(path: str | None, caption_a: str, caption_b: str, choice: str, last,
+                      progress=gr.Progress()):
+        """Any change of the image, a caption or the model once a comparison is shown (typed, deleted, cut, pasted,
+        an example, a Browse item): scored again, or every result cleared when the inputs cannot be compared."""
+        if last is None:
+            return (gr.update(),) * 7  # nothing shown that the change could contradict
+        if not path:
+            return ("The image was removed: the results are cleared. Upload one to compare again.", *CLEARED)
+        for which, caption in (("A", caption_a), ("B", caption_b)):
+            if not (caption or "").strip():
+                return (f"Caption {which} is empty: the results are cleared until it is filled in.", *CLEARED)
+        return compare(path, caption_a, caption_b, choice, last, progress)
 
-    def rescore(path: str | None, caption_a: str, caption_b: str, choice: str, last, progress=gr.Progress()):
-        """A caption edit after a comparison: scored again at once (image features come from the cache)."""
-        if not path or last is None or not (caption_a or "").strip() or not (caption_b or "").strip():
-            return (gr.update(),) * 7
-        return rescore_now(path, caption_a, caption_b, choice, last, progress)
+    # an error clears the results too: none stays under inputs it was not computed from
+    on_change = guarded(lambda message: (message, *CLEARED), serving.time_limit_s, IMAGE_HINT)(follow)
+
+    @guarded(lambda message: (message, *CLEARED), serving.time_limit_s, IMAGE_HINT)
+    def follow_model(path: str | None, caption_a: str, caption_b: str, choice: str, last, progress=gr.Progress()):
+        """After a model load: the comparison shown scored again by the page's model, where that is another one."""
+        if last is not None and last[1].model == engine.model(choice).label:
+            return (gr.update(),) * 7  # the load failed (its message stays), or it picked the model shown
+        return follow(path, caption_a, caption_b, choice, last, progress)
 
     with gr.Row():
         with gr.Column(scale=1):
@@ -164,11 +182,14 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
     result = gr.State(None)
 
     outputs = [status, shown, table, overlay_a, overlay_b, heatmap, result]
-    upload.change(preview, upload, [shown, status], api_name="preview", **serving.light)
     swap_btn.click(swap, caption_a, [caption_b, status], api_name="swap", **serving.light)
-    model.input(load_model, [model, choice], [status, device, model, choice], api_name="load_model", **serving.heavy)
+    followed = [upload, caption_a, caption_b, choice, result]
+    edit = dict(api_name=False, show_progress="hidden", **serving.heavy)
+    upload.change(preview, upload, [shown, status], api_name="preview", **serving.light).then(on_change, followed, outputs,
+                                                                                           **edit)
+    model.input(load_model, [model, choice], [status, device, model, choice], api_name="load_model",
+                **serving.heavy).then(follow_model, followed, outputs, **edit)
     run_btn.click(analyze, [upload, caption_a, caption_b, choice], outputs, api_name="analyze", **serving.heavy)
-    for box in (caption_a, caption_b):
-        box.input(rescore, [upload, caption_a, caption_b, choice, result], outputs, api_name=False,
-                  trigger_mode="always_last", show_progress="hidden", **serving.heavy)
+    for box in (caption_a, caption_b):  # change, not input: deleting, cutting, pasting and set values count too
+        box.change(on_change, followed, outputs, trigger_mode="always_last", **edit)
     return MainInputs(upload, caption_a, caption_b, choice, result)
