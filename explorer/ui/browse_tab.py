@@ -8,7 +8,7 @@ from pathlib import Path
 import gradio as gr
 
 from explorer.benchmark_registry import BENCHMARKS, load_items
-from explorer.browse import BROWSE_SIZE, Reading, for_main_page, read, select
+from explorer.browse import BROWSE_SIZE, MAX_PER_CATEGORY, Reading, for_main_page, items_per_category, read, select
 from explorer.dataset_loaders import DatasetError
 from explorer.engine import UNTRAINED_MARK, Engine
 from explorer.items import Item, picture
@@ -17,6 +17,7 @@ from explorer.ui.main_tab import MainInputs
 from explorer.ui.serving import Serving
 
 SEND_DIR = Path(tempfile.mkdtemp(prefix="explorer-send-"))
+FEWER = ", or with fewer items per category"
 
 
 def _describe(item: Item, reading: Reading, model: str) -> str:
@@ -39,10 +40,11 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
     items_state = gr.State([])
     selection = gr.State([])
 
-    @guarded(lambda message: ([], [], gr.update(), gr.update(), message), serving.time_limit_s)
+    @guarded(lambda message: ([], [], gr.update(), gr.update(), message), serving.time_limit_s, FEWER)
     def load(benchmark: str, data: str, limit: float | None):
+        per_category = items_per_category(limit)
         try:
-            items = load_items(benchmark, (data or "").strip() or None, int(limit) if limit else None)
+            items = load_items(benchmark, (data or "").strip() or None, per_category)
         except (DatasetError, ValueError) as exc:
             return [], [], gr.update(), gr.update(), f"**Cannot load:** {plain(str(exc))}"
         cats = ["all"] + sorted({it.category for it in items})
@@ -50,7 +52,7 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
         return (items, keep, gr.update(choices=cats, value="all"), gr.update(maximum=max(1, len(keep) - 1), value=0),
                 f"Loaded {len(items)} items.")
 
-    @guarded(lambda message: (gr.update(), gr.update(), message), serving.time_limit_s)
+    @guarded(lambda message: (gr.update(), gr.update(), message), serving.time_limit_s, FEWER)
     def refilter(items, category: str, wrong_only: bool, model: str, progress=gr.Progress(track_tqdm=False)):
         wrong_by = engine.model(model).methods["global"] if wrong_only else None
         keep = select(items, category, wrong_by, progress.tqdm if wrong_only else (lambda it: it))
@@ -82,7 +84,7 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
     with gr.Row():
         benchmark = gr.Dropdown(list(BENCHMARKS), value="world", label="Benchmark", elem_id="browse-benchmark")
         data = gr.Textbox(label="Its folder or file (public benchmarks, in their own layout)", elem_id="browse-data")
-        limit = gr.Number(value=50, precision=0, label="Items per category")
+        limit = gr.Number(value=50, label=f"Items per category (1 to {MAX_PER_CATEGORY})", elem_id="browse-limit")
         load_btn = gr.Button("Load", elem_id="browse-load")
     with gr.Row():
         category = gr.Dropdown(["all"], value="all", label="Category", elem_id="browse-category")
@@ -98,9 +100,9 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
     shown = [items_state, selection, position, main.choice]
     load_btn.click(load, [benchmark, data, limit], [items_state, selection, category, position, status],
                    api_name="browse_load", **serving.heavy).then(show, shown, [image_0, image_1, details], **serving.heavy)
-    for trigger in (category.change, wrong_only.change):
+    for trigger, api_name in ((category.change, False), (wrong_only.change, "browse_filter")):
         trigger(refilter, [items_state, category, wrong_only, main.choice], [selection, position, status],
-                **serving.heavy).then(show, shown, [image_0, image_1, details], **serving.heavy)
+                api_name=api_name, **serving.heavy).then(show, shown, [image_0, image_1, details], **serving.heavy)
     position.change(show, shown, [image_0, image_1, details], api_name="browse_show", trigger_mode="always_last",
                     **serving.heavy)
     send_btn.click(send, [items_state, selection, position], [main.upload, main.caption_a, main.caption_b, tabs, status],
