@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import pickle
+import re
 import socket
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -128,6 +130,35 @@ def _check_weights_reachable(name: str, tag: str) -> None:
     )
 
 
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:200] if text else type(exc).__name__
+
+
+def checkpoint_problem(exc: BaseException) -> str:
+    """What is wrong with a weights file, in words, from the exception loading it raised (torch's own message for a
+    refused pickle is advice to load it unsafely, which this app never does)."""
+    text = str(exc)
+    if isinstance(exc, pickle.UnpicklingError) or "Weights only load failed" in text:
+        if "GLOBAL" in text:  # a pickle naming a callable: it would run code
+            found = re.search(r"GLOBAL ([\w.]+)", text)
+            what = f" ({found.group(1)})" if found else ""
+            return (f"it holds Python objects besides tensors{what}, which could run code, so it is refused; save "
+                    f"the model's state_dict alone, or as safetensors")
+        return "it is not a PyTorch or safetensors weights file (it cannot be read as one)"
+    if type(exc).__name__ == "SafetensorError":
+        return f"it is not a readable safetensors file ({_first_line(exc)})"
+    if "Error(s) in loading state_dict" in text:
+        missing = re.search(r"Missing key\(s\) in state_dict: (.*)", text)
+        unexpected = re.search(r"Unexpected key\(s\) in state_dict: (.*)", text)
+        count = lambda m: len(re.findall(r'"[^"]+"', m.group(1))) if m else 0  # noqa: E731
+        shape = re.search(r"size mismatch for ([^:]+)", text)
+        detail = f"a size mismatch for {shape.group(1)}" if shape else \
+            f"{count(missing)} of the model's weights missing from it, {count(unexpected)} unknown to the model"
+        return f"its weights do not fit this model ({detail}; saved from another model?)"
+    return f"its weights do not fit this model ({type(exc).__name__}: {_first_line(exc)})"
+
+
 class DualEncoder:
     """A frozen open_clip dual encoder with per-image and per-caption feature caches."""
 
@@ -199,12 +230,14 @@ class DualEncoder:
         try:  # open_clip loads a local file itself: safetensors, or torch.load(weights_only=True)
             model, _, preprocess = open_clip.create_model_and_transforms(self.name, pretrained=weights)
             tokenizer = open_clip.get_tokenizer(self.name)
-        except Exception as exc:  # the hub, a tag, a tokenizer download: report one sentence
-            reason = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
-            raise ModelUnavailable(
-                f"Could not load '{self.name}' with pretrained weights '{self.pretrained}' "
-                f"({reason}); if the model hub cannot be reached, download the weights on a machine "
-                f"that can and pass the file with --checkpoint."
+        except Exception as exc:
+            if self.checkpoint is not None:
+                raise ModelUnavailable(f"Could not load the checkpoint file {self.checkpoint} into '{self.name}': "
+                                       f"{checkpoint_problem(exc)}.") from exc
+            raise ModelUnavailable(  # the hub, a tag, a tokenizer download: one sentence
+                f"Could not load '{self.name}' with pretrained weights '{self.pretrained}' ({_first_line(exc)}); "
+                f"if the model hub cannot be reached, download the weights on a machine that can and pass the file "
+                f"with --checkpoint."
             ) from exc
         return model, preprocess, tokenizer
 

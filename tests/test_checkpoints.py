@@ -83,3 +83,38 @@ def test_the_cli_takes_a_shipped_name_for_checkpoint():
 
     args = build_parser().parse_args(["eval", "--checkpoint", "world-clip-powerclip"])
     assert resolve(encoder_spec(args).checkpoint)[1] == checkpoints.get("world-clip-powerclip")
+
+
+class _RunsCode:
+    """A pickle that would create a file if it were ever unpickled."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_a_bad_checkpoint_file_is_named_with_what_is_wrong_with_it(tmp_path, embedded):
+    """The message names the file passed and the real cause; torch's advice to load a refused pickle unsafely never
+    reaches the user, and the pickle never runs."""
+    from safetensors.torch import save_file
+
+    garbage, pickled, foreign, broken = (tmp_path / n for n in ("noise.pt", "code.pt", "foreign.safetensors",
+                                                                "broken.safetensors"))
+    garbage.write_bytes(bytes(range(256)) * 8)
+    marker = tmp_path / "ran"
+    torch.save({"visual.proj": _RunsCode(marker)}, pickled)
+    save_file({"another.model": torch.zeros(3)}, foreign)
+    broken.write_bytes(b"\x10\x00")
+    for path, cause in ((garbage, "is not a PyTorch or safetensors weights file"),
+                        (pickled, "holds Python objects besides tensors (io.open), which could run code"),
+                        (foreign, f"do not fit this model ({len(embedded.model.state_dict())} of the model's weights "
+                                  f"missing from it, 1 unknown to the model"),
+                        (broken, "is not a readable safetensors file")):
+        with pytest.raises(ModelUnavailable) as err:
+            load_encoder(EncoderSpec(checkpoint=str(path)))
+        message = str(err.value)
+        assert f"checkpoint file {path} into 'world-clip'" in message and cause in message, message
+        assert "weights_only" not in message and "pretrained weights 'None'" not in message
+    assert not marker.exists()
