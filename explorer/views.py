@@ -9,8 +9,8 @@ products over its box alone and no PIL image is built.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -18,6 +18,7 @@ import torch
 from open_clip.transform import PreprocessCfg
 from PIL import Image
 
+from explorer.cache import CACHE_SIZE, LRUCache
 from explorer.regions import Box, CropMode
 
 
@@ -71,7 +72,6 @@ def _filter(x: np.ndarray, interpolation: str) -> np.ndarray:
     return np.where(x < 1.0, near, np.where(x < 2.0, far, 0.0))
 
 
-@lru_cache(maxsize=256)
 def resample_weights(length: int, out: int, interpolation: str) -> np.ndarray:
     """PIL's antialiased resampling of ``length`` samples to ``out`` as an (out, length) matrix, rows summing to 1."""
     support = 1.0 if interpolation == "bilinear" else 2.0
@@ -87,12 +87,22 @@ def resample_weights(length: int, out: int, interpolation: str) -> np.ndarray:
     return weights
 
 
-@lru_cache(maxsize=256)
+AXIS_CACHE_MB = float(os.environ.get("EXPLORER_VIEW_CACHE_MB", "32"))  # the views' axis matrices, all images together
+_AXES: LRUCache[tuple[np.ndarray, np.ndarray]] = LRUCache(
+    CACHE_SIZE, max_bytes=int(AXIS_CACHE_MB * 2**20), weigh=lambda pair: sum(a.nbytes for a in pair))
+
+
 def axis_matrix(length: int, resized: int, out: int, interpolation: str) -> tuple[np.ndarray, np.ndarray]:
-    """One axis of a view: resample ``length`` to ``resized``, then center-crop or pad to ``out``.
+    """One axis of a view: resample ``length`` to ``resized``, then center-crop or pad to ``out``; kept by sizes in
+    ``_AXES`` (the boxes of one image share many sizes).
 
     Returns the (out, length) matrix and which output rows are padding (all-zero rows, filled afterwards).
     """
+    return _AXES.get_or_compute(f"{length}:{resized}:{out}:{interpolation}",
+                                lambda: _axis_matrix(length, resized, out, interpolation))
+
+
+def _axis_matrix(length: int, resized: int, out: int, interpolation: str) -> tuple[np.ndarray, np.ndarray]:
     resample = resample_weights(length, resized, interpolation)
     matrix, pad = np.zeros((out, length)), np.zeros(out, dtype=bool)
     if resized >= out:

@@ -1,3 +1,6 @@
+"""Crop views as tensor operations: equal to open_clip's preprocess of PIL views, and their matrices kept within a
+budget."""
+
 import numpy as np
 import pytest
 import torch
@@ -6,6 +9,8 @@ from PIL import Image
 from skimage import data
 
 from explorer.regions import crop_view, multiscale_crops
+from explorer import views
+from explorer.cache import LRUCache
 from explorer.views import Preprocessing, crop_views, image_tensor, resample_weights
 
 MEAN, STD = (0.48145466, 0.4578275, 0.40821073), (0.26862954, 0.26130258, 0.27577711)
@@ -39,3 +44,27 @@ def test_preprocessing_is_read_from_the_model(embedded):
     prep = Preprocessing.of(embedded.model)
     assert prep.size == (embedded.image_size,) * 2 and prep.resize_mode == "shortest"
     assert prep.resized(100, 300) == (embedded.image_size, 3 * embedded.image_size)
+
+
+def test_the_views_axis_matrices_stay_within_their_byte_budget_whatever_the_image_sizes(monkeypatch):
+    """A soak of photos of many sizes once kept 425 MB of matrices that no later image used; now a byte budget."""
+    budget = 4 * 2**20
+    kept = LRUCache(512, max_bytes=budget, weigh=lambda pair: sum(a.nbytes for a in pair))
+    monkeypatch.setattr(views, "_AXES", kept)
+    for side in range(300, 1024, 29):  # every image size a new pair of matrices, each 0.5 to 1.8 MB
+        views.axis_matrix(side, 224, 224, "bicubic")
+        assert kept.nbytes <= budget
+    assert 2 <= len(kept) <= 8
+    again = views.axis_matrix(1019, 224, 224, "bicubic")  # the last size is still kept: the same arrays
+    assert again[0] is views.axis_matrix(1019, 224, 224, "bicubic")[0]
+
+
+def test_a_byte_budget_needs_a_weight_and_a_value_larger_than_it_stays_alone():
+    with pytest.raises(ValueError, match="go together"):
+        LRUCache(4, max_bytes=10)
+    cache = LRUCache(4, max_bytes=10, weigh=len)
+    cache.put("a", "x" * 4)
+    cache.put("b", "y" * 5)
+    assert len(cache) == 2 and cache.nbytes == 9
+    cache.put("c", "z" * 30)
+    assert len(cache) == 1 and "c" in cache and cache.nbytes == 30
