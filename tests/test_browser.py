@@ -101,3 +101,131 @@ def test_two_pages_keep_their_own_models_and_caption_edits_rescore(embedded, tmp
         expect(second.locator("#tflocal-note")).to_contain_text("on a grey floor", timeout=30_000)
         expect(second.locator("#attention-b img")).to_be_visible(timeout=30_000)
         browser.close()
+
+
+RIGHT, WRONG = "a red square and a blue circle", "a blue square and a red circle"
+
+
+def _scene(tmp_path):
+    path = tmp_path / "scene.png"
+    world.Scene((world.WorldObject("red", "square", "large", 0.27, 0.3),
+                 world.WorldObject("blue", "circle", "large", 0.72, 0.7))).render(128).save(path)
+    return path
+
+
+def _global_scores(engine, image, caption_a: str, caption_b: str) -> list[str]:
+    """The global cosine's two scores as the page's table shows them (4 places, as JavaScript writes a number)."""
+    a, b = engine.analyze(image, caption_a, caption_b).scores["global"]
+    return [str(round(a.value, 4)), str(round(b.value, 4))]
+
+
+def _shows_scores_of(page, engine, image, caption_a: str, caption_b: str) -> None:
+    """Wait until the page's table holds the global cosine of exactly these captions on this image."""
+    from playwright.sync_api import expect
+
+    for value in _global_scores(engine, image, caption_a, caption_b):
+        expect(page.locator("#scores")).to_contain_text(value, timeout=60_000)
+    expect(page.locator("#status")).to_contain_text("Done", timeout=30_000)
+
+
+def _compare(page, path, caption_a: str, caption_b: str) -> None:
+    from playwright.sync_api import expect
+
+    page.locator("#upload input[type=file]").set_input_files(str(path))
+    page.locator("#caption-a textarea").fill(caption_a)
+    page.locator("#caption-b textarea").fill(caption_b)
+    page.locator("#run").click()
+    expect(page.locator("#status")).to_contain_text("Done", timeout=60_000)
+
+
+def test_deleting_cutting_and_pasting_in_a_caption_score_it_again(embedded, tmp_path):
+    """Backspace, Delete, cut and paste change a caption as typing does: the scores follow, or clear when a caption is
+    emptied; never the previous caption's scores under the new text."""
+    from PIL import Image
+    from playwright.sync_api import expect, sync_playwright
+
+    from explorer.engine import Engine
+
+    engine, path = Engine(embedded), _scene(tmp_path)
+    image = Image.open(path).convert("RGB")
+    with running_app(embedded) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        context = browser.new_context(viewport={"width": 1400, "height": 1800})
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url.rstrip("/"))
+        page = context.new_page()
+        page.goto(url)
+        _compare(page, path, RIGHT, WRONG + " on a grey floor")
+        _shows_scores_of(page, engine, image, RIGHT, WRONG + " on a grey floor")
+        box_a, box_b = page.locator("#caption-a textarea"), page.locator("#caption-b textarea")
+
+        box_b.press("End")
+        for _ in range(len(" on a grey floor")):
+            box_b.press("Backspace")
+        _shows_scores_of(page, engine, image, RIGHT, WRONG)
+
+        box_b.press("Home")
+        for _ in range(2):
+            box_b.press("Delete")  # "a blue square..." -> "blue square..."
+        _shows_scores_of(page, engine, image, RIGHT, WRONG[2:])
+
+        box_a.press("Control+a")
+        box_a.press("Control+x")  # caption A cut away: nothing to compare, every result cleared
+        expect(page.locator("#status")).to_contain_text("Caption A is empty", timeout=30_000)
+        expect(page.locator("#scores")).not_to_contain_text("global cosine")
+        expect(page.locator("#overlay-a img")).to_have_count(0)
+
+        box_a.press("Control+v")  # pasted back: scored again
+        expect(box_a).to_have_value(RIGHT)
+        _shows_scores_of(page, engine, image, RIGHT, WRONG[2:])
+        browser.close()
+
+
+def test_an_example_or_a_browse_item_replaces_every_result(embedded, tmp_path):
+    from PIL import Image
+    from playwright.sync_api import expect, sync_playwright
+
+    from explorer.benchmark_registry import load_items
+    from explorer.browse import BROWSE_SIZE, for_main_page
+    from explorer.engine import Engine
+    from explorer.examples import examples
+    from explorer.items import picture
+
+    engine, path = Engine(embedded), _scene(tmp_path)
+    example = examples()[0]
+    sent, caption_a, caption_b = for_main_page(load_items("world", None, 50)[0])
+    with running_app(embedded) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1800})
+        page.goto(url)
+        _compare(page, path, RIGHT, WRONG)
+        before = page.locator("#overlay-a img").get_attribute("src")
+        page.get_by_text(example.name, exact=True).first.click()
+        expect(page.locator("#caption-a textarea")).to_have_value(example.caption_a)
+        _shows_scores_of(page, engine, Image.open(example.path).convert("RGB"), example.caption_a, example.caption_b)
+        expect(page.locator("#overlay-a img")).not_to_have_attribute("src", before)
+
+        page.get_by_role("tab", name="Browse a benchmark").click()
+        page.locator("#browse-load").click()
+        expect(page.locator("#browse-status")).to_contain_text("Loaded", timeout=60_000)
+        page.locator("#browse-send").click()
+        expect(page.locator("#caption-a textarea")).to_have_value(caption_a, timeout=30_000)
+        _shows_scores_of(page, engine, picture(sent, BROWSE_SIZE).convert("RGB"), caption_a, caption_b)
+        browser.close()
+
+
+@pytest.mark.parametrize("limit, said", [("1000000000", "got 1e+09"), ("-1", "got -1"), ("2.5", "got 2.5")])
+def test_browse_refuses_an_impossible_number_of_items_with_a_message(embedded, limit, said):
+    from playwright.sync_api import expect, sync_playwright
+
+    with running_app(embedded) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1800})
+        page.goto(url)
+        page.get_by_role("tab", name="Browse a benchmark").click()
+        page.locator("#browse-limit input").fill(limit)
+        page.locator("#browse-load").click()
+        status = page.locator("#browse-status")
+        expect(status).to_contain_text("whole number from 1 to 1000", timeout=10_000)
+        expect(status).to_contain_text(said)
+        expect(status).not_to_contain_text("Loaded")
+        browser.close()

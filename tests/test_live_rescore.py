@@ -57,10 +57,11 @@ def sent(value) -> bool:
 
 def test_an_edit_sends_the_table_and_the_edited_captions_overlay_only(page):
     demo, path, choice = page
-    status, shown, table, overlay_a, overlay_b, heat, result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)
+    status, shown, table, overlay_a, overlay_b, heat, result, following = handler(demo, "analyze")(path, RIGHT, WRONG,
+                                                                                                    choice)
     assert status.startswith("Done") and all(map(sent, (shown, overlay_a, overlay_b, heat)))
     edited = WRONG + " on a grey floor"
-    out = handler(demo, "follow")(path, RIGHT, edited, choice, result)
+    out = handler(demo, "follow")(path, RIGHT, edited, choice, result, True)
     status, shown, table, overlay_a, overlay_b, heat, after = out
     assert status.startswith("Done") and after[1].captions == (RIGHT, edited)
     assert after[0] is result[0]  # the image decoded once for the comparison and its edits
@@ -70,26 +71,26 @@ def test_an_edit_sends_the_table_and_the_edited_captions_overlay_only(page):
     assert after[1].scores["sgi"][0] == result[1].scores["sgi"][0]  # caption A's evidence is what its overlay shows
     assert after[1].scores["sgi"][1].caption == edited
 
-    out = handler(demo, "follow")(path, RIGHT + " on a grey floor", edited, choice, after)
+    out = handler(demo, "follow")(path, RIGHT + " on a grey floor", edited, choice, after, True)
     assert sent(out[3]) and not sent(out[4])  # now caption A was edited, B was not
     assert handler(demo, "analyze")(path, RIGHT, edited, choice)[1] is not None  # the button sends everything
 
 
 def test_an_edit_on_another_image_or_model_sends_everything(page):
     demo, path, choice = page
-    result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-1]
+    result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-2]
     other = world.Scene((world.WorldObject("green", "star", "large", 0.3, 0.3),)).render(128)
     moved = (other, result[1])  # the page showed another image (a new upload since)
-    out = handler(demo, "follow")(path, RIGHT, WRONG + " on a grey floor", choice, moved)
+    out = handler(demo, "follow")(path, RIGHT, WRONG + " on a grey floor", choice, moved, True)
     assert all(map(sent, out[1:6]))
     relabelled = (result[0], dataclasses.replace(result[1], model="another model"))  # the page's model was switched
-    out = handler(demo, "follow")(path, RIGHT, WRONG + " on a grey floor", choice, relabelled)
+    out = handler(demo, "follow")(path, RIGHT, WRONG + " on a grey floor", choice, relabelled, True)
     assert all(map(sent, out[1:6]))
 
 
 def test_the_method_tabs_draw_for_a_new_comparison_only_while_in_view(page):
     demo, path, choice = page
-    result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-1]
+    result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-2]
     gated = {f.name: f.fn for f in demo.fns.values() if f.fn.__qualname__.startswith("while_shown")}
     assert set(gated) == {"show_scores", "draw_heatmaps", "show_alignments", "draw_nodes"}
     calls = {"show_scores": (result,), "draw_heatmaps": (result, [], [], "mean", "mean"),
@@ -106,11 +107,11 @@ def test_the_method_tabs_draw_for_a_new_comparison_only_while_in_view(page):
 def test_a_page_edit_hashes_its_image_once(page, monkeypatch):
     """The engine's caches and the overlay's display copy read one key of the image (a photo's hash takes ms)."""
     demo, path, choice = page
-    result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-1]
+    result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-2]
     hashed = []
     tobytes = Image.Image.tobytes
     monkeypatch.setattr(Image.Image, "tobytes", lambda self, *a, **k: hashed.append(self) or tobytes(self, *a, **k))
-    out = handler(demo, "follow")(path, RIGHT, WRONG + " by a red wall", choice, result)
+    out = handler(demo, "follow")(path, RIGHT, WRONG + " by a red wall", choice, result, True)
     assert sent(out[4])  # the edited caption's overlay was drawn, on the image's display copy
     assert sum(im is result[0] for im in hashed) == 1
 
@@ -119,20 +120,22 @@ def test_a_change_that_cannot_be_compared_clears_every_result(page):
     """No result stays on the page under inputs it was not computed from: a removed image, an emptied caption or
     captions the engine refuses clear the table, both overlays, the heat map and the kept comparison."""
     demo, path, choice = page
-    result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-1]
+    result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-2]
     follow = handler(demo, "follow")
     for inputs, said in (((None, RIGHT, WRONG), "image was removed"), ((path, RIGHT, "  "), "Caption B is empty"),
                          ((path, RIGHT, "x" * 5000), "longer than"), ((path, RIGHT, RIGHT), "are the same")):
-        status, shown, table, overlay_a, overlay_b, heat, last = follow(*inputs, choice, result)
+        status, shown, table, overlay_a, overlay_b, heat, last = follow(*inputs, choice, result, True)
         assert said in status and table.empty and (overlay_a, overlay_b, heat, last) == (None,) * 4, inputs
-    assert not any(map(sent, follow(path, RIGHT, WRONG + " on a grey floor", choice, None)))  # nothing shown yet
+    assert not any(map(sent, follow(path, RIGHT, WRONG + " on a grey floor", choice, None, False)))  # not compared yet
+    status, *_, again = follow(path, RIGHT, WRONG, choice, None, True)  # a caption filled in again after a clear
+    assert status.startswith("Done") and again[1].captions == (RIGHT, WRONG)
 
 
 def test_a_model_load_scores_the_comparison_again_unless_the_model_shown_stayed(page):
     demo, path, choice = page
-    result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-1]
+    result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-2]
     after_load = handler(demo, "follow_model")
-    assert not any(map(sent, after_load(path, RIGHT, WRONG, choice, result)))  # a failed load: its message stays
+    assert not any(map(sent, after_load(path, RIGHT, WRONG, choice, result, True)))  # a failed load: its message stays
     shown_by_another = (result[0], dataclasses.replace(result[1], model="another model"))
-    status, *_, last = after_load(path, RIGHT, WRONG, choice, shown_by_another)
+    status, *_, last = after_load(path, RIGHT, WRONG, choice, shown_by_another, True)
     assert status.startswith("Done") and last[1].model == result[1].model

@@ -126,17 +126,17 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
         shown = gr.update() if same_image else quick_webp(image)
         return _done(result), shown, table, overlays[0], overlays[1], heat, (image, result)
 
-    @guarded(lambda message: (message, *CLEARED), serving.time_limit_s, IMAGE_HINT)
+    @guarded(lambda message: (message, *CLEARED, gr.update()), serving.time_limit_s, IMAGE_HINT)
     def analyze(path: str | None, caption_a: str, caption_b: str, choice: str, progress=gr.Progress()):
-        """The button (and the API): everything drawn and sent."""
-        return compare(path, caption_a, caption_b, choice, None, progress)
+        """The button (and the API): everything drawn and sent; from now on the page follows its inputs."""
+        return *compare(path, caption_a, caption_b, choice, None, progress), True
 
-    def follow(path: str | None, caption_a: str, caption_b: str, choice: str, last,
-                      progress=gr.Progress()):
-        """Any change of the image, a caption or the model once a comparison is shown (typed, deleted, cut, pasted,
-        an example, a Browse item): scored again, or every result cleared when the inputs cannot be compared."""
-        if last is None:
-            return (gr.update(),) * 7  # nothing shown that the change could contradict
+    def follow(path: str | None, caption_a: str, caption_b: str, choice: str, last, following: bool,
+               progress=gr.Progress()):
+        """Any change of the image, a caption or the model once the page has compared (typed, deleted, cut, pasted,
+        an example, a Browse item): scored again, or every result cleared while the inputs cannot be compared."""
+        if not following:
+            return (gr.update(),) * 7  # nothing compared yet: nothing shown that the change could contradict
         if not path:
             return ("The image was removed: the results are cleared. Upload one to compare again.", *CLEARED)
         for which, caption in (("A", caption_a), ("B", caption_b)):
@@ -148,11 +148,12 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
     on_change = guarded(lambda message: (message, *CLEARED), serving.time_limit_s, IMAGE_HINT)(follow)
 
     @guarded(lambda message: (message, *CLEARED), serving.time_limit_s, IMAGE_HINT)
-    def follow_model(path: str | None, caption_a: str, caption_b: str, choice: str, last, progress=gr.Progress()):
+    def follow_model(path: str | None, caption_a: str, caption_b: str, choice: str, last, following: bool,
+                     progress=gr.Progress()):
         """After a model load: the comparison shown scored again by the page's model, where that is another one."""
         if last is not None and last[1].model == engine.model(choice).label:
             return (gr.update(),) * 7  # the load failed (its message stays), or it picked the model shown
-        return follow(path, caption_a, caption_b, choice, last, progress)
+        return follow(path, caption_a, caption_b, choice, last, following, progress)
 
     with gr.Row():
         with gr.Column(scale=1):
@@ -183,13 +184,15 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
 
     outputs = [status, shown, table, overlay_a, overlay_b, heatmap, result]
     swap_btn.click(swap, caption_a, [caption_b, status], api_name="swap", **serving.light)
-    followed = [upload, caption_a, caption_b, choice, result]
+    following = gr.State(False)  # whether this page has compared: from then on its results follow its inputs
+    followed = [upload, caption_a, caption_b, choice, result, following]
     edit = dict(api_name=False, show_progress="hidden", **serving.heavy)
     upload.change(preview, upload, [shown, status], api_name="preview", **serving.light).then(on_change, followed, outputs,
                                                                                            **edit)
     model.input(load_model, [model, choice], [status, device, model, choice], api_name="load_model",
                 **serving.heavy).then(follow_model, followed, outputs, **edit)
-    run_btn.click(analyze, [upload, caption_a, caption_b, choice], outputs, api_name="analyze", **serving.heavy)
+    run_btn.click(analyze, [upload, caption_a, caption_b, choice], [*outputs, following], api_name="analyze",
+                  **serving.heavy)
     for box in (caption_a, caption_b):  # change, not input: deleting, cutting, pasting and set values count too
         box.change(on_change, followed, outputs, trigger_mode="always_last", **edit)
     return MainInputs(upload, caption_a, caption_b, choice, result)
