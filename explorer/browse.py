@@ -10,7 +10,7 @@ import numpy as np
 from PIL import Image
 
 from explorer.accuracy import is_right, outcome, score_chunk, similarities
-from explorer.inputs import InputError
+from explorer.inputs import whole_number
 from explorer.items import DEFAULT_SIZE, Item, SwapItem
 from explorer.methods import ScoringMethod
 from explorer.shards import chunks
@@ -22,13 +22,7 @@ MAX_PER_CATEGORY = 1000  # the world's 12 split-kind cells at this size: 12,000 
 
 def items_per_category(value: float | str | None) -> int:
     """Browse's "items per category" as a whole number from 1 to ``MAX_PER_CATEGORY``; anything else refused."""
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise InputError(f"Items per category must be a number from 1 to {MAX_PER_CATEGORY}; got {value!r}.") from None
-    if not number.is_integer() or not 1 <= number <= MAX_PER_CATEGORY:
-        raise InputError(f"Items per category must be a whole number from 1 to {MAX_PER_CATEGORY}; got {number:g}.")
-    return int(number)
+    return whole_number(value, "Items per category", 1, MAX_PER_CATEGORY)
 
 
 @dataclass(frozen=True)

@@ -115,6 +115,18 @@ def load_image(path: str | Path, max_side: int = MAX_SIDE) -> Image.Image:
     return read_image(path, max_side)[0]
 
 
+def whole_number(value: float | str | None, what: str, low: int, high: int) -> int:
+    """A number the user gave (a field, or the API) as a whole number from ``low`` to ``high``; else refused, in a
+    sentence that names ``what`` and the value given."""
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise InputError(f"{what} must be a number from {low} to {high}; got {value!r}.") from None
+    if not number.is_integer() or not low <= number <= high:
+        raise InputError(f"{what} must be a whole number from {low} to {high}; got {number:g}.")
+    return int(number)
+
+
 def clean_caption(text: str | None, which: str) -> str:
     """One line of text, whitespace collapsed; empty or overlong captions are refused."""
     caption = " ".join((text or "").split())

@@ -36,8 +36,9 @@ def assert_full_result(out):
     rows = {r[0]: r for r in table["data"]}
     assert set(rows) == {"global cosine", "SGI", "TFLocal", "PowerCLIP"}
     for row in rows.values():
-        assert row[3] == pytest.approx(row[1] - row[2], abs=2e-4)
-        assert row[4] in ("A", "B", "tie")
+        assert table["headers"] == ["method", "prefers", "A", "B", "A - B"]
+        assert row[4] == pytest.approx(row[2] - row[3], abs=2e-4)
+        assert row[1] in ("A", "B", "tie")
     for path in (shown, overlay_a, overlay_b):
         assert Image.open(path).size[0] > 0
     assert heatmap is not None
@@ -46,9 +47,9 @@ def assert_full_result(out):
 
 def test_main_flow_scores_both_captions(client, scene_path):
     rows = assert_full_result(analyze(client, scene_path))
-    assert rows["SGI"][4] == "A"  # the scene has a red square and a blue circle
+    assert rows["SGI"][1] == "A"  # the scene has a red square and a blue circle
     overlay = np.asarray(Image.open(analyze(client, scene_path)[3]))
-    assert overlay.shape[0] == 448  # the scene is shown enlarged with the boxes drawn on it
+    assert overlay.shape[1] == 448  # the scene is shown enlarged with the boxes drawn on it, named below
 
 
 def test_swap_for_me_and_preview(client, scene_path):
@@ -118,7 +119,11 @@ def test_browse_world_filter_and_send_to_the_main_page(client):
     verdicts = dict(line.strip("| ").split(" | ") for line in details.splitlines()[-4:])
     assert set(verdicts) == {"global cosine", "SGI", "TFLocal", "PowerCLIP"}
     assert set(verdicts.values()) <= {"right", "**wrong**"}
-    assert Image.open(image_0).size == (128, 128) and Image.open(image_1).size == (128, 128)
+    scenes = [scene.render(128).resize((320, 320), Image.Resampling.NEAREST)  # shown larger, each pixel a block
+              for scene in world.swap_items("id", "attribute", 3)[2].images]
+    for shown, scene in zip((image_0, image_1), scenes):
+        got = np.asarray(Image.open(shown).convert("RGB"), dtype=float)  # as gradio sends it: WebP
+        assert got.shape == (320, 320, 3) and np.abs(got - np.asarray(scene, dtype=float)).mean() < 2
     path, a, b, status = client.predict(2, api_name="/browse_send")
     expected = world.swap_items("id", "attribute", 3)[2]
     assert (a, b) == expected.captions and status == "Sent."

@@ -1,3 +1,7 @@
+"""Browsing a benchmark: items by split and kind, the filters, each method's verdict, and the bounds of what a page asks."""
+
+import re
+
 import pytest
 
 from conftest import ColourMethod, LengthMethod, sugarcrepe
@@ -49,3 +53,15 @@ def test_every_registered_benchmark_can_be_browsed_and_sent():
     assert a == single[0].captions[single[0].right] and b != a and image is single[0].image
     swap = load_items("world", limit=1, split="id")[0]
     assert for_main_page(swap) == (swap.images[0], *swap.captions)
+
+
+@pytest.mark.parametrize("given, said", [(1e9, "got 1e+09"), (-1, "got -1"), (0, "got 0"), (2.5, "got 2.5"),
+                                         (None, "got None"), ("many", "got 'many'"), (float("nan"), "got nan")])
+def test_items_per_category_is_a_whole_number_within_bounds_or_refused_by_name(given, said):
+    from explorer.browse import MAX_PER_CATEGORY, items_per_category
+    from explorer.inputs import InputError
+
+    assert items_per_category(7) == 7 and items_per_category("12") == 12
+    assert items_per_category(MAX_PER_CATEGORY) == MAX_PER_CATEGORY
+    with pytest.raises(InputError, match=f"Items per category must be .*from 1 to {MAX_PER_CATEGORY}; {re.escape(said)}"):
+        items_per_category(given)

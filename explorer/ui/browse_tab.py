@@ -7,10 +7,12 @@ from pathlib import Path
 
 import gradio as gr
 
+from explorer import viz
 from explorer.benchmark_registry import BENCHMARKS, load_items
 from explorer.browse import BROWSE_SIZE, MAX_PER_CATEGORY, Reading, for_main_page, items_per_category, read, select
 from explorer.dataset_loaders import DatasetError
 from explorer.engine import UNTRAINED_MARK, Engine
+from explorer.inputs import whole_number
 from explorer.items import Item, picture
 from explorer.ui.guard import guarded, plain, warn
 from explorer.ui.main_tab import MainInputs
@@ -18,6 +20,7 @@ from explorer.ui.serving import Serving
 
 SEND_DIR = Path(tempfile.mkdtemp(prefix="explorer-send-"))
 FEWER = ", or with fewer items per category"
+SHOWN_SIDE = 320
 
 
 def _describe(item: Item, reading: Reading, model: str) -> str:
@@ -62,20 +65,21 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
     def show(items, keep, position: float, model: str):
         if not keep:
             return None, None, "No item to show: load a benchmark, or loosen the filter."
-        item = items[keep[min(int(position), len(keep) - 1)]]
+        item = items[keep[whole_number(position, "The item's position", 0, len(keep) - 1)]]
         try:
             images = item.pictures(BROWSE_SIZE)
         except DatasetError as exc:
             return None, None, warn(f"Cannot show this item: {exc}")
         loaded = engine.model(model)
         details = _describe(item, read(loaded.methods, item, images), loaded.label)
-        return images[0], images[1] if len(images) > 1 else None, details
+        shown = [viz.display_image(im, SHOWN_SIDE)[0] for im in images]  # a world scene is 112 px: shown crisp, larger
+        return shown[0], shown[1] if len(shown) > 1 else None, details
 
     @guarded(lambda message: (gr.update(), gr.update(), gr.update(), gr.update(), message))
     def send(items, keep, position: float):
         if not keep:
             return gr.update(), gr.update(), gr.update(), gr.update(), "Nothing to send."
-        item = items[keep[min(int(position), len(keep) - 1)]]
+        item = items[keep[whole_number(position, "The item's position", 0, len(keep) - 1)]]
         path = SEND_DIR / f"{abs(hash(item.id))}.png"
         ref, caption_a, caption_b = for_main_page(item)
         picture(ref, BROWSE_SIZE).save(path)
@@ -92,8 +96,8 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
         position = gr.Slider(0, 1, step=1, value=0, label="Item", elem_id="browse-position")
     status = gr.Markdown(elem_id="browse-status")
     with gr.Row():
-        image_0 = gr.Image(label="Image 0", interactive=False)
-        image_1 = gr.Image(label="Image 1", interactive=False)
+        image_0 = gr.Image(label="Image 0", interactive=False, height=SHOWN_SIDE, elem_id="browse-image-0")
+        image_1 = gr.Image(label="Image 1", interactive=False, height=SHOWN_SIDE, elem_id="browse-image-1")
     details = gr.Markdown(elem_id="browse-details")
     send_btn = gr.Button("Send the image and two captions to the main page", elem_id="browse-send")
 

@@ -21,13 +21,14 @@ from explorer.ui.serving import Serving
 
 log = logging.getLogger(__name__)
 
-TABLE_COLUMNS = ["method", "score A", "score B", "A - B", "prefers"]
+TABLE_COLUMNS = ["method", "prefers", "A", "B", "A - B"]  # the verdict beside the method: seen on a phone too
 LEGEND = (
     "**Reading the table.** *global cosine*: cosine of the whole image and the whole caption (-1 to 1). "
     "*SGI*: each caption segment's best region cosine, averaged (-1 to 1). *TFLocal*: the alignment transformer's "
     "logit over patch and token features (its own scale, about 5 to 15 on this model; compare A with B, not with "
     "the cosines). *PowerCLIP*: each phrase's best region subset, exact powerset value (-1 to 1). "
     "*prefers*: the caption the method scores higher; the right caption is the one that describes the image. "
+    "*A*, *B*: each caption's score; *A - B*: their difference. "
     f"*{UNTRAINED_MARK.strip()}*: no trained weights for this model, so the method runs on random weights and its "
     "preference means nothing (n/a)."
 )
@@ -35,8 +36,8 @@ LEGEND = (
 
 def scores_table(analysis: Analysis, methods: tuple[str, ...] | None = None) -> pd.DataFrame:
     """The analysis's rows (of ``methods``, all when None) under the page's column names, scores to 4 places."""
-    rows = [[r["label"] + UNTRAINED_MARK if r["prefers"] is None else r["label"], round(r["a"], 4), round(r["b"], 4),
-             round(r["delta"], 4), r["prefers"] or "n/a"]
+    rows = [[r["label"] + UNTRAINED_MARK if r["prefers"] is None else r["label"], r["prefers"] or "n/a",
+             round(r["a"], 4), round(r["b"], 4), round(r["delta"], 4)]
             for r in analysis.rows() if methods is None or r["method"] in methods]
     return pd.DataFrame(rows, columns=TABLE_COLUMNS)
 
@@ -65,6 +66,7 @@ def _done(result: Analysis) -> str:
 
 IMAGE_HINT = ", or with a smaller image"
 CLEARED = (gr.update(), pd.DataFrame(columns=TABLE_COLUMNS), None, None, None, None)  # all but the image shown
+EMPTY = (None, *CLEARED[1:])  # the image shown too: a failed analysis shows nothing of it
 
 
 def kept_outputs(last: tuple | None, image: Image.Image, result: Analysis) -> tuple[bool, bool, bool]:
@@ -126,7 +128,7 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
         shown = gr.update() if same_image else quick_webp(image)
         return _done(result), shown, table, overlays[0], overlays[1], heat, (image, result)
 
-    @guarded(lambda message: (message, *CLEARED, gr.update()), serving.time_limit_s, IMAGE_HINT)
+    @guarded(lambda message: (message, *EMPTY, gr.update()), serving.time_limit_s, IMAGE_HINT)
     def analyze(path: str | None, caption_a: str, caption_b: str, choice: str, progress=gr.Progress()):
         """The button (and the API): everything drawn and sent; from now on the page follows its inputs."""
         return *compare(path, caption_a, caption_b, choice, None, progress), True
