@@ -1,28 +1,29 @@
-"""Results -> pictures: overlaid PIL images and plotly figures. No gradio here."""
+"""Results -> pictures: overlaid PIL images and plotly figures. No gradio here. The overlays' boxes, badges and
+strips of text are ``explorer.marks``'s: neutral, and named below the picture."""
 
 from __future__ import annotations
 
 import html
-from functools import lru_cache
+import textwrap
+from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.colors import qualitative, sample_colorscale, unlabel_rgb
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image
+from plotly.colors import qualitative
 
+from explorer import marks
 from explorer.cache import LRUCache
 from explorer.encoders import image_key
-from explorer.methods.powerset_method import PowersetEvidence
+from explorer.marks import INK, Mark, Rect
+from explorer.methods.powerset_method import NodeAlignment, PowersetEvidence
 from explorer.methods.sgi import SGIEvidence
 from explorer.methods.tflocal import AttentionEvidence
+from explorer.regions import Region
+from explorer.world.palette import FILLS
 
-PALETTE = qualitative.D3
+PALETTE = qualitative.D3  # the coverage sweep's object spaces: categories, not world colours
 DISPLAY_SIDE = 448
-
-
-def segment_color(i: int) -> str:
-    return PALETTE[i % len(PALETTE)]
-
 
 DISPLAYS_KEPT = 16  # images scaled for display, by content: a caption edit draws on the same one again
 _displays: LRUCache[tuple[Image.Image, float]] = LRUCache(DISPLAYS_KEPT)
@@ -43,44 +44,27 @@ def _scaled(image: Image.Image, side: int) -> tuple[Image.Image, float]:
     return image.convert("RGB").resize(size, resample), factor
 
 
-def _font(size: int) -> ImageFont.ImageFont:
-    try:
-        return ImageFont.load_default(size=size)
-    except TypeError:  # Pillow without sized default fonts
-        return ImageFont.load_default()
-
-
-def _box_on(canvas: Image.Image, box: tuple[float, float, float, float], f: float, inset: float = 0) -> tuple[float, ...]:
-    """A region's box scaled onto the display canvas and inset, never inverted (thin images keep a 1 px box)."""
+def _box_on(canvas: Image.Image, box: tuple[float, float, float, float], f: float, inset: float = 0) -> Rect:
+    """A region's box scaled onto the display canvas, inset (outset where negative), kept on the canvas and never
+    inverted (thin images keep a 1 px box)."""
     x0, y0, x1, y1 = (v * f for v in box)
-    x0, y0 = min(x0 + inset, canvas.width - 1), min(y0 + inset, canvas.height - 1)
-    return x0, y0, max(x0, x1 - 1 - inset), max(y0, y1 - 1 - inset)
-
-
-def _label(draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, color: str, font) -> None:
-    """Text on a black plate, so it reads over any image."""
-    draw.rectangle(draw.textbbox(xy, text, font=font), fill=(0, 0, 0))
-    draw.text(xy, text, fill=color, font=font)
+    x0, y0 = min(max(0, x0 + inset), canvas.width - 1), min(max(0, y0 + inset), canvas.height - 1)
+    return x0, y0, min(max(x0, x1 - 1 - inset), canvas.width - 1), min(max(y0, y1 - 1 - inset), canvas.height - 1)
 
 
 def sgi_overlay(image: Image.Image, evidence: SGIEvidence, side: int = DISPLAY_SIDE) -> Image.Image:
-    """Each segment's best region drawn in the segment's colour, labelled with its region number and text."""
+    """Each segment's best region boxed and numbered; below the picture, each number's segment, region and cosine."""
     canvas, f = display_image(image, side)
-    draw = ImageDraw.Draw(canvas)
-    font = _font(max(11, side // 32))
-    width = max(2, side // 150)
-    line = font.size if hasattr(font, "size") else 12
-    for i, m in enumerate(evidence.matches):
-        box = _box_on(canvas, evidence.regions[m.crop].box, f, inset=i * width)  # nested boxes stay visible
-        color = segment_color(i)
-        draw.rectangle(box, outline=color, width=width)
-        _label(draw, (box[0] + width, box[1] + width + i * line), f"r{m.crop}: {m.segment.text} {m.similarity:.3f}",
-               color, font)
-    return canvas
+    step = marks.line_width(side) + 2  # nested boxes (two segments on one region) stay apart
+    shown = [Mark(_box_on(canvas, evidence.regions[m.crop].box, f, inset=i * step), str(i + 1),
+                  f"\u201c{m.segment.text}\u201d: region r{m.crop}, cosine {m.similarity:.3f}")
+             for i, m in enumerate(evidence.matches)]
+    return marks.labelled(canvas, shown, [], side)
 
 
 SGI_ROW_GAP = 0.25  # the space between the caption rows of the SGI heat map, a fraction of the figure's height
-SGI_X_TITLE = "region rN (r0 = whole image; x = each segment's best, as drawn on the image)"
+SGI_COLUMNS = 14  # regions shown per caption: each segment's best, then the best-scoring others
+SGI_X_TITLE = "regions, best first<br>(boxed: each segment's best)"
 
 
 def stacked_rows(n: int, gap: float) -> list[tuple[float, float]]:
@@ -90,49 +74,97 @@ def stacked_rows(n: int, gap: float) -> list[tuple[float, float]]:
     return [(1 - r * (height + gap) - height, 1 - r * (height + gap)) for r in range(n)]
 
 
+def sgi_columns(evidence: SGIEvidence, k: int = SGI_COLUMNS) -> list[int]:
+    """The regions a caption's row shows: each segment's best, then the others with the highest cosine, up to ``k``,
+    ordered by their best cosine over the segments."""
+    best = list(dict.fromkeys(m.crop for m in evidence.matches))
+    top = evidence.matrix.max(0)
+    others = [i for i in np.argsort(-top, kind="stable").tolist() if i not in best]
+    return sorted(best + others[: max(0, k - len(best))], key=lambda i: -top[i])
+
+
+def region_name(i: int, region: Region) -> str:
+    """'r12 crop 64×64 @0,32': its number, kind, size and top-left corner in the image's pixels."""
+    if region.source == "image":
+        return f"r{i} whole image"
+    x0, y0, x1, y1 = region.box
+    return f"r{i} {region.source} {x1 - x0}\u00d7{y1 - y0} @{x0},{y0}"
+
+
 def sgi_heatmap(evidence: dict[str, SGIEvidence]) -> go.Figure:
-    """Segments x regions cosine heatmaps, one row per caption, best region of each segment marked.
+    """Segments x regions cosine heatmaps, one row per caption: the ``sgi_columns`` regions, each segment's best
+    boxed; segments numbered, top down, as on the overlays.
 
     Built as one figure on ``stacked_rows``, not with ``make_subplots`` and a trace at a time: plotly validates the
     whole layout again at each of those steps (35 against 10 ms for two captions, and the page redraws it on every
     caption edit)."""
     zmin = min(float(ev.matrix.min()) for ev in evidence.values())
     zmax = max(float(ev.matrix.max()) for ev in evidence.values())
-    data: list[go.Heatmap | go.Scatter] = []
-    layout: dict = dict(height=220 * len(evidence) + 80, margin=dict(l=10, r=10, t=40, b=10), annotations=[])
+    data: list[go.Heatmap] = []
+    layout: dict = dict(height=300 * len(evidence) + 100, margin=dict(l=10, r=10, t=64, b=10), annotations=[],
+                        shapes=[])
     rows = stacked_rows(len(evidence), SGI_ROW_GAP)
     for row, ((title, ev), (bottom, top)) in enumerate(zip(evidence.items(), rows)):
         axis = str(row + 1) if row else ""  # plotly's axis names: x, y, then x2, y2...
         x, y = f"x{axis}", f"y{axis}"
-        labels = [html.escape(m.segment.text, quote=False) for m in ev.matches]
-        hover = [f"{r.source} {r.box}" for r in ev.regions]
+        columns = sgi_columns(ev)
+        labels = [f"{k + 1}. {html.escape(m.segment.text, quote=False)}" for k, m in enumerate(ev.matches)]
         data.append(go.Heatmap(
-            z=ev.matrix, y=labels, x=list(range(len(ev.regions))), customdata=np.array([hover] * len(labels)),
-            zmin=zmin, zmax=zmax, colorscale="Viridis", showscale=row == 0, colorbar=dict(title="cosine"),
-            hovertemplate="%{y}<br>region r%{x}: %{customdata}<br>cosine %{z:.3f}<extra></extra>", xaxis=x, yaxis=y))
-        data.append(go.Scatter(x=[m.crop for m in ev.matches], y=labels, mode="markers", showlegend=False,
-                               marker=dict(symbol="x", size=10, color="red"), hoverinfo="skip", xaxis=x, yaxis=y))
-        layout[f"xaxis{axis}"] = dict(domain=[0.0, 1.0], anchor=y, title=dict(text=SGI_X_TITLE))
-        layout[f"yaxis{axis}"] = dict(domain=[bottom, top], anchor=x)
+            z=ev.matrix[:, columns], y=labels, x=[region_name(i, ev.regions[i]) for i in columns], zmin=zmin,
+            zmax=zmax, colorscale="Viridis", showscale=row == 0, colorbar=dict(title="cosine", thickness=14),
+            texttemplate="%{z:.2f}", hovertemplate="%{y}<br>%{x}<br>cosine %{z:.3f}<extra></extra>", xaxis=x, yaxis=y))
+        layout["shapes"] += [dict(  # each segment's best cell boxed, in cells: it scales with the figure's width
+            type="rect", xref=x, yref=y, x0=columns.index(m.crop) - 0.5, x1=columns.index(m.crop) + 0.5, y0=k - 0.5,
+            y1=k + 0.5, line=dict(color=f"rgb{INK}", width=3)) for k, m in enumerate(ev.matches)]
+        layout[f"xaxis{axis}"] = dict(domain=[0.0, 1.0], anchor=y, type="category", tickangle=-35, automargin=True,
+                                      title=dict(text=SGI_X_TITLE if row == len(rows) - 1 else ""))  # said once
+        layout[f"yaxis{axis}"] = dict(domain=[bottom, top], anchor=x, automargin=True, autorange="reversed")
         layout["annotations"].append(dict(  # the row's title, placed as make_subplots places subplot titles
             text=html.escape(title, quote=False), x=0.5, xref="paper", xanchor="center", y=top, yref="paper",
             yanchor="bottom", showarrow=False, font=dict(size=16)))  # captions are shown as typed, never as markup
     return go.Figure(data=data, layout=layout)
 
 
+SHAPE_SYMBOLS = {"circle": "circle", "square": "square", "triangle": "triangle-up", "star": "star",
+                 "hexagon": "hexagon", "cross": "cross", "diamond": "diamond"}  # a world shape -> plotly's marker
+
+
+def object_marker(label: str) -> tuple[str, str]:
+    """A world object's name ('red circle') -> its paint and marker symbol, so that the point reads as the object."""
+    color, _, shape = label.rpartition(" ")
+    return "rgb({}, {}, {})".format(*FILLS.get(color, (128, 128, 128))), SHAPE_SYMBOLS.get(shape, "circle")
+
+
+def main_plane(*clouds: np.ndarray) -> tuple[list[np.ndarray], float]:
+    """The point clouds projected on the two main axes of all of them, and the share of their spread kept."""
+    points = np.concatenate(clouds)
+    centre = points.mean(0)
+    _, spread, axes = np.linalg.svd(points - centre, full_matrices=False)
+    kept = float((spread[:2] ** 2).sum() / max((spread**2).sum(), 1e-12))
+    return [(c - centre) @ axes[:2].T for c in clouds], kept
+
+
 def binding_mds_figure(observed: np.ndarray, reconstructed: np.ndarray, labels: list[str]) -> go.Figure:
-    """Observed object embeddings beside their colour + shape reconstructions, joined by lines (3D MDS)."""
+    """Observed object embeddings (filled) beside their colour + shape reconstructions (hollow), joined by lines: the
+    3-D MDS seen along its two main axes, each point drawn as its object (paint and shape), named on hover."""
+    (seen, rebuilt), kept = main_plane(observed, reconstructed)
+    paints, symbols = zip(*map(object_marker, labels))
     fig = go.Figure()
-    for pts, name, symbol in ((observed, "observed object", "circle"), (reconstructed, "colour + shape", "diamond")):
-        fig.add_trace(go.Scatter3d(x=pts[:, 0], y=pts[:, 1], z=pts[:, 2], mode="markers+text", name=name, text=labels,
-                                   marker=dict(size=5, symbol=symbol), textfont=dict(size=9)))
-    xs, ys, zs = [], [], []
-    for a, b in zip(observed, reconstructed):
-        xs += [a[0], b[0], None]
-        ys += [a[1], b[1], None]
-        zs += [a[2], b[2], None]
-    fig.add_trace(go.Scatter3d(x=xs, y=ys, z=zs, mode="lines", name="residual", line=dict(color="grey")))
-    fig.update_layout(height=560, margin=dict(l=0, r=0, t=30, b=0), title="Objects: observed vs additive (3D MDS)")
+    fig.add_trace(go.Scatter(x=[v for a, b in zip(seen[:, 0], rebuilt[:, 0]) for v in (a, b, None)],
+                             y=[v for a, b in zip(seen[:, 1], rebuilt[:, 1]) for v in (a, b, None)],
+                             mode="lines", name="residual", line=dict(color="rgb(90, 90, 90)"), hoverinfo="skip"))
+    for pts, name, hollow in ((rebuilt, "colour + shape (hollow)", True), (seen, "observed object (filled)", False)):
+        outline = dict(width=2 if hollow else 1, color=f"rgb{INK}")
+        fig.add_trace(go.Scatter(
+            x=pts[:, 0], y=pts[:, 1], mode="markers", name=name, hovertext=labels,
+            hovertemplate=f"%{{hovertext}}<extra>{name}</extra>",
+            marker=dict(size=12 if hollow else 14, color=list(paints), line=outline,
+                        symbol=[f"{s}-open" if hollow else s for s in symbols])))
+    fig.update_xaxes(title="main axis 1", automargin=True, zeroline=False)
+    fig.update_yaxes(title="main axis 2", automargin=True, zeroline=False, scaleanchor="x")
+    fig.update_layout(height=560, margin=dict(l=60, r=20, t=70, b=60), plot_bgcolor="rgb(180, 180, 180)",
+                      title=f"Objects: observed vs colour + shape<br><sub>the 3-D MDS along its two main axes, "
+                            f"{kept:.0%} of its spread</sub>", legend=dict(orientation="h", y=-0.15))
     return fig
 
 
@@ -157,10 +189,8 @@ def coverage_sweep_figure(summary: dict) -> go.Figure:
     return fig
 
 
-@lru_cache(maxsize=1)
-def _viridis() -> np.ndarray:
-    """A (256, 3) uint8 lookup table of plotly's Viridis."""
-    return np.array([unlabel_rgb(c) for c in sample_colorscale("Viridis", list(np.linspace(0, 1, 256)))], dtype=np.uint8)
+VEIL_FLOOR = 0.3  # the brightness kept where attention is least; where it is most, the image is untouched
+ATTENTION_TITLE = "attention per patch (share of the token's total)"
 
 
 def attention_map(evidence: AttentionEvidence, tokens: list[int], layer: int | None, head: int | None) -> np.ndarray:
@@ -172,45 +202,92 @@ def attention_map(evidence: AttentionEvidence, tokens: list[int], layer: int | N
     return maps[chosen].mean(0).reshape(evidence.grid)
 
 
-def attention_overlay(
-    image: Image.Image, evidence: AttentionEvidence, tokens: list[int], layer: int | None = None,
-    head: int | None = None, side: int = DISPLAY_SIDE, alpha: float = 0.6,
-) -> Image.Image:
-    """The image with the attention of the chosen tokens as a Viridis heat layer over the part the encoder sees."""
-    heat = attention_map(evidence, tokens, layer, head)
-    span = heat.max() - heat.min()
-    heat = (heat - heat.min()) / span if span > 0 else np.zeros_like(heat)
+def _grid_over(grid: np.ndarray, box: tuple[int, int, int, int], f: float,
+               resample: Image.Resampling) -> tuple[Image.Image, tuple[int, int]]:
+    """A (h, w) uint8 patch grid scaled over the part of a display canvas (scaled by ``f``) that ``box`` covers in
+    the image, and that part's top-left corner."""
+    x0, y0, x1, y1 = (round(v * f) for v in box)
+    return Image.fromarray(grid).resize((max(1, x1 - x0), max(1, y1 - y0)), resample), (x0, y0)
+
+
+def _span(maps: Sequence[np.ndarray]) -> tuple[float, float]:
+    return min(float(m.min()) for m in maps), max(float(m.max()) for m in maps)
+
+
+def _veiled(image: Image.Image, heat: np.ndarray, box: tuple[int, int, int, int], scale: tuple[float, float],
+            side: int) -> Image.Image:
+    """The image darkened where ``heat`` is low on ``scale`` (low, high), down to VEIL_FLOOR of its brightness; its
+    pixels scaled, never tinted, so every colour keeps its hue and the most attended part its true colour."""
+    low, high = scale
+    clear = np.clip((heat - low) / (high - low), 0, 1) if high > low else np.ones_like(heat)
     canvas, f = display_image(image, side)
-    x0, y0, x1, y1 = (round(v * f) for v in evidence.box)
-    cells = Image.fromarray((heat * 255).astype(np.uint8)).resize((max(1, x1 - x0), max(1, y1 - y0)), Image.Resampling.BILINEAR)
-    colored = Image.fromarray(_viridis()[np.asarray(cells)])
-    region = canvas.crop((x0, y0, x1, y1))
-    canvas.paste(Image.blend(region, colored, alpha), (x0, y0))
+    cells, (x0, y0) = _grid_over((clear * 255).astype(np.uint8), box, f, Image.Resampling.BILINEAR)
+    keep = VEIL_FLOOR + (1 - VEIL_FLOOR) * np.asarray(cells, dtype=np.float32)[..., None] / 255
+    region = np.asarray(canvas.crop((x0, y0, x0 + cells.width, y0 + cells.height)), dtype=np.float32)
+    canvas.paste(Image.fromarray((region * keep).round().astype(np.uint8)), (x0, y0))
     return canvas
 
 
-def subset_overlay(image: Image.Image, evidence: PowersetEvidence, regions: tuple[int, ...], side: int = DISPLAY_SIDE) -> Image.Image:
-    """The union of the chosen regions' pixel masks kept bright, everything else dimmed, each region outlined and
-    numbered as in the PowerCLIP table."""
-    canvas, f = display_image(image, side)
-    union = np.zeros((image.height, image.width), dtype=bool)
-    for i in regions:
-        union |= evidence.regions[i].mask
-    mask = Image.fromarray(union).resize(canvas.size, Image.Resampling.NEAREST)
-    dim = Image.blend(canvas, Image.new("RGB", canvas.size, (0, 0, 0)), 0.65)
-    out = Image.composite(canvas, dim, mask)
-    draw = ImageDraw.Draw(out)
-    font = _font(max(11, side // 32))
-    width = max(2, side // 150)
-    for j, i in enumerate(regions):
-        box = _box_on(out, evidence.regions[i].box, f)
-        draw.rectangle(box, outline=segment_color(j), width=width)
-        _label(draw, (box[0] + width, box[1] + width), f"r{i}", segment_color(j), font)
+def attention_overlay(
+    image: Image.Image, evidence: AttentionEvidence, tokens: list[int], layer: int | None = None,
+    head: int | None = None, side: int = DISPLAY_SIDE, scale: tuple[float, float] | None = None,
+) -> Image.Image:
+    """The image under a dark veil over the part the encoder sees: in its own colours where the chosen tokens attend
+    most, darkened where they attend least (a colour map would tint the objects whose colours the captions name).
+    ``scale``: the attention at the darkest veil and at none; by default the map's own least and most."""
+    heat = attention_map(evidence, tokens, layer, head)
+    return _veiled(image, heat, evidence.box, scale or _span([heat]), side)
+
+
+def _scale_bar(canvas: Image.Image, scale: tuple[float, float], side: int) -> Image.Image:
+    """The veil's colour bar under the canvas: attention from ``scale``'s least (darkest) to most (clear), in %."""
+    ticks = [f"{100 * v:.3g}%" for v in np.linspace(*scale, 5)]
+    return marks.ramp_strip(canvas, ATTENTION_TITLE, VEIL_FLOOR, ticks, side)
+
+
+def attention_pictures(
+    image: Image.Image, shown: Sequence[tuple[AttentionEvidence, list[int]]], layer: int | None, head: int | None,
+    side: int = DISPLAY_SIDE,
+) -> list[Image.Image]:
+    """Each (evidence, tokens) as ``attention_overlay`` draws it, all on one scale, each with that scale's bar below."""
+    maps = [attention_map(ev, tokens, layer, head) for ev, tokens in shown]
+    scale = _span(maps)
+    return [_scale_bar(_veiled(image, heat, ev.box, scale, side), scale, side) for heat, (ev, _) in zip(maps, shown)]
+
+
+def _pooled(evidence: PowersetEvidence, i: int) -> str:
+    """What region ``i`` is and what of it the method pools: its cells of the encoder's patch grid."""
+    region, cells = evidence.regions[i], evidence.masks[i]
+    return f"{region.source} region of {int(region.mask.sum())} pixels: {int(cells.sum())} of {cells.size} patches"
+
+
+def _subset_header(evidence: PowersetEvidence, alignment: NodeAlignment) -> str:
+    node = alignment.node
+    return (f"{node.label} \u201c{node.text}\u201d: cosine {alignment.exact:.3f}, the best of all "
+            f"{2 ** evidence.exact_regions - 1} subsets of regions, wherever they lie (the method's choice). "
+            f"Bright: the patches it pools.")
+
+
+def pooled_cells(evidence: PowersetEvidence, regions: Sequence[int], size: tuple[int, int], f: float) -> Image.Image:
+    """The patches the regions pool, as a mask ("L", 255 on them) of a display canvas of ``size`` scaled by ``f``."""
+    grid = evidence.masks[list(regions)].any(0).astype(np.uint8) * 255
+    out = Image.new("L", size, 0)
+    out.paste(*_grid_over(grid, evidence.box, f, Image.Resampling.NEAREST))
     return out
 
 
-def _regions(best: tuple[int, ...]) -> str:
-    return ", ".join(f"r{i}" for i in best)
+def subset_overlay(image: Image.Image, evidence: PowersetEvidence, node: int, side: int = DISPLAY_SIDE) -> Image.Image:
+    """A tree node's best region subset, numbered as in the PowerCLIP table: the patches it pools kept bright, the
+    rest dimmed, each region boxed (just outside, so a thin one stays seen) with its rN badge; below, the node's
+    cosine and each region's size."""
+    alignment = evidence.alignments[node]
+    canvas, f = display_image(image, side)
+    dim = Image.blend(canvas, Image.new("RGB", canvas.size, (0, 0, 0)), 0.65)
+    out = Image.composite(canvas, dim, pooled_cells(evidence, alignment.best, canvas.size, f))
+    around = -(marks.line_width(side) + 2)  # a negative inset: the outline lies outside the region's pixels
+    shown = [Mark(_box_on(out, evidence.regions[i].box, f, inset=around), f"r{i}", _pooled(evidence, i))
+             for i in alignment.best]
+    return marks.labelled(out, shown, [_subset_header(evidence, alignment)], side)
 
 
 def _depths(evidence: PowersetEvidence) -> list[int]:
@@ -220,29 +297,78 @@ def _depths(evidence: PowersetEvidence) -> list[int]:
     return out
 
 
-def tree_figure(evidence: PowersetEvidence, caption: str, selected: int | None = None) -> go.Figure:
-    """The caption's phrase tree, root on top; each node placed over its words, coloured by its exact best cosine."""
+def tree_range(evidences: Sequence[PowersetEvidence]) -> tuple[float, float]:
+    """One colour range for trees compared side by side: every node's exact best cosine."""
+    values = [a.exact for ev in evidences for a in ev.alignments]
+    return min(values), max(values)
+
+
+TREE_LABEL_CHARS = 14  # a label's phrase wrapped to lines this long, so that neighbours' labels stay apart
+TREE_TITLE_CHARS = 44  # the caption over the tree wrapped to lines this long (a phone's width)
+TREE_LABEL_TOP, TREE_LINE_PX = 12, 15  # from a node's centre to the top of its label plate; a label line's height
+TREE_NODE_PX = 14  # the chosen node's radius: edges end at its rim
+TREE_MARGINS = dict(l=10, r=10, t=60, b=70)  # two lines of title; the colour bar below
+
+
+def tree_labels(evidence: PowersetEvidence) -> list[str]:
+    """Each node's label: its kind, then its phrase wrapped below."""
+    return ["<br>".join([n.label, *(html.escape(p, quote=False) for p in textwrap.wrap(n.text, TREE_LABEL_CHARS))])
+            for n in evidence.tree]
+
+
+def tree_plate_px(evidence: PowersetEvidence) -> int:
+    """From a node's centre to the bottom of the deepest label plate: every level leaves that much under its nodes."""
+    return TREE_LABEL_TOP + TREE_LINE_PX * max(label.count("<br>") + 1 for label in tree_labels(evidence)) + 4
+
+
+def _tree_geometry(evidence: PowersetEvidence) -> tuple[list[int], list[float], int, float]:
+    """Each node's depth and x (the middle of its words), the figure's height, and the y axis's pixels per unit: a
+    level is a unit, half a unit above the root, the deepest plate's room below the last level."""
     depths = _depths(evidence)
     xs = [(n.tokens[0] + n.tokens[1] - 1) / 2 for n in evidence.tree]
-    fig = go.Figure()
-    for i, node in enumerate(evidence.tree):
-        if node.parent is not None:
-            fig.add_trace(go.Scatter(x=[xs[node.parent], xs[i]], y=[-depths[node.parent], -depths[i]], mode="lines",
-                                     line=dict(color="#999"), hoverinfo="skip", showlegend=False))
-    values = [a.exact for a in evidence.alignments]
+    plate = tree_plate_px(evidence)
+    plot = (plate + 60) * (max(depths) + 1)
+    return depths, xs, plot + TREE_MARGINS["t"] + TREE_MARGINS["b"], (plot - plate) / (max(depths) + 0.5)
+
+
+def tree_edges(evidence: PowersetEvidence) -> list[tuple[float, float, float, float]]:
+    """Each edge (x0, y0, x1, y1): from under its parent's label plate down to the top of its child's marker, above
+    the child's plate, so that no edge crosses a label (every node's plate lies just below it)."""
+    depths, xs, _, per_unit = _tree_geometry(evidence)
+    below, above = tree_plate_px(evidence) / per_unit, TREE_NODE_PX / per_unit
+    return [(xs[n.parent], -depths[n.parent] - below, xs[i], -depths[i] + above)
+            for i, n in enumerate(evidence.tree) if n.parent is not None]
+
+
+def tree_figure(evidence: PowersetEvidence, caption: str, selected: int | None = None,
+                scale: tuple[float, float] | None = None) -> go.Figure:
+    """The caption's phrase tree, root on top; each node placed over its words, coloured by its exact best cosine on
+    ``scale`` (by default this tree's own range: give trees shown side by side one ``tree_range``), named on a
+    plate below it."""
+    depths, xs, height, per_unit = _tree_geometry(evidence)
+    edges = tree_edges(evidence)
+    fig = go.Figure(go.Scatter(x=[v for e in edges for v in (e[0], e[2], None)],
+                               y=[v for e in edges for v in (e[1], e[3], None)], mode="lines",
+                               line=dict(color="#999"), hoverinfo="skip", showlegend=False))
     names = [f"{n.label}: {html.escape(n.text, quote=False)}" for n in evidence.tree]
-    hover = [f"{name}<br>exact {a.exact:.3f} over regions {_regions(a.best)}<br>NLA {a.nla:.3f} "
+    hover = [f"{name}<br>exact {a.exact:.3f} over regions {', '.join(f'r{i}' for i in a.best)}<br>NLA {a.nla:.3f} "
              f"(error {a.error:.2e})" for name, a in zip(names, evidence.alignments)]
-    sizes = [26 if i == selected else 16 for i in range(len(evidence.tree))]
+    low, high = scale or tree_range([evidence])
+    picked = [i == selected for i in range(len(evidence.tree))]
     fig.add_trace(go.Scatter(
-        x=xs, y=[-d for d in depths], mode="markers+text", text=names,
-        textposition="bottom center", hovertext=hover, hoverinfo="text", showlegend=False,
-        marker=dict(size=sizes, color=values, colorscale="Viridis", showscale=True, colorbar=dict(title="cosine"),
-                    line=dict(width=[3 if i == selected else 0 for i in range(len(evidence.tree))], color="red")),
+        x=xs, y=[-d for d in depths], mode="markers", hovertext=hover, hoverinfo="text", showlegend=False,
+        marker=dict(size=[26 if p else 16 for p in picked], color=[a.exact for a in evidence.alignments],
+                    colorscale="Viridis", cmin=low, cmax=high, showscale=True,
+                    colorbar=dict(title="exact cosine", orientation="h", y=-0.05, yanchor="top", thickness=12),
+                    line=dict(width=[3 if p else 0 for p in picked], color=f"rgb{INK}")),
     ))
+    for x, d, label in zip(xs, depths, tree_labels(evidence)):
+        fig.add_annotation(x=x, y=-d, text=label, showarrow=False, yanchor="top", yshift=-TREE_LABEL_TOP,
+                           font=dict(size=12), bgcolor="rgba(255, 255, 255, 0.9)")
     words = max(n.tokens[1] for n in evidence.tree)
     fig.update_xaxes(visible=False, range=[-1.5, words + 0.5])  # room for the labels of the end nodes
-    fig.update_yaxes(visible=False, range=[-max(depths) - 1.0, 0.5])
-    fig.update_layout(title=html.escape(caption, quote=False), height=160 + 90 * (max(depths) + 1),
-                      margin=dict(l=10, r=10, t=40, b=10))
+    fig.update_yaxes(visible=False, range=[-max(depths) - tree_plate_px(evidence) / per_unit, 0.5])
+    title = "<br>".join(html.escape(line, quote=False) for line in textwrap.wrap(caption, TREE_TITLE_CHARS))
+    fig.update_layout(title=dict(text=title, font=dict(size=15)), height=height, margin=TREE_MARGINS,
+                      plot_bgcolor="white")
     return fig

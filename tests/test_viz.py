@@ -1,4 +1,5 @@
-"""The SGI heat map: the figure ``make_subplots`` would lay out, built in one step."""
+"""The SGI heat map: the figure ``make_subplots`` would lay out, built in one step, with the regions that matter
+named; the display copy of an image."""
 
 import numpy as np
 import pytest
@@ -31,22 +32,51 @@ def test_sgi_heatmap_lays_out_the_rows_as_make_subplots(rows):
         for name in (f"xaxis{axis}", f"yaxis{axis}"):
             assert fig.layout[name].anchor == reference.layout[name].anchor
             assert fig.layout[name].domain == pytest.approx(reference.layout[name].domain, abs=1e-12)
-        assert fig.layout[f"xaxis{axis}"].title.text == viz.SGI_X_TITLE
+        assert fig.layout[f"xaxis{axis}"].title.text == (viz.SGI_X_TITLE if r == rows - 1 else "")  # said once
     ours, theirs = fig.layout.annotations, reference.layout.annotations
     assert [a.text for a in ours] == [a.text for a in theirs]  # escaped: a caption is never markup
     for a, b in zip(ours, theirs):
         assert (a.x, a.xanchor, a.yanchor, a.xref, a.yref) == (b.x, b.xanchor, b.yanchor, b.xref, b.yref)
         assert a.y == pytest.approx(b.y, abs=1e-12)
-    # each caption's heat map and best-region marks sit on its own row's axes, on one colour range
-    assert [(t.type, t.xaxis, t.yaxis) for t in fig.data] == [
-        (kind, f"x{a}", f"y{a}") for a in ["", *map(str, range(2, rows + 1))] for kind in ("heatmap", "scatter")]
-    heat = [t for t in fig.data if t.type == "heatmap"]
+    # each caption's heat map and best-region boxes sit on its own row's axes, on one colour range
+    axes = [(f"x{a}", f"y{a}") for a in ["", *map(str, range(2, rows + 1))]]
+    assert [(t.type, t.xaxis, t.yaxis) for t in fig.data] == [("heatmap", x, y) for x, y in axes]
     low, high = min(float(ev.matrix.min()) for ev in shown.values()), max(float(ev.matrix.max()) for ev in shown.values())
-    assert all((t.zmin, t.zmax) == (low, high) for t in heat)
-    assert [t.showscale for t in heat] == [True] + [False] * (rows - 1)
-    for t, marks, ev in zip(heat, fig.data[1::2], shown.values()):
-        np.testing.assert_array_equal(t.z, ev.matrix)
-        assert list(marks.x) == [m.crop for m in ev.matches]
+    assert all((t.zmin, t.zmax) == (low, high) for t in fig.data)
+    assert [t.showscale for t in fig.data] == [True] + [False] * (rows - 1)
+    for t, (x, y), ev in zip(fig.data, axes, shown.values()):
+        columns = viz.sgi_columns(ev)
+        np.testing.assert_array_equal(t.z, ev.matrix[:, columns])
+        assert list(t.x) == [viz.region_name(i, ev.regions[i]) for i in columns]
+        assert boxed(fig, x, y) == [(columns.index(m.crop), k) for k, m in enumerate(ev.matches)]
+
+
+def boxed(fig, x: str, y: str) -> list[tuple[int, int]]:
+    """The (column, row) cells boxed on the axes x, y: each a rectangle one cell wide and high."""
+    cells = [s for s in fig.layout.shapes if (s.xref, s.yref) == (x, y)]
+    assert all(s.type == "rect" and s.x1 - s.x0 == 1 and s.y1 - s.y0 == 1 for s in cells)
+    return [(int(s.x0 + 0.5), int(s.y0 + 0.5)) for s in cells]
+
+
+def test_sgi_heatmap_shows_each_segments_best_and_the_top_regions_named_and_ranked():
+    ev = evidence(["red square", "blue circle", "a red square and a blue circle"], 88, 7)
+    fig = viz.sgi_heatmap({"A: a red square and a blue circle": ev})
+    heat, = fig.data
+    names = list(heat.x)
+    assert len(names) == viz.SGI_COLUMNS == len(set(names))  # at most K columns, each named once
+    shown = [int(name.split()[0][1:]) for name in names]  # "r12 segment 8×8 @12,12" -> 12
+    assert names == [viz.region_name(i, ev.regions[i]) for i in shown]
+    best = {m.crop for m in ev.matches}
+    others = [i for i in np.argsort(-ev.matrix.max(0)).tolist() if i not in best]
+    assert set(shown) == best | set(others[: viz.SGI_COLUMNS - len(best)])  # every segment's best, then the top...
+    assert list(ev.matrix[:, shown].max(0)) == sorted(ev.matrix[:, shown].max(0), reverse=True)  # best first
+    assert list(heat.y) == ["1. red square", "2. blue circle", "3. a red square and a blue circle"]  # as on the picture
+    assert boxed(fig, "x", "y") == [(shown.index(m.crop), k) for k, m in enumerate(ev.matches)]  # ...boxed on its row
+
+
+def test_a_region_is_named_by_its_number_kind_size_and_place():
+    assert viz.region_name(0, Region((0, 0, 64, 48), "image")) == "r0 whole image"
+    assert viz.region_name(12, Region((10, 20, 50, 58), "crop")) == "r12 crop 40\u00d738 @10,20"
 
 
 def test_display_image_is_scaled_once_per_content_and_handed_out_as_a_copy(monkeypatch):

@@ -50,6 +50,7 @@ class PowersetEvidence:
     tree: tuple[TreeNode, ...]
     regions: tuple[Region, ...]  # largest first: boxes and pixel masks
     masks: np.ndarray  # (M, h, w) bool: the regions on the patch grid
+    box: tuple[int, int, int, int]  # the part of the image the patch grid covers, in pixels
     alignments: tuple[NodeAlignment, ...]  # one per tree node
     exact_regions: int  # how many of the largest regions were enumerated exactly
     exact_seconds: float  # this caption's enumeration; the image's groups and unions are made once per image
@@ -163,6 +164,7 @@ class PowersetAlignment(ScoringMethod):
         masks: torch.Tensor,
         groups: tuple[RegionGroups, RegionGroups],
         grid: tuple[int, int],
+        box: tuple[int, int, int, int],
         caption: str,
     ) -> Score:
         tree = parse_tree(caption)
@@ -183,7 +185,7 @@ class PowersetAlignment(ScoringMethod):
             for k, node in enumerate(tree)
         )
         evidence = PowersetEvidence(
-            tuple(tree), tuple(regions), masks.reshape(len(regions), *grid).numpy(), alignments, m,
+            tuple(tree), tuple(regions), masks.reshape(len(regions), *grid).numpy(), box, alignments, m,
             middle - start, end - middle,
         )
         return Score(self.name, caption, exact.t2r, evidence)
@@ -196,4 +198,5 @@ class PowersetAlignment(ScoringMethod):
         feats = self.encoder.encode_image(image)
         regions, masks = self.region_masks(image, feats.grid)
         groups = self.groups(image, feats.patches, masks)
-        return [self._score(feats.patches, regions, masks, groups, feats.grid, c) for c in captions]
+        box = visible_box(image.width, image.height, self.encoder.preprocess)
+        return [self._score(feats.patches, regions, masks, groups, feats.grid, box, c) for c in captions]

@@ -1,4 +1,5 @@
-"""Binding geometry of the loaded model: MDS of objects vs their additive reconstructions, tables, edits."""
+"""Binding geometry of the loaded model: MDS of objects vs their additive reconstructions (each point drawn as its
+object), tables, edits."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pandas as pd
 
 from explorer import binding, viz, world
 from explorer.engine import Engine
+from explorer.inputs import InputError, whole_number
 from explorer.ui.guard import guarded, plain
 from explorer.ui.serving import Serving
 
@@ -48,6 +50,9 @@ def build(engine: Engine, choice: gr.State, serving: Serving) -> None:
     def do_edit(tables, scene: int, which: str, new_color: str):
         if tables is None:
             return None, None, None, "Run the analysis first."
+        scene = whole_number(scene, "The scene", 0, len(pairs) - 1)
+        if new_color not in colors:
+            raise InputError(f"The new colour must be one of {', '.join(colors)}; got {new_color!r}.")
         names = object_names(scene)
         which_i = names.index(which) if which in names else 0
         result = binding.edit(tables["image"], scene, which_i, colors.index(new_color))
@@ -65,7 +70,7 @@ def build(engine: Engine, choice: gr.State, serving: Serving) -> None:
     note = gr.Markdown()
     table = gr.Dataframe(label="Additive structure and probes", interactive=False, elem_id="binding-table")
     gr.Markdown(COLUMNS_NOTE)
-    mds = gr.Plot(label="3D MDS", elem_id="binding-mds")
+    mds = gr.Plot(label="Objects and their colour + shape sums (MDS)", elem_id="binding-mds")
     with gr.Row():
         scene = gr.Dropdown([(c, i) for i, c in enumerate(captions)], value=0, label="Scene")
         which = gr.Radio(object_names(0), value=object_names(0)[0], label="Object to recolour")

@@ -176,10 +176,10 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
         gr.Examples([[str(e.path), e.caption_a, e.caption_b] for e in exs], inputs=[upload, caption_a, caption_b],
                     example_labels=[e.name for e in exs], label="Examples")
     with gr.Row():
-        overlay_a = gr.Image(label="SGI: best region rN of each segment of caption A", interactive=False,
-                             elem_id="overlay-a")
-        overlay_b = gr.Image(label="SGI: best region rN of each segment of caption B", interactive=False,
-                             elem_id="overlay-b")
+        overlay_a = gr.Image(label="SGI, caption A: each segment's best region (numbered as listed below it)",
+                             interactive=False, elem_id="overlay-a")
+        overlay_b = gr.Image(label="SGI, caption B: each segment's best region (numbered as listed below it)",
+                             interactive=False, elem_id="overlay-b")
     heatmap = gr.Plot(label="SGI: segment x region cosine", elem_id="heatmap")
     choice = gr.State(engine.default_choice)
     result = gr.State(None)

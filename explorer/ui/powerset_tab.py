@@ -6,6 +6,7 @@ import gradio as gr
 import pandas as pd
 
 from explorer import viz
+from explorer.inputs import whole_number
 from explorer.methods.powerset_method import PowersetEvidence
 from explorer.ui.guard import guarded, plain
 from explorer.ui.quick_webp import quick_webp
@@ -43,7 +44,9 @@ def show_alignments(result_value: tuple | None):
     table, times = _table(analysis)
     pa, pb = (s.value for s in analysis.scores["powerset"])
     note = (f"Model: **{plain(analysis.model)}**. PowerCLIP score A {pa:.4f}, B {pb:.4f} (A - B {pa - pb:+.4f}).  \n"
-            f"{times}  \nRegions are numbered rN as on the pictures below; the bright part is the node's best subset.")
+            f"{times}  \nRegions are numbered rN as on the pictures below; the bright part is the node's best subset: "
+            f"the one whose pooled patches have the highest cosine with the phrase, shown as the method chose it, "
+            f"even where it lies on another object than the phrase names.")
     return note, table, gr.update(choices=_nodes(a), value=0), gr.update(choices=_nodes(b), value=0)
 
 
@@ -53,12 +56,12 @@ def draw_nodes(result_value: tuple | None, node_a: int | None, node_b: int | Non
     if result_value is None or "powerset" not in result_value[1].scores:
         return None, None, None, None, ""
     image, analysis = result_value
+    scale = viz.tree_range([score.evidence for score in analysis.scores["powerset"]])  # A and B on one colour scale
     out = []
     for score, node in zip(analysis.scores["powerset"], (node_a, node_b)):
-        ev: PowersetEvidence = score.evidence
-        k = int(node or 0)
-        out.append(viz.tree_figure(ev, score.caption, k))
-        out.append(quick_webp(viz.subset_overlay(image, ev, ev.alignments[k].best)))
+        k = whole_number(node or 0, "The node", 0, len(score.evidence.tree) - 1)
+        out.append(viz.tree_figure(score.evidence, score.caption, k, scale))
+        out.append(quick_webp(viz.subset_overlay(image, score.evidence, k)))
     return out[0], out[2], out[1], out[3], ""
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from explorer import viz
+from explorer.inputs import whole_number
 from explorer.modeling.alignment import HEADS, LAYERS
 from explorer.engine import Analysis
 from explorer.ui.guard import guarded, plain
@@ -21,8 +22,9 @@ def _token_choices(evidence) -> list[tuple[str, int]]:
     return [(f"{i}: {t}", i) for i, t in enumerate(evidence.tokens)]
 
 
-def _index(choice: str) -> int | None:
-    return None if choice == MEAN else int(choice) - 1
+def _index(choice: str, what: str, count: int) -> int | None:
+    """A layer or head menu's choice as an index (None for the mean); a number outside the menu is refused."""
+    return None if choice == MEAN else whole_number(choice, what, 1, count) - 1
 
 
 @guarded(lambda message: (message, None, gr.update(), gr.update()))
@@ -42,13 +44,13 @@ def show_scores(result: tuple | None):
 
 @guarded(lambda message: (None, None, message))
 def draw_heatmaps(result: tuple | None, tokens_a: list[int], tokens_b: list[int], layer: str, head: str):
-    """The chosen tokens' attention over the image for caption A and B."""
+    """The chosen tokens' attention over the image for caption A and B, on one scale."""
     if result is None or "tflocal" not in result[1].scores:
         return None, None, ""
     image, analysis = result
     a, b = (s.evidence for s in analysis.scores["tflocal"])
-    return (quick_webp(viz.attention_overlay(image, a, tokens_a, _index(layer), _index(head))),
-            quick_webp(viz.attention_overlay(image, b, tokens_b, _index(layer), _index(head))), "")
+    pictures = viz.attention_pictures(image, [(a, tokens_a), (b, tokens_b)], _index(layer, "The layer", LAYERS), _index(head, "The head", HEADS))
+    return (*map(quick_webp, pictures), "")
 
 
 def build(main: MainInputs, serving: Serving, tab: gr.Tab, shown: gr.State) -> None:

@@ -1,0 +1,222 @@
+"""The pictures carry their meaning without a legend: neutral marks named beside the picture, attention that never
+tints the objects, one colour scale where A and B are compared, PowerCLIP's pictures numbered as its table."""
+
+import colorsys
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from explorer import marks, viz, world
+from explorer.engine import Engine
+from explorer.methods.powerset_method import NodeAlignment, PowersetEvidence
+from explorer.methods.sgi import SegmentMatch, SGIEvidence
+from explorer.methods.tflocal import AttentionEvidence
+from explorer.regions import Region
+from explorer.text import Segment
+from explorer.tree import TreeNode
+from explorer.ui import powerset_tab, tflocal_tab
+
+RIGHT, WRONG = "a red square and a blue circle", "a blue square and a red circle"
+SIZE = 128  # the scenes' pixels: 3.5 display pixels each
+
+
+@pytest.fixture(scope="module")
+def scene() -> Image.Image:
+    a = world.WorldObject("red", "square", "large", 0.27, 0.3)
+    b = world.WorldObject("blue", "circle", "large", 0.72, 0.7)
+    return world.Scene((a, b)).render(SIZE)
+
+
+def saturation(rgb: np.ndarray) -> np.ndarray:
+    rgb = rgb.astype(float)
+    return rgb.max(-1) - rgb.min(-1)
+
+
+def hue(rgb) -> float:
+    return colorsys.rgb_to_hsv(*(np.asarray(rgb, dtype=float) / 255))[0]
+
+
+def sgi_evidence(boxes: list[tuple[int, int, int, int]]) -> SGIEvidence:
+    """Three segments, each with its own best region: the boxes, after the whole image as r0."""
+    regions = (Region((0, 0, SIZE, SIZE), "image"), *(Region(b, "crop") for b in boxes))
+    texts = ["red square", "blue circle", "a red square and a blue circle"][: len(boxes)]
+    matches = tuple(SegmentMatch(Segment("object", t, (i,), (0, len(t))), t, i + 1, 0.5 + i / 10)
+                    for i, t in enumerate(texts))
+    return SGIEvidence(regions, matches, np.zeros((len(texts), len(regions)), dtype=np.float32))
+
+
+BOXES = [(14, 18, 56, 60), (0, 0, 70, 70), (72, 66, 118, 114)]  # the square's, one at the top edge, the circle's
+
+
+def test_sgi_overlay_draws_in_neutral_ink_and_names_each_segment_below_the_picture(scene):
+    out = np.asarray(viz.sgi_overlay(scene, sgi_evidence(BOXES)))
+    shown = np.asarray(viz.display_image(scene)[0])
+    top = out[: shown.shape[0]]
+    drawn = np.abs(top.astype(int) - shown).max(-1) > 0
+    assert drawn.sum() > 1000 and saturation(top[drawn]).max() <= 10  # boxes and badges: greys only, no hue
+    strip = out[shown.shape[0]:]
+    assert strip.shape[0] >= 3 * marks.badge_size("0", marks.label_font(viz.DISPLAY_SIDE))[1]  # a row per segment
+    assert saturation(strip).max() <= 10 and np.median(strip) > 200 and strip.min() < 60  # dark text on a light plate
+    two = np.asarray(viz.sgi_overlay(scene, sgi_evidence(BOXES[:2])))
+    assert two.shape[0] < out.shape[0] and two.shape[1] == out.shape[1]  # the strip grows with the segments
+
+
+def test_badges_sit_outside_every_box_apart_and_below_the_title_band():
+    boxes = [(50.0, 60.0, 200.0, 210.0), (0.0, 0.0, 240.0, 240.0), (250.0, 230.0, 410.0, 400.0),
+             (60.0, 70.0, 190.0, 200.0)]  # nested, at the top edge, apart, nested again
+    sizes = [(14, 22), (14, 22), (14, 22), (30, 22)]
+    spots = marks.badge_spots(boxes, sizes, (448, 448))
+    for k, spot in enumerate(spots):
+        assert 0 <= spot[0] and spot[2] < 448 and 448 * marks.TITLE_BAND <= spot[1] and spot[3] < 448
+        assert not marks._overlaps(spot, boxes[k])  # never on its own box: the object stays seen
+        assert not any(marks._overlaps(spot, other) for j, other in enumerate(spots) if j != k)
+    assert not marks._overlaps(spots[2], boxes[1])  # and off the others' boxes where there is room
+    whole = marks.badge_spots([(0.0, 0.0, 447.0, 447.0)], [(14, 22)], (448, 448))[0]
+    assert whole[1] >= 448 * marks.TITLE_BAND  # a box with no room around it takes its lower corner
+
+
+def attention_evidence(peak: int, share: float, grid: tuple[int, int] = (4, 4)) -> AttentionEvidence:
+    """One token whose attention puts ``share`` on patch ``peak`` and spreads the rest evenly."""
+    patches = grid[0] * grid[1]
+    row = np.full(patches, (1 - share) / (patches - 1), dtype=np.float32)
+    row[peak] = share
+    return AttentionEvidence(("red",), row.reshape(1, 1, 1, patches), grid, (0, 0, SIZE, SIZE), 0.3, True)
+
+
+def test_attention_keeps_the_true_colours_where_it_is_high_and_darkens_without_tinting(scene):
+    square = 1 * 4 + 1  # the patch whose centre, pixel (48, 48), is on the red square
+    out = np.asarray(viz.attention_overlay(scene, attention_evidence(square, 0.5), [0]))
+    shown = np.asarray(viz.display_image(scene)[0])
+    red, blue = (168, 168), (int(92 * 3.5), int(89 * 3.5))  # the square's pixel and the circle's, (y, x)
+    assert tuple(shown[red]) == world.COLORS["red"] and tuple(shown[blue]) == world.COLORS["blue"]
+    assert np.abs(out[red].astype(int) - shown[red]).max() <= 2  # where attention is highest: the true colour
+    assert hue(out[blue]) == pytest.approx(hue(shown[blue]), abs=0.01)  # where it is low: darker, the same hue
+    assert out[blue].max() <= 0.5 * shown[blue].max()
+
+
+def test_attention_pictures_share_one_scale_and_carry_a_titled_bar(scene):
+    strong, weak = attention_evidence(5, 0.5), attention_evidence(5, 0.25)
+    a, b = (np.asarray(p) for p in viz.attention_pictures(scene, [(strong, [0]), (weak, [0])], None, None))
+    side = viz.DISPLAY_SIDE
+    assert a.shape == b.shape and a.shape[1] == side and a.shape[0] > side
+    assert b[168, 168].max() < a[168, 168].max() - 20  # B's weaker peak is drawn darker: one scale, not its own
+    np.testing.assert_array_equal(a[side:], b[side:])  # the same bar under both
+    inner = a[side:, 4 * marks.GAP: side - 4 * marks.GAP, 0].astype(int)  # the bar's span, left to right
+    ramps = [r for r, row in enumerate(inner) if (np.diff(row) >= 0).all() and np.ptp(row) > 150]
+    assert len(ramps) >= 8  # a bar, from the darkest veil to none
+    bar = side + ramps[0]
+    assert inner[ramps[0]][0] <= 255 * viz.VEIL_FLOOR + 1 and inner[ramps[0]][-1] == 255
+    assert saturation(a[side:]).max() <= 10 and a[side:bar].min() < 60  # its title and ticks: dark text above/below
+    alone = np.asarray(viz.attention_overlay(scene, weak, [0]))
+    assert alone[168, 168].max() > b[168, 168].max()  # on its own scale B's peak would be clear
+
+
+def node(label: str, text: str, tokens: tuple[int, int], children: tuple[int, ...], parent: int | None) -> TreeNode:
+    return TreeNode(label, text, tokens, (0, len(text)), children, parent)
+
+
+TREE = (node("S", "a red square near a blue circle", (0, 7), (1, 2), None), node("NP", "a red square", (0, 3), (), 0),
+        node("PP", "near a blue circle", (3, 7), (3,), 0), node("NP", "a blue circle", (4, 7), (), 2))
+
+
+def powerset_evidence(exact: list[float], best: list[tuple[int, ...]]) -> PowersetEvidence:
+    """Three regions on a 4 x 4 grid: the red square's (2 patches), the circle's (4) and a thin one (1)."""
+    cells = np.zeros((3, 4, 4), dtype=bool)
+    cells[0, 1, 0:2] = cells[1, 2:4, 2:4] = cells[2, 0, 3] = True
+    pixels = np.kron(cells, np.ones((32, 32), dtype=bool))
+    regions = tuple(Region(tuple(int(v) for v in (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1)), "segment", m)
+                    for m in pixels for ys, xs in [np.nonzero(m)])
+    alignments = tuple(NodeAlignment(n, b, e, e, 0.0, b, e) for n, b, e in zip(TREE, best, exact))
+    return PowersetEvidence(TREE, regions, cells, (0, 0, SIZE, SIZE), alignments, 3, 0.001, 0.001)
+
+
+def lit_cells(picture: np.ndarray, image: Image.Image, grid: tuple[int, int]) -> np.ndarray:
+    """Which cells of the patch grid the picture keeps bright: their median pixel as bright as the display image's."""
+    shown = np.asarray(viz.display_image(image)[0]).astype(float).sum(-1) + 1
+    ratio = picture[: shown.shape[0]].astype(float).sum(-1) / shown
+    h, w = shown.shape[0] // grid[0], shown.shape[1] // grid[1]
+    return np.array([[np.median(ratio[r * h:(r + 1) * h, c * w:(c + 1) * w]) > 0.9 for c in range(grid[1])]
+                     for r in range(grid[0])])
+
+
+def test_subset_overlay_keeps_bright_exactly_the_patches_of_the_node_best_regions(scene):
+    ev = powerset_evidence([0.5, 0.4, 0.3, 0.2], [(0, 1), (0,), (2,), (1, 2)])
+    for k, alignment in enumerate(ev.alignments):
+        picture = np.asarray(viz.subset_overlay(scene, ev, k))
+        np.testing.assert_array_equal(lit_cells(picture, scene, (4, 4)), ev.masks[list(alignment.best)].any(0))
+
+
+def test_trees_compared_side_by_side_share_one_colour_range():
+    a = powerset_evidence([0.30, 0.45, 0.40, 0.35], [(0,), (0,), (1,), (1,)])
+    b = powerset_evidence([0.10, 0.50, 0.20, 0.25], [(0,), (0,), (1,), (1,)])
+    scale = viz.tree_range([a, b])
+    assert scale == (0.10, 0.50)
+    markers = [viz.tree_figure(ev, "caption", 1, scale).data[-1].marker for ev in (a, b)]
+    assert [(m.cmin, m.cmax) for m in markers] == [scale, scale]
+    alone = viz.tree_figure(a, "caption").data[-1].marker
+    assert (alone.cmin, alone.cmax) == (0.30, 0.45)  # one tree alone: its own range
+
+
+def test_tree_labels_sit_on_plates_below_their_nodes_and_edges_never_cross_them():
+    ev = powerset_evidence([0.3, 0.4, 0.5, 0.6], [(0,)] * 4)
+    fig = viz.tree_figure(ev, "a red square near a blue circle", 3)
+    assert fig.data[-1].mode == "markers"  # the names are plates, not text on the markers' trace
+    labels = fig.layout.annotations
+    assert [a.text for a in labels] == ["S<br>a red square<br>near a blue<br>circle", "NP<br>a red square",  # narrow:
+                                        "PP<br>near a blue<br>circle", "NP<br>a blue circle"]  # neighbours stay apart
+    assert all(a.yanchor == "top" and a.yshift == -viz.TREE_LABEL_TOP and a.bgcolor for a in labels)
+    plot = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+    per_unit = plot / (fig.layout.yaxis.range[1] - fig.layout.yaxis.range[0])  # the y axis's pixels per unit
+    deepest = viz.TREE_LABEL_TOP + 4 * viz.TREE_LINE_PX  # the root's plate: four lines
+    depth = [0, 1, 1, 2]
+    edges = viz.tree_edges(ev)
+    assert len(edges) == 3
+    for (_, y0, _, y1), (k, child) in zip(edges, list(enumerate(TREE))[1:]):
+        assert (-depth[child.parent] - y0) * per_unit >= deepest  # starts under every plate of its parent's level
+        assert y1 > -depth[k]  # ends above the child's centre: its plate lies below that
+
+
+def test_binding_geometry_is_flat_and_paints_each_object_as_itself():
+    labels = ["red circle", "blue square", "yellow triangle", "white star"]
+    rng = np.random.default_rng(0)
+    observed = rng.normal(size=(4, 3))
+    fig = viz.binding_mds_figure(observed, observed + 0.1, labels)
+    assert {t.type for t in fig.data} == {"scatter"}  # a flat view: no 3-D labels piling up
+    filled = next(t for t in fig.data if t.name.startswith("observed"))
+    assert filled.mode == "markers" and list(filled.hovertext) == labels  # named on hover, no text over the points
+    paints = ["rgb({}, {}, {})".format(*world.COLORS[c]) for c in ("red", "blue", "yellow", "white")]
+    assert list(filled.marker.color) == paints
+    assert list(filled.marker.symbol) == ["circle", "square", "triangle-up", "star"]
+    assert fig.layout.xaxis.automargin and fig.layout.yaxis.automargin  # ticks and titles never clipped
+    assert min(fig.layout.margin.l, fig.layout.margin.b) >= 40
+
+
+@pytest.fixture(scope="module")
+def analysed(embedded, scene):
+    return scene, Engine(embedded).analyze(scene, RIGHT, WRONG)
+
+
+def test_powerclip_tab_draws_both_trees_on_one_range_and_pictures_numbered_as_its_table(analysed):
+    scene, analysis = analysed
+    tree_a, tree_b, *_ = powerset_tab.draw_nodes(analysed, 0, 0)
+    exact = [a.exact for s in analysis.scores["powerset"] for a in s.evidence.alignments]
+    ranges = [(t.data[-1].marker.cmin, t.data[-1].marker.cmax) for t in (tree_a, tree_b)]
+    assert ranges == [(min(exact), max(exact))] * 2
+    _, table, _, _ = powerset_tab.show_alignments(analysed)
+    for which, score in zip("AB", analysis.scores["powerset"]):
+        ev = score.evidence
+        named = table[table["caption"] == which]["best regions"]
+        for k, cell in enumerate(named):
+            regions = [int(r.strip()[1:]) for r in cell.split(",")]
+            picture = np.asarray(viz.subset_overlay(scene, ev, k))
+            assert tuple(regions) == ev.alignments[k].best
+            np.testing.assert_array_equal(lit_cells(picture, scene, ev.masks.shape[1:]), ev.masks[regions].any(0))
+
+
+def test_tflocal_tab_draws_a_and_b_on_one_scale_with_its_bar(analysed):
+    *maps, problem = tflocal_tab.draw_heatmaps(analysed, [1], [5], "mean", "mean")  # "red" in A and in B
+    a, b = (np.asarray(m) for m in maps)
+    side = viz.DISPLAY_SIDE
+    assert problem == "" and a.shape == b.shape and a.shape[1] == side and a.shape[0] > side
+    np.testing.assert_array_equal(a[side:], b[side:])  # one bar, one set of ticks: one scale
