@@ -66,7 +66,11 @@ def shoot(url: str, chromium: str, width: int, picture: Path, out: Path) -> list
             elif name == "binding":
                 page.locator("#binding-run").click()
                 expect(page.locator("#binding-mds .js-plotly-plot")).to_be_visible(timeout=180_000)
-            page.wait_for_timeout(2500)  # the tab's pictures drawn
+            page.wait_for_timeout(2500)  # the tab's pictures drawn and sent
+            page.mouse.wheel(0, 20_000)  # images load lazily: scrolled to once, each is fetched
+            page.wait_for_timeout(1000)
+            page.wait_for_function("Array.from(document.images).every(i => i.complete)")
+            page.mouse.wheel(0, -20_000)
             path = out / f"{name}-{width}.png"
             page.screenshot(path=str(path), full_page=True)
             written.append(path)
