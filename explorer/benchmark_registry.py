@@ -15,6 +15,7 @@ from explorer.dataset_loaders import DatasetError, load_aro, load_bivlc, load_su
 from explorer.items import Item
 
 log = logging.getLogger(__name__)
+WORLD_LIMIT = 200  # an evaluation's world items per split and kind unless asked otherwise (public ones: every item)
 
 
 @dataclass(frozen=True)

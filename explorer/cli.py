@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from explorer import world
-from explorer.benchmark_registry import BENCHMARKS
+from explorer.benchmark_registry import BENCHMARKS, WORLD_LIMIT
 from explorer.checkpoints import ALIGN_VARIANTS, EMBEDDED_CHECKPOINT, for_variant
 from explorer.model_args import add_model_args, load_encoder
 from explorer.training.config import AlignTrainConfig, TrainConfig, add_flags, from_args
@@ -96,6 +96,13 @@ def method_options(pairs: list[str]) -> dict[str, dict]:
     return out
 
 
+def eval_limit(benchmark: str, limit: int | None) -> int | None:
+    """The items per category an evaluation scores: as asked, else the world's default size, else every item."""
+    if limit is not None and limit < 1:
+        raise SystemExit(f"--limit must be at least 1, got {limit}")
+    return limit if limit is not None or BENCHMARKS[benchmark].from_files else WORLD_LIMIT
+
+
 def _shard_config(args: argparse.Namespace, encoder) -> dict:
     """What a rerun must share with the run whose shard files it reads back (the weights file by size and time, and
     the code that scored them)."""
@@ -103,7 +110,7 @@ def _shard_config(args: argparse.Namespace, encoder) -> dict:
 
     weights = encoder.checkpoint.stat() if encoder.checkpoint else None
     return {"benchmark": args.benchmark, "data": args.data, "images": args.images, "methods": args.methods,
-            "split": args.split, "limit": args.limit, "set": args.set, "model": encoder.label,
+            "split": args.split, "limit": eval_limit(args.benchmark, args.limit), "set": args.set, "model": encoder.label,
             "weights": [weights.st_size, weights.st_mtime_ns] if weights else None, "code": code_fingerprint()}
 
 
@@ -123,9 +130,10 @@ def _eval(args: argparse.Namespace) -> int:
         methods = [get_method(m, encoder, **options.get(m, {})) for m in args.methods.split(",")]
         run_dir = args.run_dir or (f"{args.json}.shards" if args.json else None)
         shards = Shards(ctx, Path(run_dir) if run_dir else None, _shard_config(args, encoder))
-        results = evaluate(methods, args.benchmark, args.limit, args.split.split(","), args.data, args.images,
+        limit = eval_limit(args.benchmark, args.limit)
+        results = evaluate(methods, args.benchmark, limit, args.split.split(","), args.data, args.images,
                            shards=shards)
-        report = {"benchmark": args.benchmark, "model": encoder.label, "world_size": ctx.world_size,
+        report = {"benchmark": args.benchmark, "model": encoder.label, "limit": limit, "world_size": ctx.world_size,
                   "shards": shards.report(), "interval": intervals.METHOD, "results": results}
     if not ctx.is_main:
         return 0
@@ -300,7 +308,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--split", default="id,heldout,shift",
                    help="comma-separated world splits: id, heldout, shift (test: to report) or val-id, val-heldout, "
                         "val-shift (validation: to choose a recipe, seed or setting)")
-    e.add_argument("--limit", type=int, default=200, help="items per split and kind (per category for public ones)")
+    e.add_argument("--limit", type=int, default=None,
+                   help=f"items per split and kind of the world (default {WORLD_LIMIT}), or per category of a public "
+                        f"benchmark (default: every item, as its official script scores them)")
     e.add_argument("--run-dir", help="where each rank keeps its outcomes, read back by a rerun "
                                      "(default: JSON.shards beside --json; none without it)")
     e.add_argument("--set", action="append", default=[], metavar="METHOD.OPTION=VALUE",

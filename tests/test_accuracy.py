@@ -111,3 +111,23 @@ def test_one_outcome_for_both_kinds_of_item():
 def test_choice_summary_is_named_by_its_benchmark():
     out = percentages([{"hit": True}, {"hit": False}], "top1")
     assert (out["top1"], out["n"], list(out["ci"])) == (50.0, 2, ["top1"])
+
+
+def test_eval_scores_every_item_of_a_public_benchmark_unless_limited_and_says_how_many(tmp_path):
+    """As the official scripts do: a category of 205 items is scored whole by default (no silent subset of 200); a
+    --limit is honoured and written in the report, and the world keeps its default size."""
+    from conftest import solid, write_json
+
+    from explorer.cli import eval_limit
+
+    solid(tmp_path / "val2017" / "a.jpg", "red")
+    write_json(tmp_path / "swap_att.json", {str(i): {"filename": "a.jpg", "caption": "a red thing",
+                                                     "negative_caption": f"a blue thing {i}"} for i in range(205)})
+    for extra, n, limit in (([], 205, None), (["--limit", "7"], 7, 7)):
+        out = tmp_path / f"sc-{n}.json"
+        assert main(["eval", "--benchmark", "sugarcrepe", "--data", str(tmp_path), "--json", str(out), *extra]) == 0
+        report = json.loads(out.read_text())
+        assert report["results"]["global"]["swap_att"]["n"] == n and report["limit"] == limit
+    assert eval_limit("world", None) == 200 and eval_limit("world", 5) == 5 and eval_limit("aro", None) is None
+    with pytest.raises(SystemExit, match="at least 1"):
+        eval_limit("sugarcrepe", 0)
