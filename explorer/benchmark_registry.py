@@ -9,10 +9,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-from explorer import cancel
-from explorer import world
+from explorer import cancel, world
 from explorer.dataset_loaders import DatasetError, load_aro, load_bivlc, load_sugarcrepe, load_winoground
 from explorer.items import Item
+from explorer.pairs import load_pairs, read_pairs
 
 log = logging.getLogger(__name__)
 WORLD_LIMIT = 200  # an evaluation's world items per split and kind unless asked otherwise (public ones: every item)
@@ -28,6 +28,7 @@ class Benchmark:
     metric: str = "accuracy"  # what the hit rate of an item with one image is called
     overall: bool = True  # an "all" cell of every kind together beside each kind's
     chunk: int = 32  # items scored together (and the unit of sharding): the batches a method encodes
+    skipped: Callable[[Path], list[str]] | None = None  # the rows of its files it leaves out, said to the user
 
 
 def world_swaps(split: str, limit: int) -> list[Item]:
@@ -51,6 +52,7 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
     Benchmark("winoground", load_winoground),
     Benchmark("bivlc", load_bivlc),
     Benchmark("aro", load_aro),
+    Benchmark("pairs", load_pairs, skipped=lambda data: [str(row) for row in read_pairs(data)[1]]),
 )}
 
 

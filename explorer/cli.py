@@ -135,6 +135,9 @@ def _eval(args: argparse.Namespace) -> int:
                            shards=shards)
         report = {"benchmark": args.benchmark, "model": encoder.label, "limit": limit, "world_size": ctx.world_size,
                   "shards": shards.report(), "interval": intervals.METHOD, "results": results}
+        said = BENCHMARKS[args.benchmark].skipped
+        if said is not None:
+            report["skipped"] = said(Path(args.data))
     if not ctx.is_main:
         return 0
     print(json.dumps(report, indent=2))

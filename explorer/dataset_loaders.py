@@ -163,7 +163,7 @@ def _image_from_cell(value: Any, root: Path, source: str, name: str) -> ImageRef
     raise DatasetError(f"{source}: field {name!r} should be an image path or struct, got {type(value).__name__}")
 
 
-def _per_category(items: list[Item], limit: int | None) -> list[Item]:
+def per_category(items: list[Item], limit: int | None) -> list[Item]:
     """The first ``limit`` items of each category, in file order."""
     if limit is None:
         return items
@@ -246,7 +246,7 @@ def load_winoground(data: Path, images: Path | None = None, limit: int | None = 
             (_text(row, "caption_0", where), _text(row, "caption_1", where)), id=str(row["id"]),
             info=_extras(row, WINOGROUND_FIELDS),
         ))
-    return _per_category(items, limit)
+    return per_category(items, limit)
 
 
 def load_bivlc(data: Path, images: Path | None = None, limit: int | None = None) -> list[SwapItem]:
@@ -271,7 +271,7 @@ def load_bivlc(data: Path, images: Path | None = None, limit: int | None = None)
             _text(row, "type", where), refs, (_text(row, "caption", where), _text(row, "negative_caption", where)),
             id=str(row.get("id", n)), info=_extras(row, BIVLC_FIELDS),
         ))
-    return _per_category(items, limit)
+    return per_category(items, limit)
 
 
 def _aro_kind(path: Path, rows: list) -> str:

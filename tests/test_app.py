@@ -135,6 +135,17 @@ def test_browse_a_missing_benchmark_says_so(client, tmp_path):
     assert "Cannot load" in status and "nowhere" in status
 
 
+def test_browse_loads_own_pairs_and_names_the_rows_it_left_out(client, scene_path):
+    pairs = scene_path.parent / "mine.csv"
+    pairs.write_text(f"image,caption_a,caption_b,category\n{scene_path.name},a red square,a blue square,colour\n"
+                     f"gone.png,a red square,a blue square,colour\n")
+    category, position, status = client.predict("pairs", str(pairs), 50, api_name="/browse_load")
+    assert status.startswith("Loaded 1 items. Left out 1 rows:") and "line 3, field 'image'" in status
+    assert [c[0] for c in category["choices"]] == ["all", "colour"]
+    *_, details = client.predict(0, api_name="/browse_show")
+    assert "line 2" in details and "caption 0 scored above every other caption" in details
+
+
 def test_binding_tab_analyses_and_edits(client):
     table, mds, note = client.predict(api_name="/binding")
     assert "world-clip (embedded)" in note

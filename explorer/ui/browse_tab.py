@@ -21,6 +21,7 @@ from explorer.ui.serving import Serving
 SEND_DIR = Path(tempfile.mkdtemp(prefix="explorer-send-"))
 FEWER = ", or with fewer items per category"
 SHOWN_SIDE = 320
+SKIPPED_SHOWN = 10  # bad rows of an own pairs file named in the status, the first ones
 
 
 def _describe(item: Item, reading: Reading, model: str) -> str:
@@ -46,14 +47,20 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
     @guarded(lambda message: ([], [], gr.update(), gr.update(), message), serving.time_limit_s, FEWER)
     def load(benchmark: str, data: str, limit: float | None):
         per_category = items_per_category(limit)
+        path = (data or "").strip() or None
         try:
-            items = load_items(benchmark, (data or "").strip() or None, per_category)
+            items = load_items(benchmark, path, per_category)
+            skipped = BENCHMARKS[benchmark].skipped
+            left_out = skipped(Path(path)) if skipped and path else []
         except (DatasetError, ValueError) as exc:
             return [], [], gr.update(), gr.update(), f"**Cannot load:** {plain(str(exc))}"
         cats = ["all"] + sorted({it.category for it in items})
         keep = list(range(len(items)))
-        return (items, keep, gr.update(choices=cats, value="all"), gr.update(maximum=max(1, len(keep) - 1), value=0),
-                f"Loaded {len(items)} items.")
+        said = f"Loaded {len(items)} items."
+        if left_out:
+            said += f" Left out {len(left_out)} rows:  \n" + "  \n".join(plain(row) for row in left_out[:SKIPPED_SHOWN])
+            said += "  \n..." if len(left_out) > SKIPPED_SHOWN else ""
+        return items, keep, gr.update(choices=cats, value="all"), gr.update(maximum=max(1, len(keep) - 1), value=0), said
 
     @guarded(lambda message: (gr.update(), gr.update(), message), serving.time_limit_s, FEWER)
     def refilter(items, category: str, wrong_only: bool, model: str, progress=gr.Progress(track_tqdm=False)):
@@ -87,7 +94,8 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
 
     with gr.Row():
         benchmark = gr.Dropdown(list(BENCHMARKS), value="world", label="Benchmark", elem_id="browse-benchmark")
-        data = gr.Textbox(label="Its folder or file (public benchmarks, in their own layout)", elem_id="browse-data")
+        data = gr.Textbox(label="Its folder or file: a public benchmark in its own layout, or your own pairs (.csv, .jsonl)",
+                          elem_id="browse-data")
         limit = gr.Number(value=50, label=f"Items per category (1 to {MAX_PER_CATEGORY})", elem_id="browse-limit")
         load_btn = gr.Button("Load", elem_id="browse-load")
     with gr.Row():
