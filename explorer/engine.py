@@ -8,9 +8,10 @@ from typing import Sequence
 
 from PIL import Image
 
-from explorer import cancel, proposals
+from explorer import cancel, proposals, world
 from explorer.encoders import DualEncoder, keys_remembered
 from explorer.inputs import clean_caption_pair
+from explorer.model_configs import EMBEDDED_MODEL
 from explorer.methods import REGISTRY, Score, ScoringMethod, get_method
 from explorer.model_pool import MAX_MODELS, MODEL_BUDGET_MB, LoadedModel, ModelPool, choice_for, model_choices
 
@@ -18,6 +19,11 @@ log = logging.getLogger(__name__)
 
 DEFAULT_METHODS = ("global", "sgi", "tflocal", "powerset")  # what the page computes
 UNTRAINED_MARK = " (untrained)"
+WORLD_LIKE = 0.5  # a world scene's frame is all background grey (share 1.0), a photo's or a drawing's on white ~0
+OFF_WORLD = ("This image is far from the world the world-clip models were trained on: flat shapes on a plain grey "
+             "(128, 128, 128) background, and its border is not that grey. Their scores here may mean little (the "
+             "embedded model names objects drawn on white or dark backgrounds poorly); a hub model such as ViT-B-32 "
+             "suits photos.")
 
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: gradio's State hashes what it holds
@@ -94,5 +100,7 @@ class Engine:
                 if progress is not None:
                     progress((i, len(loaded.methods)), desc=f"{method.label}...")
                 scores[name] = tuple(method.score(image, [a, b]))
+        if loaded.encoder.name == EMBEDDED_MODEL and world.background_share(image) < WORLD_LIKE:
+            notices.append(OFF_WORLD)
         untrained = tuple(name for name, method in loaded.methods.items() if not method.trained)
         return Analysis((a, b), scores, loaded.label, loaded.device, untrained, tuple(notices))

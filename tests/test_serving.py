@@ -277,3 +277,22 @@ def test_a_caption_edit_rescores_from_cached_image_features(embedded, scene):
     assert calls == []  # no image, crop or view went through the image tower again
     assert edited.scores["global"][0].value == first.scores["global"][0].value  # caption A: the same score
     assert edited.scores["sgi"][1].caption.endswith("grey floor")
+
+
+def test_an_image_far_from_the_world_gets_a_notice_with_a_world_model_only(embedded, random_vit):
+    """A photo, or shapes drawn on white, are outside what world-clip saw: the analysis says so; a world scene (of any
+    split, outlined too) and any other model get no such notice."""
+    from skimage import data
+    from PIL import ImageDraw
+
+    from explorer.engine import OFF_WORLD
+
+    photo = Image.fromarray(data.chelsea())
+    drawing = Image.new("RGB", (200, 200), (255, 255, 255))
+    ImageDraw.Draw(drawing).rectangle((20, 20, 80, 80), fill=(255, 0, 0))
+    scenes = [it.images[0].render(128) for split in world.SPLITS for it in world.swap_items(split, "attribute", 3)]
+    assert all(world.background_share(s) == 1.0 for s in scenes) and world.background_share(photo) < 0.1
+    engine = Engine(embedded, method_names=("global",))
+    for image, off in ((photo, True), (drawing, True), *((s, False) for s in scenes[::3])):
+        assert (OFF_WORLD in engine.analyze(image, RIGHT, WRONG).notices) is off
+    assert OFF_WORLD not in Engine(random_vit, method_names=("global",)).analyze(photo, RIGHT, WRONG).notices

@@ -71,6 +71,18 @@ class Scene:
 
 
 
+BACKGROUND_TOLERANCE = 24.0  # RGB distance within which a pixel counts as the world's grey
+
+
+def background_share(image: Image.Image, side: int = 128) -> float:
+    """The share of the image's outer frame (2 px at ``side``) in the world's background grey: 1.0 for every world
+    scene (no object touches the frame), near 0 for a photo or a drawing on another background."""
+    pixels = np.asarray(image.convert("RGB").resize((side, side)), dtype=float)
+    frame = np.concatenate([pixels[:2].reshape(-1, 3), pixels[-2:].reshape(-1, 3), pixels[2:-2, :2].reshape(-1, 3),
+                            pixels[2:-2, -2:].reshape(-1, 3)])
+    return float((np.linalg.norm(frame - BACKGROUND, axis=1) < BACKGROUND_TOLERANCE).mean())
+
+
 def article(word: str) -> str:
     return "an" if word[0] in "aeiou" else "a"
 
