@@ -15,7 +15,7 @@ import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack, contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, copy_context
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable, Iterator
@@ -23,6 +23,7 @@ from typing import Callable, Iterator
 import torch
 from PIL import Image
 
+from explorer import cancel
 from explorer.cache import LRUCache
 from explorer.cores import one_thread
 from explorer.encoders import DualEncoder, image_key
@@ -36,13 +37,24 @@ Proposer = Callable[[Image.Image], list[Region]]
 
 
 def start(image: Image.Image, proposer: tuple[str, Proposer]) -> Future[list[Region]]:
-    """A proposer's regions of the image (``segmentation()``, ``sam()``): started on the worker unless known."""
+    """A proposer's regions of the image (``segmentation()``, ``sam()``): started on the worker unless known. Work
+    queued by a page's request that is given up before the worker reaches it is not done (and is queued afresh when
+    asked for again)."""
     name, propose = proposer
     key = f"{image_key(image)}:{name}"
     with _LOCK:
-        if key in _FUTURES:
+        if key in _FUTURES and not _given_up(_FUTURES.get(key)):
             return _FUTURES.get(key)
-        return _FUTURES.put(key, _POOL.submit(propose, image.copy()))
+        return _FUTURES.put(key, _POOL.submit(copy_context().run, _unless_given_up, propose, image.copy()))
+
+
+def _unless_given_up(propose: Proposer, image: Image.Image) -> list[Region]:
+    cancel.check()  # the request that queued this image was abandoned or ran over its limit meanwhile
+    return propose(image)
+
+
+def _given_up(future: Future[list[Region]]) -> bool:
+    return future.done() and isinstance(future.exception(), cancel.Cancelled)
 
 
 def forget() -> None:

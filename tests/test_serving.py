@@ -227,9 +227,18 @@ def _cpu_seconds(over: float) -> float:
 
 
 @pytest.mark.timeout(300)
-def test_an_abandoned_heavy_request_stops_using_the_cpu_within_seconds(url):
+@pytest.mark.parametrize("spare_core", [False, True], ids=["segment-when-asked", "segment-every-new-image"])
+def test_an_abandoned_heavy_request_stops_using_the_cpu_within_seconds(url, embedded, monkeypatch, spare_core):
     """A client that cancels (as a closed page's request is cancelled) frees the CPU: the filter over 12,000 world
-    items, about a minute and a half of scoring on 2 cores, stops at its next chunk."""
+    items, about a minute and a half of scoring on 2 cores, stops at its next chunk; where a core is to spare (a GPU,
+    more cores than torch's threads) each new image's region proposals were queued too, and those not yet made are
+    dropped."""
+    from explorer import proposals
+
+    monkeypatch.setattr(embedded, "image_hooks", {})
+    if spare_core:
+        monkeypatch.setattr(proposals, "core_to_spare", lambda device: True)
+        proposals.start_on_new_images(embedded, proposals.segmentation())
     client = Client(url, verbose=False)
     status = client.predict("world", "", 1000, api_name="/browse_load")[-1]
     assert "Loaded 12000 items" in status
