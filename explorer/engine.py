@@ -6,6 +6,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Sequence
 
+import pandas as pd
 from PIL import Image
 
 from explorer import cancel, proposals, world
@@ -19,6 +20,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_METHODS = ("global", "sgi", "tflocal", "powerset")  # what the page computes
 UNTRAINED_MARK = " (untrained)"
+TABLE_COLUMNS = ["method", "prefers", "A", "B", "A - B"]  # the verdict beside the method: seen on a phone too
 WORLD_LIKE = 0.5  # a world scene's frame is all background grey (share 1.0), a photo's or a drawing's on white ~0
 OFF_WORLD = ("This image is far from the world the world-clip models were trained on: flat shapes on a plain grey "
              "(128, 128, 128) background, and its border is not that grey. Their scores here may mean little (the "
@@ -45,6 +47,14 @@ class Analysis:
             out.append({"method": name, "label": REGISTRY[name].label, "a": a.value, "b": b.value, "delta": delta,
                         "prefers": prefers})
         return out
+
+    def table(self, methods: Sequence[str] | None = None) -> pd.DataFrame:
+        """The page's score table (``TABLE_COLUMNS``) of ``methods`` (all when None): scores to 4 places, an
+        untrained method marked, its preference n/a."""
+        rows = [[r["label"] + UNTRAINED_MARK if r["prefers"] is None else r["label"], r["prefers"] or "n/a",
+                 round(r["a"], 4), round(r["b"], 4), round(r["delta"], 4)]
+                for r in self.rows() if methods is None or r["method"] in methods]
+        return pd.DataFrame(rows, columns=TABLE_COLUMNS)
 
 
 @dataclass

@@ -12,7 +12,7 @@ from PIL import Image
 
 from explorer import text, viz
 from explorer.encoders import keys_remembered
-from explorer.engine import UNTRAINED_MARK, Analysis, Engine
+from explorer.engine import TABLE_COLUMNS, UNTRAINED_MARK, Analysis, Engine
 from explorer.examples import examples
 from explorer.inputs import InputError, clean_caption, read_image_kept
 from explorer.ui.guard import guarded, plain, warn
@@ -21,7 +21,6 @@ from explorer.ui.serving import Serving
 
 log = logging.getLogger(__name__)
 
-TABLE_COLUMNS = ["method", "prefers", "A", "B", "A - B"]  # the verdict beside the method: seen on a phone too
 LEGEND = (
     "**Reading the table.** *global cosine*: cosine of the whole image and the whole caption (-1 to 1). "
     "*SGI*: each caption segment's best region cosine, averaged (-1 to 1). *TFLocal*: the alignment transformer's "
@@ -32,14 +31,6 @@ LEGEND = (
     f"*{UNTRAINED_MARK.strip()}*: no trained weights for this model, so the method runs on random weights and its "
     "preference means nothing (n/a)."
 )
-
-
-def scores_table(analysis: Analysis, methods: tuple[str, ...] | None = None) -> pd.DataFrame:
-    """The analysis's rows (of ``methods``, all when None) under the page's column names, scores to 4 places."""
-    rows = [[r["label"] + UNTRAINED_MARK if r["prefers"] is None else r["label"], r["prefers"] or "n/a",
-             round(r["a"], 4), round(r["b"], 4), round(r["delta"], 4)]
-            for r in analysis.rows() if methods is None or r["method"] in methods]
-    return pd.DataFrame(rows, columns=TABLE_COLUMNS)
 
 
 @dataclass(frozen=True)
@@ -124,7 +115,7 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
                             for same, s in zip(same_overlay, sgi)]
                 heat = viz.sgi_heatmap({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", sgi)})
         result = dataclasses.replace(result, notices=(*notices, *result.notices))  # the image's notices first
-        table = scores_table(result)
+        table = result.table()
         shown = gr.update() if same_image else quick_webp(image)
         return _done(result), shown, table, overlays[0], overlays[1], heat, (image, result)
 

@@ -7,9 +7,9 @@ import gradio as gr
 from explorer import viz
 from explorer.inputs import whole_number
 from explorer.modeling.alignment import HEADS, LAYERS
-from explorer.engine import Analysis
+from explorer.engine import TABLE_COLUMNS, Analysis
 from explorer.ui.guard import guarded, plain
-from explorer.ui.main_tab import TABLE_COLUMNS, MainInputs, scores_table
+from explorer.ui.main_tab import MainInputs
 from explorer.ui.quick_webp import quick_webp
 from explorer.ui.serving import Serving
 from explorer.ui.shown_tab import draw_while_seen
@@ -39,7 +39,7 @@ def show_scores(result: tuple | None):
     text = (f"Model: **{plain(analysis.model)}**  \nA: *{plain(analysis.captions[0])}*  \n"
             f"B: *{plain(analysis.captions[1])}*{note}")
     pick = lambda ev: gr.update(choices=_token_choices(ev), value=[])  # noqa: E731
-    return text, scores_table(analysis, SHOWN_METHODS), pick(a), pick(b)
+    return text, analysis.table(SHOWN_METHODS), pick(a), pick(b)
 
 
 @guarded(lambda message: (None, None, message))
@@ -49,7 +49,8 @@ def draw_heatmaps(result: tuple | None, tokens_a: list[int], tokens_b: list[int]
         return None, None, ""
     image, analysis = result
     a, b = (s.evidence for s in analysis.scores["tflocal"])
-    pictures = viz.attention_pictures(image, [(a, tokens_a), (b, tokens_b)], _index(layer, "The layer", LAYERS), _index(head, "The head", HEADS))
+    layer_i, head_i = _index(layer, "The layer", LAYERS), _index(head, "The head", HEADS)
+    pictures = viz.attention_pictures(image, [(a, tokens_a), (b, tokens_b)], layer_i, head_i)
     return (*map(quick_webp, pictures), "")
 
 

@@ -1,0 +1,44 @@
+"""The notebook API and its page: docs/notebook.md's code runs offline on the embedded model and gives the page's
+table and pictures."""
+
+import re
+from pathlib import Path
+
+import plotly.graph_objects as go
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_notebook_page_runs_as_written(tmp_path, monkeypatch, capsys):
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "notebook.md").read_text(), flags=re.S)
+    assert len(blocks) == 2
+    monkeypatch.chdir(tmp_path)
+    scope: dict = {}
+    for block in blocks:
+        exec(compile(block, "docs/notebook.md", "exec"), scope)
+    printed = capsys.readouterr().out
+    assert "world-clip (embedded)" in printed and "global cosine" in printed and "prefers" in printed
+    table, figures = scope["table"], scope["figures"]
+    assert list(table.columns) == ["method", "prefers", "A", "B", "A - B"]
+    assert list(table["method"]) == ["global cosine", "SGI", "TFLocal", "PowerCLIP"]
+    assert set(figures) == {"sgi overlay A", "sgi overlay B", "sgi heatmap", "tflocal A", "tflocal B",
+                            "powerclip tree A", "powerclip tree B", "powerclip subset A", "powerclip subset B"}
+    assert Image.open(tmp_path / "sgi-A.png").width == 448 and (tmp_path / "sgi-heatmap.html").stat().st_size > 1000
+
+
+def test_the_api_scores_as_the_engine_and_draws_only_what_ran(embedded, tmp_path):
+    from explorer import world
+    from explorer.api import Explorer
+    from explorer.engine import Engine
+
+    path = tmp_path / "scene.png"
+    world.swap_items("id", "attribute", 1)[0].images[0].render(128).save(path)
+    explorer = Explorer(methods=("global", "sgi"))
+    result = explorer.analyse(path, "a red square and a blue circle", "a blue square and a red circle")
+    want = Engine(embedded, method_names=("global", "sgi")).analyze(
+        Image.open(path).convert("RGB"), "a red square and a blue circle", "a blue square and a red circle")
+    assert result.table().equals(want.table())
+    figures = result.figures()
+    assert set(figures) == {"sgi overlay A", "sgi overlay B", "sgi heatmap"}
+    assert isinstance(figures["sgi heatmap"], go.Figure)
