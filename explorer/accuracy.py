@@ -57,12 +57,16 @@ def similarities(method: ScoringMethod, images: Sequence[Image.Image], captions:
 
 
 def outcome(item: Item, s: np.ndarray) -> dict:
-    """What an item's similarities say: ``{"text", "image", "s"}`` for a swap item, ``{"hit"}`` for a choice item."""
+    """What an item's similarities say: ``{"text", "image", "s"}`` for a swap item, ``{"hit"}`` for a choice item,
+    each with its ``margin``: how far the closest comparison the verdict rests on is from flipping (positive when
+    right; a swap item's four group comparisons, a choice item's right caption against the best other)."""
     if isinstance(item, SwapItem):
         o = swap_outcome(s)
-        return {"text": o.text, "image": o.image, "s": s.round(6).tolist()}
+        margin = min(s[0, 0] - s[1, 0], s[1, 1] - s[0, 1], s[0, 0] - s[0, 1], s[1, 1] - s[1, 0])
+        return {"text": o.text, "image": o.image, "s": s.round(6).tolist(), "margin": round(float(margin), 6)}
     others = np.delete(s[:, 0], item.right)
-    return {"hit": bool(s[item.right, 0] > others.max())}
+    margin = s[item.right, 0] - others.max()
+    return {"hit": bool(s[item.right, 0] > others.max()), "margin": round(float(margin), 6)}
 
 
 def is_right(found: dict) -> bool:

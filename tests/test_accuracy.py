@@ -100,10 +100,11 @@ def test_method_options_from_the_command_line():
 def test_one_outcome_for_both_kinds_of_item():
     swap = SwapItem("attribute", (None, None), ("a", "b"))
     found = outcome(swap, np.array([[0.9, 0.1], [0.2, 0.8]]))
-    assert found == {"text": True, "image": True, "s": [[0.9, 0.1], [0.2, 0.8]]} and is_right(found)
-    assert not is_right(outcome(swap, np.array([[0.5, 0.6], [0.4, 0.7]])))  # text right, image wrong: group wrong
+    assert found == {"text": True, "image": True, "s": [[0.9, 0.1], [0.2, 0.8]], "margin": 0.6} and is_right(found)
+    wrong = outcome(swap, np.array([[0.5, 0.6], [0.4, 0.7]]))  # text right, image wrong: group wrong
+    assert not is_right(wrong) and wrong["margin"] == -0.1  # caption 0 prefers image 1 by 0.1: the closest call
     choice = ChoiceItem("single", None, ("a", "b", "c"), right=1)
-    assert outcome(choice, np.array([[0.1], [0.5], [0.4]])) == {"hit": True}
+    assert outcome(choice, np.array([[0.1], [0.5], [0.4]])) == {"hit": True, "margin": 0.1}
     assert not is_right(outcome(choice, np.array([[0.5], [0.5], [0.4]])))  # a tie with another caption fails
     assert not is_right(outcome(choice, np.array([[0.1], [0.5], [0.6]])))
 

@@ -229,3 +229,39 @@ def test_browse_refuses_an_impossible_number_of_items_with_a_message(embedded, l
         expect(status).to_contain_text(said)
         expect(status).not_to_contain_text("Loaded")
         browser.close()
+
+
+def test_browse_overview_filters_through_a_matrix_cell_opens_an_item_and_exports_the_slice(embedded):
+    from playwright.sync_api import expect, sync_playwright
+
+    with running_app(embedded) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 2400})
+        page.goto(url)
+        page.get_by_role("tab", name="Browse a benchmark").click()
+        page.locator("#browse-limit input").fill("3")
+        page.locator("#browse-load").click()
+        expect(page.locator("#browse-status")).to_contain_text("Loaded 36 items", timeout=60_000)
+        page.locator("#overview-run").click()
+        expect(page.locator("#overview-note")).to_contain_text("36 of 36 items", timeout=120_000)
+        matrix = page.locator("#overview-matrix")
+        expect(matrix).to_contain_text("fixes:")
+        fixes = int(matrix.get_by_text("fixes:").inner_text().split(":")[1])
+        assert fixes > 0  # SGI gets right attribute swaps the global cosine gets wrong
+        matrix.get_by_text("fixes:").click()
+        expect(page.locator("#overview-note")).to_contain_text(f"{fixes} of 36 items: SGI against global cosine, fixes")
+        table = page.locator("#overview-table")
+        cell = table.get_by_role("row").nth(1).get_by_role("gridcell").nth(1)  # the first item's id
+        first_id = cell.inner_text().strip()
+        cell.click()
+        expect(page.locator("#overview-note")).to_contain_text(f"Opened item {first_id}", timeout=30_000)
+        expect(page.locator("#browse-details")).to_contain_text(first_id, timeout=30_000)
+        page.locator("#overview-export").click()
+        expect(page.locator("#overview-note")).to_contain_text(f"Exported {fixes} items", timeout=30_000)
+        files = page.locator("#overview-files")
+        for suffix in (".csv", ".json"):
+            expect(files).to_contain_text(suffix)
+        csv = page.request.get(files.locator("a").first.get_attribute("href")).text()
+        assert csv.startswith("item,id,category,global cosine,global cosine margin,SGI,SGI margin")
+        assert len(csv.strip().splitlines()) == fixes + 1 and first_id in csv
+        browser.close()

@@ -14,6 +14,7 @@ from explorer.dataset_loaders import DatasetError
 from explorer.engine import UNTRAINED_MARK, Engine
 from explorer.inputs import whole_number
 from explorer.items import Item, picture
+from explorer.ui import browse_overview
 from explorer.ui.guard import guarded, plain, warn
 from explorer.ui.main_tab import MainInputs
 from explorer.ui.serving import Serving
@@ -108,6 +109,7 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
         image_1 = gr.Image(label="Image 1", interactive=False, height=SHOWN_SIDE, elem_id="browse-image-1")
     details = gr.Markdown(elem_id="browse-details")
     send_btn = gr.Button("Send the image and two captions to the main page", elem_id="browse-send")
+    opened = browse_overview.build(engine, main.choice, items_state, selection, position, category, serving)
 
     shown = [items_state, selection, position, main.choice]
     load_btn.click(load, [benchmark, data, limit], [items_state, selection, category, position, status],
@@ -117,5 +119,6 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
                 api_name=api_name, **serving.heavy).then(show, shown, [image_0, image_1, details], **serving.heavy)
     position.change(show, shown, [image_0, image_1, details], api_name="browse_show", trigger_mode="always_last",
                     **serving.heavy)
+    opened.then(show, shown, [image_0, image_1, details], **serving.heavy)
     send_btn.click(send, [items_state, selection, position], [main.upload, main.caption_a, main.caption_b, tabs, status],
                    api_name="browse_send", **serving.light)

@@ -1,0 +1,100 @@
+"""Browse's overview: every loaded item with each method's verdict and margin, a method-against-method matrix whose
+cells filter the table, closest calls first, a click to open an item in the viewer above, and the slice exported."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import gradio as gr
+import pandas as pd
+
+from explorer import overview
+from explorer.engine import Engine
+from explorer.ui.guard import guarded, plain
+from explorer.ui.serving import Serving
+
+EXPORT_DIR = Path(tempfile.mkdtemp(prefix="explorer-slices-"))
+MATRIX_CELLS = {(0, 1): "both right", (1, 1): "fixes", (0, 2): "breaks", (1, 2): "both wrong"}  # (row, column)
+BASELINE = "global cosine"
+
+
+def _slice(table: pd.DataFrame | None, category: str, method: str, baseline: str, cell: str | None,
+           closest: bool) -> pd.DataFrame:
+    if table is None:
+        return pd.DataFrame()
+    return overview.slice_of(table, category, method, baseline, cell, closest)
+
+
+def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State, position: gr.Slider,
+          category: gr.Dropdown, serving: Serving):
+    """Lay out the overview under Browse's viewer. Opening an item sets the viewer's ``selection`` and ``position``;
+    the event is returned for the viewer to chain its drawing on (the position may stay the same)."""
+    table_state = gr.State(None)  # the overview of the loaded items: one row per item
+    cell_state = gr.State(None)  # the matrix cell that filters the table, None for every item
+
+    @guarded(lambda message: (None, gr.update(), gr.update(), None, message), serving.time_limit_s,
+             ", or with fewer items per category")
+    def score(loaded_items: list, model: str, progress=gr.Progress()):
+        if not loaded_items:
+            return None, gr.update(), gr.update(), None, "Load a benchmark first."
+        loaded = engine.model(model)
+        found = overview.score_items(loaded.methods, loaded.label, loaded_items, progress.tqdm)
+        table = overview.frame(loaded_items, found, loaded.methods)
+        labels = [m.label for m in loaded.methods.values()]
+        method = next((label for label in labels if label != BASELINE), labels[0])
+        baseline = BASELINE if BASELINE in labels else labels[0]
+        return (table, gr.update(choices=labels, value=method), gr.update(choices=labels, value=baseline), None,
+                f"Scored {len(table)} items with **{plain(loaded.label)}** (each once per model).")
+
+    @guarded(lambda message: (None, None, message))
+    def refresh(table, category_shown: str, method: str, baseline: str, cell: str | None, closest: bool):
+        if table is None:
+            return None, None, ""
+        rows = _slice(table, category_shown, method, baseline, cell, closest)
+        said = f"{len(rows)} of {len(table)} items" + (f": {method} against {baseline}, {cell}" if cell else "")
+        return overview.matrix(table, method, baseline), rows, said + ". Click a row to open it above."
+
+    def pick_cell(evt: gr.SelectData):
+        return MATRIX_CELLS.get(tuple(evt.index))  # the first column (the baseline's verdict): every item again
+
+    @guarded(lambda message: (gr.update(), gr.update(), message))
+    def open_item(table, category_shown: str, method: str, baseline: str, cell: str | None, closest: bool,
+                  evt: gr.SelectData):
+        rows = _slice(table, category_shown, method, baseline, cell, closest)
+        keep = [int(i) for i in rows["item"]]
+        chosen = keep.index(int(evt.row_value[0]))
+        return keep, gr.update(maximum=max(1, len(keep) - 1), value=chosen), f"Opened item {evt.row_value[1]}."
+
+    @guarded(lambda message: (None, message))
+    def export(table, category_shown: str, method: str, baseline: str, cell: str | None, closest: bool):
+        if table is None:
+            return None, "Score the loaded items first."
+        rows = _slice(table, category_shown, method, baseline, cell, closest)
+        paths = overview.export(rows, Path(tempfile.mkdtemp(dir=EXPORT_DIR)))
+        return [str(p) for p in paths], f"Exported {len(rows)} items."
+
+    with gr.Accordion("Overview: every loaded item, each method's verdict and margin", open=True):
+        run = gr.Button("Score every loaded item", elem_id="overview-run")
+        with gr.Row():
+            method = gr.Dropdown([], label="Method", elem_id="overview-method")
+            baseline = gr.Dropdown([], label="against", elem_id="overview-baseline")
+            closest = gr.Checkbox(label="Closest calls first (the method's smallest margins)", elem_id="overview-closest")
+        matrix_view = gr.Dataframe(label="The method against the other: click a cell to list its items (the first "
+                                         "column lists them all)", interactive=False, elem_id="overview-matrix")
+        note = gr.Markdown(elem_id="overview-note")
+        rows_view = gr.Dataframe(label="Items: verdict and margin per method (margin > 0: right, by that much)",
+                                 interactive=False, max_height=420, elem_id="overview-table")
+        with gr.Row():
+            export_btn = gr.Button("Export this slice (CSV and JSON)", elem_id="overview-export")
+            files = gr.File(label="The slice", file_count="multiple", interactive=False, elem_id="overview-files")
+
+    shown = [table_state, category, method, baseline, cell_state, closest]
+    drawn = [matrix_view, rows_view, note]
+    run.click(score, [items, choice], [table_state, method, baseline, cell_state, note], api_name="overview",
+              **serving.heavy).then(refresh, shown, drawn, **serving.light)
+    for control in (category, method, baseline, closest):
+        control.change(refresh, shown, drawn, **serving.light)
+    matrix_view.select(pick_cell, None, cell_state, **serving.light).then(refresh, shown, drawn, **serving.light)
+    export_btn.click(export, shown, [files, note], api_name="overview_export", **serving.light)
+    return rows_view.select(open_item, shown, [selection, position, note], **serving.light)

@@ -1,0 +1,86 @@
+"""Browse's overview: verdicts and margins scored once per item and model, the method-against-method matrix and its
+slices, closest calls first, export; large sets filter with no analysis run again."""
+
+import json
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from explorer import overview
+from explorer.benchmark_registry import load_items
+from explorer.methods import get_method
+
+
+@pytest.fixture(scope="module")
+def scored(embedded):
+    methods = {name: get_method(name, embedded) for name in ("global", "sgi")}
+    items = load_items("world", limit=4, split="id")  # 16 items, every kind
+    return items, methods, overview.score_items(methods, embedded.label, items)
+
+
+def test_each_item_is_scored_once_per_model(scored, embedded, monkeypatch):
+    items, methods, found = scored
+    monkeypatch.setattr(overview, "score_chunk", lambda *a, **k: pytest.fail("scored again"))
+    assert overview.score_items(methods, embedded.label, items) == found  # from the cache: no analysis
+    with pytest.raises(pytest.fail.Exception):
+        overview.score_items(methods, "another model", items[:1])
+
+
+def test_the_table_gives_each_methods_verdict_and_margin_as_the_evaluation_does(scored):
+    from explorer.accuracy import is_right
+
+    items, methods, found = scored
+    table = overview.frame(items, found, methods)
+    assert list(table.columns) == ["item", "id", "category", "global cosine", "global cosine margin", "SGI",
+                                   "SGI margin"]
+    for row, outcome in zip(table.itertuples(index=False), found):
+        assert row[3] == ("right" if is_right(outcome["global"]) else "wrong")
+        assert (row[4] > 0) == is_right(outcome["global"])  # the margin's sign is the verdict
+    counts = overview.matrix(table, "SGI", "global cosine")
+    cells = overview.cell_of(table["SGI"], table["global cosine"])
+    assert counts.iloc[1, 1] == f"fixes: {(cells == 'fixes').sum()}" and (cells != "n/a").all()
+    fixes = overview.slice_of(table, "all", "SGI", "global cosine", "fixes")
+    assert ((fixes["SGI"] == "right") & (fixes["global cosine"] == "wrong")).all() and len(fixes) > 0
+    closest = overview.slice_of(table, "id/attribute", "SGI", "global cosine", None, closest=True)
+    assert set(closest["category"]) == {"id/attribute"}
+    assert list(closest["SGI margin"].abs()) == sorted(closest["SGI margin"].abs())
+
+
+def test_a_slice_is_exported_as_csv_and_json(scored, tmp_path):
+    items, methods, found = scored
+    rows = overview.slice_of(overview.frame(items, found, methods), "all", "SGI", "global cosine", "both right")
+    csv_path, json_path = overview.export(rows, tmp_path)
+    assert pd.read_csv(csv_path)["id"].tolist() == rows["id"].tolist()
+    assert [r["id"] for r in json.loads(json_path.read_text())] == rows["id"].tolist()
+
+
+class _Untrained:
+    label, trained = "TFLocal", False
+
+
+def test_five_thousand_items_filter_in_milliseconds_without_scoring(monkeypatch):
+    """The overview of 5,000 items is built, sliced by a matrix cell and sorted by margin with no analysis."""
+    rng = np.random.default_rng(0)
+    items = load_items("world", limit=1250, split="id")  # 4 kinds x 1250
+    found = [{"global": {"hit": bool(a > 0), "margin": float(a)}, "sgi": {"hit": bool(b > 0), "margin": float(b)},
+              "tflocal": {"hit": False, "margin": 0.0}} for a, b in rng.normal(size=(len(items), 2))]
+
+    class Named:
+        def __init__(self, label):
+            self.label, self.trained = label, True
+
+    methods = {"global": Named("global cosine"), "sgi": Named("SGI"), "tflocal": _Untrained()}
+    monkeypatch.setattr(overview, "score_chunk", lambda *a, **k: pytest.fail("no analysis for an overview"))
+    start = time.perf_counter()
+    table = overview.frame(items, found, methods)
+    built = time.perf_counter() - start
+    start = time.perf_counter()
+    rows = overview.slice_of(table, "all", "SGI", "global cosine", "fixes", closest=True)
+    counts = overview.matrix(table, "SGI", "global cosine")
+    sliced = time.perf_counter() - start
+    assert len(table) == 5000 and set(table["TFLocal"]) == {"n/a"} and len(rows) > 1000
+    assert counts.iloc[1, 1] == f"fixes: {len(rows)}"
+    print(f"5000 items: table {1000 * built:.0f} ms, a cell's slice sorted and the matrix {1000 * sliced:.1f} ms")
+    assert sliced < 1.0
