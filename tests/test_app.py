@@ -1,11 +1,13 @@
 """The page through gradio_client, in process: the main flow and every kind of bad input."""
 
+import gradio as gr
 import numpy as np
 import pytest
 from gradio_client import Client, handle_file
 from PIL import Image
 
 from explorer import world
+from explorer.engine import Engine
 from tests.app_server import running_app
 
 RIGHT, WRONG = "a red square and a blue circle", "a blue square and a red circle"
@@ -155,3 +157,14 @@ def test_binding_tab_analyses_and_edits(client):
     assert Image.open(after).size == (256, 256)
     changed = np.any(np.asarray(Image.open(before)) != np.asarray(Image.open(edited)), axis=-1)
     assert 0.01 < changed.mean() < 0.5  # the edited scene is the scene with one object recoloured
+
+
+def test_every_tour_step_names_a_shipped_example_and_a_tab_of_the_page(embedded):
+    from explorer.examples import examples
+    from explorer.tour import STEPS
+    from explorer.ui.app import build_app
+
+    demo = build_app(Engine(embedded))
+    tab_ids = {block.id for block in demo.blocks.values() if isinstance(block, gr.Tab)}
+    assert {s.example for s in STEPS} <= {e.name for e in examples()}
+    assert {s.tab for s in STEPS} <= tab_ids and len(STEPS) == 5

@@ -265,3 +265,27 @@ def test_browse_overview_filters_through_a_matrix_cell_opens_an_item_and_exports
         assert csv.startswith("item,id,category,global cosine,global cosine margin,SGI,SGI margin")
         assert len(csv.strip().splitlines()) == fixes + 1 and first_id in csv
         browser.close()
+
+
+def test_the_tour_loads_its_example_compares_it_and_opens_each_steps_tab(embedded):
+    from playwright.sync_api import expect, sync_playwright
+
+    from explorer.tour import EXAMPLE, STEPS
+
+    with running_app(embedded) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1800})
+        page.goto(url)
+        page.get_by_text("Guided tour").click()
+        page.get_by_label(STEPS[0].title).check()
+        expect(page.locator("#tour-look")).to_contain_text("global cosine gives A and B nearly the same score")
+        expect(page.locator("#status")).to_contain_text("Done", timeout=60_000)  # compared without a click
+        expect(page.locator("#scores")).to_contain_text("global cosine")
+        assert EXAMPLE.startswith("world: attribute swap")
+        page.get_by_label(STEPS[3].title).check()  # TFLocal: its tab opens and draws the comparison
+        expect(page.get_by_role("tab", name="TFLocal attention")).to_have_attribute("aria-selected", "true")
+        expect(page.locator("#attention-a img")).to_be_visible(timeout=30_000)
+        page.get_by_label(STEPS[1].title).check()
+        expect(page.get_by_role("tab", name="Binding geometry")).to_have_attribute("aria-selected", "true")
+        expect(page.locator("#tour-look")).to_contain_text("Analyse the loaded model")
+        browser.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from explorer.engine import Engine
-from explorer.ui import binding_tab, browse_tab, main_tab, powerset_tab, tflocal_tab
+from explorer.ui import binding_tab, browse_tab, main_tab, powerset_tab, tflocal_tab, tour
 from explorer.ui.serving import Serving
 from explorer.ui.shown_tab import follow_tabs
 
@@ -23,6 +23,7 @@ def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
     serving = serving or Serving()
     with gr.Blocks(title=TITLE) as demo:
         gr.Markdown(f"# {TITLE}\n{INTRO}")
+        tour_step, tour_text = tour.layout()
         shown = gr.State("main")  # the tab in view: the method tabs draw while they are seen
         with gr.Tabs() as tabs:
             with gr.Tab("Compare captions", id="main") as main_page:
@@ -36,5 +37,6 @@ def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
             with gr.Tab("Binding geometry", id="binding") as binding_page:
                 binding_tab.build(engine, main.choice, serving)
         follow_tabs(shown, [main_page, tflocal_page, powerset_page, browse_page, binding_page])
+        tour.wire(tour_step, tour_text, main, tabs, shown, serving)
     demo.queue(default_concurrency_limit=serving.heavy_concurrency, max_size=serving.queue_size)
     return demo

@@ -42,6 +42,7 @@ class MainInputs:
     caption_b: gr.Textbox
     choice: gr.State  # this session's model: a menu entry
     result: gr.State  # (image, Analysis) of the last comparison; the method tabs draw from it
+    following: gr.State  # whether the page has compared: from then on its results follow its inputs
 
 
 def device_line(engine: Engine, choice: str) -> str:
@@ -188,4 +189,4 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
                   **serving.heavy)
     for box in (caption_a, caption_b):  # change, not input: deleting, cutting, pasting and set values count too
         box.change(on_change, followed, outputs, trigger_mode="always_last", **edit)
-    return MainInputs(upload, caption_a, caption_b, choice, result)
+    return MainInputs(upload, caption_a, caption_b, choice, result, following)
