@@ -34,7 +34,7 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
     cell_state = gr.State(None)  # the matrix cell that filters the table, None for every item
 
     @guarded(lambda message: (None, gr.update(), gr.update(), None, message), serving.time_limit_s,
-             ", or with fewer items per category")
+             ": the items scored so far are kept, so pressing the button again goes on from there")
     def score(loaded_items: list, model: str, progress=gr.Progress()):
         if not loaded_items:
             return None, gr.update(), gr.update(), None, "Load a benchmark first."
