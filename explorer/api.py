@@ -35,24 +35,8 @@ class Result:
         return self.analysis.table()
 
     def figures(self) -> dict[str, Any]:
-        """The page's pictures of the methods that ran, by name: ``sgi overlay A/B`` and ``tflocal A/B`` (PIL
-        images), ``sgi heatmap`` and ``powerclip tree A/B`` (plotly figures), ``powerclip subset A/B`` (PIL images,
-        each tree's root node)."""
-        scores, out = self.analysis.scores, {}
-        if "sgi" in scores:
-            for which, score in zip("AB", scores["sgi"]):
-                out[f"sgi overlay {which}"] = viz.sgi_overlay(self.image, score.evidence)
-            out["sgi heatmap"] = viz.sgi_heatmap({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", scores["sgi"])})
-        if "tflocal" in scores:
-            shown = [(score.evidence, []) for score in scores["tflocal"]]  # every token, as the page starts
-            for which, picture in zip("AB", viz.attention_pictures(self.image, shown, None, None)):
-                out[f"tflocal {which}"] = picture
-        if "powerset" in scores:
-            scale = viz.tree_range([score.evidence for score in scores["powerset"]])
-            for which, score in zip("AB", scores["powerset"]):
-                out[f"powerclip tree {which}"] = viz.tree_figure(score.evidence, score.caption, 0, scale)
-                out[f"powerclip subset {which}"] = viz.subset_overlay(self.image, score.evidence, 0)
-        return out
+        """The page's pictures of the methods that ran, by name (``viz.page_figures``)."""
+        return viz.page_figures(self.image, self.analysis)
 
 
 class Explorer:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import textwrap
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -372,3 +373,24 @@ def tree_figure(evidence: PowersetEvidence, caption: str, selected: int | None =
     fig.update_layout(title=dict(text=title, font=dict(size=15)), height=height, margin=TREE_MARGINS,
                       plot_bgcolor="white")
     return fig
+
+
+def page_figures(image: Image.Image, analysis) -> dict[str, Any]:
+    """An analysis's pictures as the page draws them, by name, for the methods that ran: ``sgi overlay A/B`` and
+    ``tflocal A/B`` (PIL images), ``sgi heatmap`` and ``powerclip tree A/B`` (plotly figures), ``powerclip subset
+    A/B`` (PIL images, each tree's root node). ``analysis`` is an ``explorer.engine.Analysis``."""
+    scores, out = analysis.scores, {}
+    if "sgi" in scores:
+        for which, score in zip("AB", scores["sgi"]):
+            out[f"sgi overlay {which}"] = sgi_overlay(image, score.evidence)
+        out["sgi heatmap"] = sgi_heatmap({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", scores["sgi"])})
+    if "tflocal" in scores:
+        shown = [(score.evidence, []) for score in scores["tflocal"]]  # every token, as the page starts
+        for which, picture in zip("AB", attention_pictures(image, shown, None, None)):
+            out[f"tflocal {which}"] = picture
+    if "powerset" in scores:
+        scale = tree_range([score.evidence for score in scores["powerset"]])
+        for which, score in zip("AB", scores["powerset"]):
+            out[f"powerclip tree {which}"] = tree_figure(score.evidence, score.caption, 0, scale)
+            out[f"powerclip subset {which}"] = subset_overlay(image, score.evidence, 0)
+    return out

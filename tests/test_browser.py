@@ -289,3 +289,32 @@ def test_the_tour_loads_its_example_compares_it_and_opens_each_steps_tab(embedde
         expect(page.get_by_role("tab", name="Binding geometry")).to_have_attribute("aria-selected", "true")
         expect(page.locator("#tour-look")).to_contain_text("Analyse the loaded model")
         browser.close()
+
+
+def test_the_downloaded_analysis_opens_offline_with_its_scores_pictures_and_figures(embedded, tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    with running_app(embedded) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1800})
+        page.goto(url)
+        _compare(page, _scene(tmp_path), RIGHT, WRONG)
+        page.locator("#report").click()
+        files = page.locator("#report-files")
+        expect(files).to_contain_text(".html", timeout=30_000)
+        links = [files.locator("a").nth(i).get_attribute("href") for i in range(2)]
+        saved = tmp_path / "analysis.html"
+        saved.write_text(next(page.request.get(h).text() for h in links if ".html" in h))
+        numbers = next(page.request.get(h).json() for h in links if ".json" in h)
+        assert numbers["captions"] == {"A": RIGHT, "B": WRONG} and len(numbers["scores"]) == 4
+
+        offline = browser.new_context()
+        offline.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
+                      else route.abort())  # nothing but the file itself may load
+        report = offline.new_page()
+        report.goto(saved.as_uri())
+        expect(report.locator("table")).to_contain_text("global cosine")
+        expect(report.locator(".js-plotly-plot")).to_have_count(3)  # the heat map and both trees, drawn offline
+        assert report.locator("img").count() == 6  # SGI overlays, TFLocal maps, PowerCLIP subsets, A and B each
+        assert all(report.locator("img").nth(i).evaluate("i => i.naturalWidth") > 0 for i in range(6))
+        browser.close()

@@ -42,3 +42,20 @@ def test_the_api_scores_as_the_engine_and_draws_only_what_ran(embedded, tmp_path
     figures = result.figures()
     assert set(figures) == {"sgi overlay A", "sgi overlay B", "sgi heatmap"}
     assert isinstance(figures["sgi heatmap"], go.Figure)
+
+
+def test_an_analysis_taken_away_is_one_html_file_with_plotly_inlined_once_and_its_numbers(embedded, tmp_path):
+    import json
+
+    from explorer import report, world
+    from explorer.engine import Engine
+
+    image = world.swap_items("id", "attribute", 1)[0].images[0].render(128)
+    analysis = Engine(embedded).analyze(image, "a red square and a blue circle", "a blue square and a red circle")
+    html_path, json_path = report.write(image, analysis, tmp_path)
+    page = html_path.read_text()
+    assert page.count('<img alt="') == 6 and page.count('src="http') == 0  # pictures inline: nothing fetched
+    assert page.count("Plotly.newPlot(") == 3 and page.count("plotly.js v") == 1  # one inlined script, 3 figures
+    numbers = json.loads(json_path.read_text())
+    assert [r["method"] for r in numbers["scores"]] == ["global", "sgi", "tflocal", "powerset"]
+    assert numbers["scores"][0]["a"] == analysis.scores["global"][0].value

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 import gradio as gr
 import pandas as pd
 from PIL import Image
 
-from explorer import text, viz
+from explorer import report, text, viz
 from explorer.encoders import keys_remembered
 from explorer.engine import TABLE_COLUMNS, UNTRAINED_MARK, Analysis, Engine
 from explorer.examples import examples
@@ -57,6 +59,7 @@ def _done(result: Analysis) -> str:
 
 
 IMAGE_HINT = ", or with a smaller image"
+REPORT_DIR = Path(tempfile.mkdtemp(prefix="explorer-reports-"))
 CLEARED = (gr.update(), pd.DataFrame(columns=TABLE_COLUMNS), None, None, None, None)  # all but the image shown
 EMPTY = (None, *CLEARED[1:])  # the image shown too: a failed analysis shows nothing of it
 
@@ -149,6 +152,14 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
             return (gr.update(),) * 7  # the load failed (its message stays), or it picked the model shown
         return follow(path, caption_a, caption_b, choice, last, following, progress)
 
+    @guarded(lambda message: (None, message))
+    def take_away(last: tuple | None):
+        """The comparison shown as an HTML page and its numbers as JSON, to download."""
+        if last is None:
+            return None, "Compare A and B first: the download is the comparison shown."
+        paths = report.write(*last, Path(tempfile.mkdtemp(dir=REPORT_DIR)))
+        return [str(p) for p in paths], "The analysis is ready to download below."
+
     with gr.Row():
         with gr.Column(scale=1):
             upload = gr.File(label="Image (PNG, JPEG, WebP, TIFF...)", type="filepath", elem_id="upload")
@@ -164,6 +175,11 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
             status = gr.Markdown(elem_id="status")
             table = gr.Dataframe(headers=TABLE_COLUMNS, label="Scores", interactive=False, elem_id="scores")
             gr.Markdown(LEGEND, elem_id="legend")
+            with gr.Row():
+                report_btn = gr.Button("Download this analysis (HTML that opens offline, and JSON)",
+                                       elem_id="report")
+                report_files = gr.File(label="The analysis", file_count="multiple", interactive=False,
+                                       elem_id="report-files")
     if exs:
         gr.Examples([[str(e.path), e.caption_a, e.caption_b] for e in exs], inputs=[upload, caption_a, caption_b],
                     example_labels=[e.name for e in exs], label="Examples")
@@ -189,4 +205,5 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
                   **serving.heavy)
     for box in (caption_a, caption_b):  # change, not input: deleting, cutting, pasting and set values count too
         box.change(on_change, followed, outputs, trigger_mode="always_last", **edit)
+    report_btn.click(take_away, result, [report_files, status], api_name="report", **serving.light)
     return MainInputs(upload, caption_a, caption_b, choice, result, following)
