@@ -1,5 +1,6 @@
 """End to end in a real headless Chromium (Debian's), driven by Playwright."""
 
+import re
 import shutil
 
 import pytest
@@ -317,4 +318,42 @@ def test_the_downloaded_analysis_opens_offline_with_its_scores_pictures_and_figu
         expect(report.locator(".js-plotly-plot")).to_have_count(3)  # the heat map and both trees, drawn offline
         assert report.locator("img").count() == 6  # SGI overlays, TFLocal maps, PowerCLIP subsets, A and B each
         assert all(report.locator("img").nth(i).evaluate("i => i.naturalWidth") > 0 for i in range(6))
+        browser.close()
+
+
+def test_a_shared_link_opens_the_same_analysis_on_the_same_tab(embedded):
+    from playwright.sync_api import expect, sync_playwright
+
+    from explorer.examples import examples
+
+    example = examples()[0]
+    with running_app(embedded) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        first = browser.new_page(viewport={"width": 1400, "height": 1800})
+        first.goto(url)
+        first.get_by_text(example.name, exact=True).first.click()
+        expect(first.locator("#caption-a textarea")).to_have_value(example.caption_a)
+        first.locator("#caption-b textarea").fill(example.caption_b + " on a grey floor")  # an edit to carry over
+        first.locator("#run").click()
+        expect(first.locator("#status")).to_contain_text("Done", timeout=60_000)
+        first.get_by_role("tab", name="PowerCLIP powerset").click()
+        link = first.locator("#share-link a")
+        expect(link).to_have_attribute("href", re.compile(r"tab=powerset"), timeout=30_000)
+        href = link.get_attribute("href")
+        first.get_by_role("tab", name="Compare captions").click()
+        table = first.locator("#scores").inner_text()
+
+        second = browser.new_page(viewport={"width": 1400, "height": 1800})
+        second.goto(url.rstrip("/") + "/" + href)
+        expect(second.get_by_role("tab", name="PowerCLIP powerset")).to_have_attribute("aria-selected", "true",
+                                                                                       timeout=30_000)
+        expect(second.locator("#powerset-table")).to_contain_text("on a grey floor", timeout=60_000)
+        second.get_by_role("tab", name="Compare captions").click()
+        expect(second.locator("#caption-b textarea")).to_have_value(example.caption_b + " on a grey floor")
+        for value in re.findall(r"-?\d+\.\d+", table):  # every score of the first page's table
+            expect(second.locator("#scores")).to_contain_text(value, timeout=60_000)
+
+        third = browser.new_page()
+        third.goto(url.rstrip("/") + "/?example=nonesuch&a=x&b=y")
+        expect(third.locator("#share-link")).to_contain_text("no example called 'nonesuch'", timeout=30_000)
         browser.close()

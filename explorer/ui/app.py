@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from explorer.engine import Engine
-from explorer.ui import binding_tab, browse_tab, main_tab, powerset_tab, tflocal_tab, tour
+from explorer.ui import binding_tab, browse_tab, main_tab, powerset_tab, share_link, tflocal_tab, tour
 from explorer.ui.serving import Serving
 from explorer.ui.shown_tab import follow_tabs
 
@@ -36,7 +36,9 @@ def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
                 browse_tab.build(engine, main, tabs, "main", serving)
             with gr.Tab("Binding geometry", id="binding") as binding_page:
                 binding_tab.build(engine, main.choice, serving)
-        follow_tabs(shown, [main_page, tflocal_page, powerset_page, browse_page, binding_page])
+        pages = [main_page, tflocal_page, powerset_page, browse_page, binding_page]
+        follow_tabs(shown, pages)
         tour.wire(tour_step, tour_text, main, tabs, shown, serving)
+        share_link.wire(demo, engine, main, tabs, pages, shown, serving)
     demo.queue(default_concurrency_limit=serving.heavy_concurrency, max_size=serving.queue_size)
     return demo

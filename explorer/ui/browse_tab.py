@@ -7,7 +7,7 @@ from pathlib import Path
 
 import gradio as gr
 
-from explorer import viz
+from explorer import share, viz
 from explorer.benchmark_registry import BENCHMARKS, load_items
 from explorer.browse import BROWSE_SIZE, MAX_PER_CATEGORY, Reading, for_main_page, items_per_category, read, select
 from explorer.dataset_loaders import DatasetError
@@ -90,7 +90,10 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
         item = items[keep[whole_number(position, "The item's position", 0, len(keep) - 1)]]
         path = SEND_DIR / f"{abs(hash(item.id))}.png"
         ref, caption_a, caption_b = for_main_page(item)
-        picture(ref, BROWSE_SIZE).save(path)
+        sent = picture(ref, BROWSE_SIZE)
+        sent.save(path)
+        if item.split:  # a world item: a link to its comparison can name it
+            share.remember_item(sent, item.id)
         return str(path), caption_a, caption_b, gr.Tabs(selected=main_tab_id), "Sent."
 
     with gr.Row():

@@ -45,6 +45,8 @@ class MainInputs:
     choice: gr.State  # this session's model: a menu entry
     result: gr.State  # (image, Analysis) of the last comparison; the method tabs draw from it
     following: gr.State  # whether the page has compared: from then on its results follow its inputs
+    model: gr.Dropdown  # the model menu, showing ``choice``
+    link: gr.Markdown  # the link to the comparison shown, or why it has none
 
 
 def device_line(engine: Engine, choice: str) -> str:
@@ -173,6 +175,7 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
                 swap_btn = gr.Button("Swap for me", elem_id="swap")
                 run_btn = gr.Button("Compare A and B", variant="primary", elem_id="run")
             status = gr.Markdown(elem_id="status")
+            link = gr.Markdown(elem_id="share-link")
             table = gr.Dataframe(headers=TABLE_COLUMNS, label="Scores", interactive=False, elem_id="scores")
             gr.Markdown(LEGEND, elem_id="legend")
             with gr.Row():
@@ -206,4 +209,4 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
     for box in (caption_a, caption_b):  # change, not input: deleting, cutting, pasting and set values count too
         box.change(on_change, followed, outputs, trigger_mode="always_last", **edit)
     report_btn.click(take_away, result, [report_files, status], api_name="report", **serving.light)
-    return MainInputs(upload, caption_a, caption_b, choice, result, following)
+    return MainInputs(upload, caption_a, caption_b, choice, result, following, model, link)
