@@ -87,7 +87,8 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
                                  interactive=False, max_height=420, elem_id="overview-table")
         with gr.Row():
             export_btn = gr.Button("Export this slice (CSV and JSON)", elem_id="overview-export")
-            files = gr.File(label="The slice", file_count="multiple", interactive=False, elem_id="overview-files")
+            files = gr.File(label="The slice", file_count="multiple", interactive=False, height=110,
+                            elem_id="overview-files")
 
     shown = [table_state, category, method, baseline, cell_state, closest]
     drawn = [matrix_view, rows_view, note]

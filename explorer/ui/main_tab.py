@@ -181,7 +181,7 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
             with gr.Row():
                 report_btn = gr.Button("Download this analysis (HTML that opens offline, and JSON)",
                                        elem_id="report")
-                report_files = gr.File(label="The analysis", file_count="multiple", interactive=False,
+                report_files = gr.File(label="The analysis", file_count="multiple", interactive=False, height=110,
                                        elem_id="report-files")
     if exs:
         gr.Examples([[str(e.path), e.caption_a, e.caption_b] for e in exs], inputs=[upload, caption_a, caption_b],
