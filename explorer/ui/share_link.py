@@ -45,8 +45,8 @@ def wire(demo: gr.Blocks, engine: Engine, main: MainInputs, tabs: gr.Tabs, pages
                 gr.Tabs(selected=shared.tab), shared.tab, f"Opened from a link: {plain(shared.example or shared.item)}.")
 
     main.result.change(link_of, [main.result, main.choice, shown], main.link, **serving.light)
-    for page in pages:
-        page.select(lambda last, choice, tab=page.id: link_of(last, choice, tab), [main.result, main.choice],
-                    main.link, **serving.light)
+    for page in pages:  # with no comparison shown, a tab's selection leaves the line as it is (a link's message)
+        page.select(lambda last, choice, tab=page.id: gr.update() if last is None else link_of(last, choice, tab),
+                    [main.result, main.choice], main.link, **serving.light)
     demo.load(restore, None, [main.upload, main.caption_a, main.caption_b, main.following, main.choice, main.model,
                               tabs, shown, main.link], **serving.light)
