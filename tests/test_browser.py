@@ -2,6 +2,7 @@
 
 import re
 import shutil
+from contextlib import contextmanager
 
 import pytest
 
@@ -107,6 +108,21 @@ def test_two_pages_keep_their_own_models_and_caption_edits_rescore(embedded, tmp
 RIGHT, WRONG = "a red square and a blue circle", "a blue square and a red circle"
 
 
+@contextmanager
+def _page(encoder, height: int = 1800):
+    """A headless Chromium page on a fresh app (1400 px wide), and its browser and the app's URL for more pages."""
+    from playwright.sync_api import sync_playwright
+
+    with running_app(encoder) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": height})
+        page.goto(url)
+        try:
+            yield browser, page, url
+        finally:
+            browser.close()
+
+
 def _scene(tmp_path):
     path = tmp_path / "scene.png"
     world.Scene((world.WorldObject("red", "square", "large", 0.27, 0.3),
@@ -143,18 +159,14 @@ def test_deleting_cutting_and_pasting_in_a_caption_score_it_again(embedded, tmp_
     """Backspace, Delete, cut and paste change a caption as typing does: the scores follow, or clear when a caption is
     emptied; never the previous caption's scores under the new text."""
     from PIL import Image
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     from explorer.engine import Engine
 
     engine, path = Engine(embedded), _scene(tmp_path)
     image = Image.open(path).convert("RGB")
-    with running_app(embedded) as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        context = browser.new_context(viewport={"width": 1400, "height": 1800})
-        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url.rstrip("/"))
-        page = context.new_page()
-        page.goto(url)
+    with _page(embedded) as (browser, page, url):
+        page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url.rstrip("/"))
         _compare(page, path, RIGHT, WRONG + " on a grey floor")
         _shows_scores_of(page, engine, image, RIGHT, WRONG + " on a grey floor")
         box_a, box_b = page.locator("#caption-a textarea"), page.locator("#caption-b textarea")
@@ -178,12 +190,11 @@ def test_deleting_cutting_and_pasting_in_a_caption_score_it_again(embedded, tmp_
         box_a.press("Control+v")  # pasted back: scored again
         expect(box_a).to_have_value(RIGHT)
         _shows_scores_of(page, engine, image, RIGHT, WRONG[2:])
-        browser.close()
 
 
 def test_an_example_or_a_browse_item_replaces_every_result(embedded, tmp_path):
     from PIL import Image
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     from explorer.benchmark_registry import load_items
     from explorer.browse import BROWSE_SIZE, for_main_page
@@ -194,10 +205,7 @@ def test_an_example_or_a_browse_item_replaces_every_result(embedded, tmp_path):
     engine, path = Engine(embedded), _scene(tmp_path)
     example = examples()[0]
     sent, caption_a, caption_b = for_main_page(load_items("world", None, 50)[0])
-    with running_app(embedded) as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1800})
-        page.goto(url)
+    with _page(embedded) as (browser, page, url):
         _compare(page, path, RIGHT, WRONG)
         before = page.locator("#overlay-a img").get_attribute("src")
         page.get_by_text(example.name, exact=True).first.click()
@@ -211,17 +219,13 @@ def test_an_example_or_a_browse_item_replaces_every_result(embedded, tmp_path):
         page.locator("#browse-send").click()
         expect(page.locator("#caption-a textarea")).to_have_value(caption_a, timeout=30_000)
         _shows_scores_of(page, engine, picture(sent, BROWSE_SIZE).convert("RGB"), caption_a, caption_b)
-        browser.close()
 
 
 @pytest.mark.parametrize("limit, said", [("1000000000", "got 1e+09"), ("-1", "got -1"), ("2.5", "got 2.5")])
 def test_browse_refuses_an_impossible_number_of_items_with_a_message(embedded, limit, said):
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    with running_app(embedded) as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1800})
-        page.goto(url)
+    with _page(embedded) as (browser, page, url):
         page.get_by_role("tab", name="Browse a benchmark").click()
         page.locator("#browse-limit input").fill(limit)
         page.locator("#browse-load").click()
@@ -229,16 +233,12 @@ def test_browse_refuses_an_impossible_number_of_items_with_a_message(embedded, l
         expect(status).to_contain_text("whole number from 1 to 1000", timeout=10_000)
         expect(status).to_contain_text(said)
         expect(status).not_to_contain_text("Loaded")
-        browser.close()
 
 
 def test_browse_overview_filters_through_a_matrix_cell_opens_an_item_and_exports_the_slice(embedded):
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    with running_app(embedded) as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 2400})
-        page.goto(url)
+    with _page(embedded, 2400) as (browser, page, url):
         page.get_by_role("tab", name="Browse a benchmark").click()
         page.locator("#browse-limit input").fill("3")
         page.locator("#browse-load").click()
@@ -265,18 +265,20 @@ def test_browse_overview_filters_through_a_matrix_cell_opens_an_item_and_exports
         csv = page.request.get(files.locator("a").first.get_attribute("href")).text()
         assert csv.startswith("item,id,category,global cosine,global cosine margin,SGI,SGI margin")
         assert len(csv.strip().splitlines()) == fixes + 1 and first_id in csv
-        browser.close()
+        page.locator("#browse-limit input").fill("2")
+        page.locator("#browse-load").click()  # other items: the overview of the former ones goes
+        expect(page.locator("#browse-status")).to_contain_text("Loaded 24 items", timeout=60_000)
+        expect(page.locator("#overview-note")).not_to_contain_text("items", timeout=30_000)
+        expect(page.locator("#overview-table")).not_to_contain_text("id/attribute/0")
+        expect(files.locator("a")).to_have_count(0)
 
 
 def test_the_tour_loads_its_example_compares_it_and_opens_each_steps_tab(embedded):
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     from explorer.tour import EXAMPLE, STEPS
 
-    with running_app(embedded) as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1800})
-        page.goto(url)
+    with _page(embedded) as (browser, page, url):
         page.get_by_text("Guided tour").click()
         page.get_by_label(STEPS[0].title).check()
         expect(page.locator("#tour-look")).to_contain_text("global cosine gives A and B nearly the same score")
@@ -289,16 +291,12 @@ def test_the_tour_loads_its_example_compares_it_and_opens_each_steps_tab(embedde
         page.get_by_label(STEPS[1].title).check()
         expect(page.get_by_role("tab", name="Binding geometry")).to_have_attribute("aria-selected", "true")
         expect(page.locator("#tour-look")).to_contain_text("Analyse the loaded model")
-        browser.close()
 
 
 def test_the_downloaded_analysis_opens_offline_with_its_scores_pictures_and_figures(embedded, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    with running_app(embedded) as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1800})
-        page.goto(url)
+    with _page(embedded) as (browser, page, url):
         _compare(page, _scene(tmp_path), RIGHT, WRONG)
         page.locator("#report").click()
         files = page.locator("#report-files")
@@ -318,19 +316,17 @@ def test_the_downloaded_analysis_opens_offline_with_its_scores_pictures_and_figu
         expect(report.locator(".js-plotly-plot")).to_have_count(3)  # the heat map and both trees, drawn offline
         assert report.locator("img").count() == 6  # SGI overlays, TFLocal maps, PowerCLIP subsets, A and B each
         assert all(report.locator("img").nth(i).evaluate("i => i.naturalWidth") > 0 for i in range(6))
-        browser.close()
+        page.locator("#caption-b textarea").fill(WRONG + " on a grey floor")  # another comparison: the report goes
+        expect(files.locator("a")).to_have_count(0, timeout=30_000)
 
 
 def test_a_shared_link_opens_the_same_analysis_on_the_same_tab(embedded):
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     from explorer.examples import examples
 
     example = examples()[0]
-    with running_app(embedded) as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        first = browser.new_page(viewport={"width": 1400, "height": 1800})
-        first.goto(url)
+    with _page(embedded) as (browser, first, url):
         first.get_by_text(example.name, exact=True).first.click()
         expect(first.locator("#caption-a textarea")).to_have_value(example.caption_a)
         first.locator("#caption-b textarea").fill(example.caption_b + " on a grey floor")  # an edit to carry over
@@ -356,4 +352,3 @@ def test_a_shared_link_opens_the_same_analysis_on_the_same_tab(embedded):
         third = browser.new_page()
         third.goto(url.rstrip("/") + "/?example=nonesuch&a=x&b=y")
         expect(third.locator("#share-link")).to_contain_text("no example called 'nonesuch'", timeout=30_000)
-        browser.close()

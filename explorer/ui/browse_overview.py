@@ -96,6 +96,9 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
               **serving.heavy).then(refresh, shown, drawn, **serving.light)
     for control in (category, method, baseline, closest):
         control.change(refresh, shown, drawn, **serving.light)
+    for changed in (items.change, choice.change):  # new items, or another model: the overview shown was of others
+        changed(lambda: (None, None, None, None, "", None), None, [table_state, cell_state, matrix_view, rows_view,
+                                                                  note, files], **serving.light)
     matrix_view.select(pick_cell, None, cell_state, **serving.light).then(refresh, shown, drawn, **serving.light)
     export_btn.click(export, shown, [files, note], api_name="overview_export", **serving.light)
     return rows_view.select(open_item, shown, [selection, position, note], **serving.light)

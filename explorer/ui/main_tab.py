@@ -46,6 +46,7 @@ class MainInputs:
     result: gr.State  # (image, Analysis) of the last comparison; the method tabs draw from it
     following: gr.State  # whether the page has compared: from then on its results follow its inputs
     model: gr.Dropdown  # the model menu, showing ``choice``
+    device: gr.Markdown  # which model the page uses, and where
     link: gr.Markdown  # the link to the comparison shown, or why it has none
 
 
@@ -209,4 +210,5 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
     for box in (caption_a, caption_b):  # change, not input: deleting, cutting, pasting and set values count too
         box.change(on_change, followed, outputs, trigger_mode="always_last", **edit)
     report_btn.click(take_away, result, [report_files, status], api_name="report", **serving.light)
-    return MainInputs(upload, caption_a, caption_b, choice, result, following, model, link)
+    result.change(lambda: None, None, report_files, **serving.light)  # a report is of the comparison it was made from
+    return MainInputs(upload, caption_a, caption_b, choice, result, following, model, device, link)

@@ -9,10 +9,11 @@ from pathlib import Path
 import gradio as gr
 
 from explorer import share
+from explorer.encoders import ModelUnavailable
 from explorer.engine import Engine
 from explorer.inputs import InputError
 from explorer.ui.guard import plain, warn
-from explorer.ui.main_tab import MainInputs
+from explorer.ui.main_tab import MainInputs, device_line
 from explorer.ui.serving import Serving
 
 LINK_DIR = Path(tempfile.mkdtemp(prefix="explorer-links-"))
@@ -36,12 +37,13 @@ def wire(demo: gr.Blocks, engine: Engine, main: MainInputs, tabs: gr.Tabs, pages
         """A page opened from a link: its inputs filled, its model and tab chosen, and compared (it follows them)."""
         try:
             shared = share.parse(dict(request.query_params), engine.choices(), tab_ids)
-        except InputError as exc:
-            return (*(gr.update(),) * 8, warn(str(exc)))
-        if shared is None:
-            return (*(gr.update(),) * 8, "")
+            if shared is None:
+                return (*(gr.update(),) * 9, "")
+            device = device_line(engine, shared.model)  # loads it: the comparison that follows needs it anyway
+        except (InputError, ModelUnavailable) as exc:
+            return (*(gr.update(),) * 9, warn(str(exc)))
         path = share.picture_of(shared, LINK_DIR)
-        return (str(path), shared.caption_a, shared.caption_b, True, shared.model, shared.model,
+        return (str(path), shared.caption_a, shared.caption_b, True, shared.model, shared.model, device,
                 gr.Tabs(selected=shared.tab), shared.tab, f"Opened from a link: {plain(shared.example or shared.item)}.")
 
     main.result.change(link_of, [main.result, main.choice, shown], main.link, **serving.light)
@@ -49,4 +51,4 @@ def wire(demo: gr.Blocks, engine: Engine, main: MainInputs, tabs: gr.Tabs, pages
         page.select(lambda last, choice, tab=page.id: gr.update() if last is None else link_of(last, choice, tab),
                     [main.result, main.choice], main.link, **serving.light)
     demo.load(restore, None, [main.upload, main.caption_a, main.caption_b, main.following, main.choice, main.model,
-                              tabs, shown, main.link], **serving.light)
+                              main.device, tabs, shown, main.link], **serving.light)
