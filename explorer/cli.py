@@ -362,7 +362,8 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--out", default="docs", help="where coverage-sweep.csv, .json and .html go (default %(default)s)")
     w.set_defaults(func=_binding_sweep)
 
-    x = sub.add_parser("make-examples", help="render the page's world example scenes into assets/examples")
+    x = sub.add_parser("make-examples", help="render the page's world example scenes into "
+                                              "explorer/shipped/examples")
     x.set_defaults(func=_make_examples)
     return p
 

@@ -10,7 +10,7 @@ import skimage
 
 from explorer import world
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets" / "examples"
+EXAMPLES_DIR = Path(__file__).resolve().parent / "shipped" / "examples"  # package data, written by make-examples
 SKIMAGE_DATA = Path(skimage.__file__).parent / "data"
 
 # Photos that ship with scikit-image (public domain / CC0), with a caption and its attribute swap.
@@ -31,7 +31,7 @@ class Example:
     caption_b: str
 
 
-def write_world_examples(folder: Path = ASSETS, size: int = 128) -> list[Path]:
+def write_world_examples(folder: Path = EXAMPLES_DIR, size: int = 128) -> list[Path]:
     """One scene per swap kind and split (image 0 of the first item), with its captions in index.json."""
     folder.mkdir(parents=True, exist_ok=True)
     index = []
@@ -48,10 +48,10 @@ def write_world_examples(folder: Path = ASSETS, size: int = 128) -> list[Path]:
 
 def examples() -> list[Example]:
     out = []
-    index = ASSETS / "index.json"
+    index = EXAMPLES_DIR / "index.json"
     if index.is_file():
         for e in json.loads(index.read_text()):
-            out.append(Example(e["name"], ASSETS / e["file"], e["caption_a"], e["caption_b"]))
+            out.append(Example(e["name"], EXAMPLES_DIR / e["file"], e["caption_a"], e["caption_b"]))
     for name, file, a, b in PHOTOS:
         if (SKIMAGE_DATA / file).is_file():
             out.append(Example(name, SKIMAGE_DATA / file, a, b))

@@ -1,4 +1,7 @@
-"""The embedded model's open_clip config, and the folder of the project's checkpoints (``explorer.checkpoints``)."""
+"""The embedded model's open_clip config, and the folder of the project's checkpoints (``explorer.checkpoints``).
+
+The checkpoints are package data (``explorer/shipped/checkpoints/``): an installed ``binding-explorer`` finds them
+inside the package, as a checkout does; ``train-world`` and ``train-align`` write the shipped weights there."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ import open_clip
 
 EMBEDDED_MODEL = "world-clip"
 CONFIG_DIR = Path(__file__).parent / "configs"
-CHECKPOINT_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
+CHECKPOINT_DIR = Path(__file__).resolve().parent / "shipped" / "checkpoints"
 
 _registered = False
 

@@ -12,7 +12,7 @@ from explorer.cli import build_parser
 from explorer.training.card import align_command, train_command
 from explorer.training.config import AlignTrainConfig, TrainConfig, flag, from_args, options, recipe_fields
 
-ROOT = checkpoints.CHECKPOINT_DIR.parent
+ROOT = Path(__file__).resolve().parents[1]  # the project root: the cards name paths from it
 COMMANDS = {TrainConfig: "train-world", AlignTrainConfig: "train-align"}
 
 
