@@ -1,4 +1,5 @@
-"""Command line: ``python -m explorer COMMAND``; each command imports only what it needs."""
+"""Command line: ``python -m explorer COMMAND``, or ``binding-explorer COMMAND`` once installed (``pip install .``);
+each command imports only what it needs. ``app`` serves the page (``explorer/page.py``, as ``python app.py`` does)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import ast
 import json
 import logging
 import os
+import sys
 from pathlib import Path
 
 from explorer import world
@@ -223,8 +225,6 @@ def _recognition(args: argparse.Namespace) -> int:
 
 
 def _binding_sweep(args: argparse.Namespace) -> int:
-    import sys
-
     from tqdm import tqdm
 
     from explorer.encoders import default_device
@@ -271,8 +271,13 @@ def _model_command(sub, name: str, help: str, func, json: str | None = None,
     return parser
 
 
+def prog() -> str:
+    """How this command line was called: the installed console script, or ``python -m explorer``."""
+    return "binding-explorer" if Path(sys.argv[0]).name == "binding-explorer" else "python -m explorer"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m explorer", description=__doc__)
+    p = argparse.ArgumentParser(prog=prog(), description=__doc__)
     p.add_argument("--log-level", default=os.environ.get("EXPLORER_LOG_LEVEL", "INFO"))
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -365,10 +370,18 @@ def build_parser() -> argparse.ArgumentParser:
     x = sub.add_parser("make-examples", help="render the page's world example scenes into "
                                               "explorer/shipped/examples")
     x.set_defaults(func=_make_examples)
+
+    # Listed for --help only: main() hands everything after "app" to the page's own flags (app --help lists them).
+    sub.add_parser("app", help="serve the page, as python app.py does (its flags: app --help)", add_help=False)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["app"]:
+        from explorer.page import main as serve_page
+
+        return serve_page(argv[1:], prog=f"{prog()} app")
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     from explorer.dataset_loaders import DatasetError
