@@ -313,9 +313,10 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--data", help="the benchmark's folder or file (public benchmarks)")
     e.add_argument("--images", help="image folder, where it is not the benchmark's default")
     e.add_argument("--methods", default="global", help="comma-separated registered methods")
-    e.add_argument("--split", default="id,heldout,shift",
-                   help="comma-separated world splits: id, heldout, shift (test: to report) or val-id, val-heldout, "
-                        "val-shift (validation: to choose a recipe, seed or setting)")
+    e.add_argument("--split", default=",".join(world.SPLITS),
+                   help="comma-separated world splits: id, heldout, shift, style (test: to report; the default), "
+                        "drawn-white, drawn-light, drawn-grey, drawn-dark (seen objects drawn by another renderer), or "
+                        "any of them after val- (validation: to choose a recipe, seed or setting)")
     e.add_argument("--limit", type=int, default=None,
                    help=f"items per split and kind of the world (default {WORLD_LIMIT}), or per category of a public "
                         f"benchmark (default: every item, as its official script scores them)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -9,7 +10,7 @@ from typing import Sequence
 import pandas as pd
 from PIL import Image
 
-from explorer import cancel, proposals, world
+from explorer import cancel, checkpoints, proposals, world
 from explorer.encoders import DualEncoder, keys_remembered
 from explorer.inputs import clean_caption_pair
 from explorer.model_configs import EMBEDDED_MODEL
@@ -22,10 +23,28 @@ DEFAULT_METHODS = ("global", "sgi", "tflocal", "powerset")  # what the page comp
 UNTRAINED_MARK = " (untrained)"
 TABLE_COLUMNS = ["method", "prefers", "A", "B", "A - B"]  # the verdict beside the method: seen on a phone too
 WORLD_LIKE = 0.5  # a world scene's frame is all background grey (share 1.0), a photo's or a drawing's on white ~0
+DRAWING_LIKE = 0.8  # a drawing's frame is flat or evenly fading (share near 1.0, world.flat_frame), a photo's <= 0.55
 OFF_WORLD = ("This image is far from the world the world-clip models were trained on: flat shapes on a plain grey "
              "(128, 128, 128) background, and its border is not that grey. Their scores here may mean little (the "
              "embedded model names objects drawn on white or dark backgrounds poorly); a hub model such as ViT-B-32 "
              "suits photos.")
+OFF_DRAWINGS = ("This image does not look like the pictures the world-clip models were trained on: flat shapes drawn on "
+                "a plain background of any colour (line drawings, smooth edges and JPEG included), and its border is "
+                "not plain. Their scores here may mean little; a hub model such as ViT-B-32 suits photos.")
+
+
+def off_world_notice(image, varied: bool) -> str | None:
+    """The notice an image far from the embedded model's training pictures gets: with ``varied`` (trained on varied
+    looks, ``world.looks``) any plain border passes, else only the world's grey one."""
+    if varied:
+        return OFF_DRAWINGS if world.flat_frame(image) < DRAWING_LIKE else None
+    return OFF_WORLD if world.background_share(image) < WORLD_LIKE else None
+
+
+@functools.cache
+def embedded_saw_varied_looks() -> bool:
+    """Whether the shipped embedded model's training record names varied looks (``--varied-renders``)."""
+    return bool(checkpoints.EMBEDDED.config.get("varied_renders"))
 
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: gradio's State hashes what it holds
@@ -110,7 +129,7 @@ class Engine:
                 if progress is not None:
                     progress((i, len(loaded.methods)), desc=f"{method.label}...")
                 scores[name] = tuple(method.score(image, [a, b]))
-        if loaded.encoder.name == EMBEDDED_MODEL and world.background_share(image) < WORLD_LIKE:
-            notices.append(OFF_WORLD)
+        notice = off_world_notice(image, embedded_saw_varied_looks()) if loaded.encoder.name == EMBEDDED_MODEL else None
+        notices += [notice] if notice else []
         untrained = tuple(name for name, method in loaded.methods.items() if not method.trained)
         return Analysis((a, b), scores, loaded.label, loaded.device, untrained, tuple(notices))

@@ -31,17 +31,22 @@ class Example:
     caption_b: str
 
 
+DRAWN_EXAMPLES = ("drawn-white", "drawn-dark")  # drawings like a person's for a slide, besides the world's splits
+
+
 def write_world_examples(folder: Path = EXAMPLES_DIR, size: int = 128) -> list[Path]:
-    """One scene per swap kind and split (image 0 of the first item), with its captions in index.json."""
+    """One scene per swap kind and split (image 0 of the first item), and per kind on drawings on white and on a dark
+    background, with its captions in index.json."""
     folder.mkdir(parents=True, exist_ok=True)
     index = []
-    for split in world.SPLITS:
+    for split in world.SPLITS + DRAWN_EXAMPLES:
         for kind in world.KINDS:
             item = world.swap_items(split, kind, 1)[0]
+            drawn = split.removeprefix("drawn-")
             name = f"world-{split}-{kind}.png"
             item.images[0].render(size).save(folder / name)
-            index.append({"name": f"world: {kind} swap ({split})", "file": name,
-                          "caption_a": item.captions[0], "caption_b": item.captions[1]})
+            index.append({"name": f"drawing on {drawn}: {kind} swap" if drawn != split else f"world: {kind} swap ({split})",
+                          "file": name, "caption_a": item.captions[0], "caption_b": item.captions[1]})
     (folder / "index.json").write_text(json.dumps(index, indent=2) + "\n")
     return [folder / e["file"] for e in index]
 

@@ -56,7 +56,7 @@ def test_each_shipped_card_prints_the_command_its_recorded_config_gives(name, mo
 
 
 def test_recipe_letters_come_from_the_fields():
-    assert recipe_fields() == {"s": "seed", "p": "partial_captions", "g": "grey_images", "u": "unnamed_colours",
+    assert recipe_fields() == {"s": "seed", "p": "partial_captions", "g": "grey_images", "u": "unnamed_colours", "v": "varied_renders",
                                "k": "extra_concepts", "b": "benchmark_share"}
 
 

@@ -85,7 +85,7 @@ def test_the_installed_command_evaluates_the_world_outside_the_checkout(venv, tm
     report = json.loads(done.stdout)
     assert report["benchmark"] == "world" and report["model"] == "world-clip (embedded)" and report["limit"] == 4
     scores = report["results"]["global"]
-    assert set(scores) == {"id", "heldout", "shift"}
+    assert set(scores) == {"id", "heldout", "shift", "style"}
     assert all(per_kind["all"]["n"] == 16 and 0 <= per_kind["all"]["group"] <= 100 for per_kind in scores.values())
     weights = site / "explorer" / "shipped" / "checkpoints" / "world-clip.safetensors"
     assert f"weights from: {weights}" in done.stderr  # the installed package's, not the checkout's
@@ -102,7 +102,7 @@ entries = checkpoints.REGISTRY.values()
 print(json.dumps({
     "package": explorer.__file__,
     "checkpoints": all(c.path.is_file() and c.record and c.card.is_file() for c in entries),
-    "examples": [str(e.path) for e in examples.examples() if e.name.startswith("world:")],
+    "examples": [str(e.path) for e in examples.examples() if e.path.parent == examples.EXAMPLES_DIR],
     "configs": sorted(p.name for p in model_configs.CONFIG_DIR.glob("*.json")),
 }))
 """
@@ -113,7 +113,8 @@ print(json.dumps({
     shipped = sorted(p.relative_to(SHIPPED).as_posix() for p in SHIPPED.rglob("*") if p.is_file())
     assert sorted(p.relative_to(package / "shipped").as_posix() for p in (package / "shipped").rglob("*")
                   if p.is_file()) == shipped
-    assert len(found["examples"]) == 12 and all(Path(p).is_relative_to(package) for p in found["examples"])
+    index = json.loads((SHIPPED / "examples" / "index.json").read_text())
+    assert len(found["examples"]) == len(index) and all(Path(p).is_relative_to(package) for p in found["examples"])
     assert found["configs"] == sorted(p.name for p in (ROOT / "explorer" / "configs").glob("*.json"))
     assert "No broken requirements" in _run([venv / "bin" / "python", "-m", "pip", "check"], cwd=tmp_path).stdout
 

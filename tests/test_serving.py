@@ -7,6 +7,7 @@ import time
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 import pytest
 from gradio_client import Client, handle_file
 from PIL import Image
@@ -241,7 +242,7 @@ def test_an_abandoned_heavy_request_stops_using_the_cpu_within_seconds(url, embe
         proposals.start_on_new_images(embedded, proposals.segmentation())
     client = Client(url, verbose=False)
     status = client.predict("world", "", 1000, api_name="/browse_load")[-1]
-    assert "Loaded 12000 items" in status
+    assert f"Loaded {1000 * len(world.SPLITS) * len(world.KINDS)} items" in status
     job = client.submit("all", True, api_name="/browse_filter")  # only the items the global cosine gets wrong
     time.sleep(3)
     busy = _cpu_seconds(2)
@@ -289,19 +290,31 @@ def test_a_caption_edit_rescores_from_cached_image_features(embedded, scene):
 
 
 def test_an_image_far_from_the_world_gets_a_notice_with_a_world_model_only(embedded, random_vit):
-    """A photo, or shapes drawn on white, are outside what world-clip saw: the analysis says so; a world scene (of any
-    split, outlined too) and any other model get no such notice."""
+    """A photo is outside what any world-clip saw, shapes drawn on white outside what a model trained on the world's
+    grey alone saw: the analysis says so, by what the embedded model's record says it was trained on; a world scene
+    and any other model get no such notice."""
     from skimage import data
     from PIL import ImageDraw
 
-    from explorer.engine import OFF_WORLD
+    from explorer.engine import OFF_DRAWINGS, OFF_WORLD, embedded_saw_varied_looks, off_world_notice
 
-    photo = Image.fromarray(data.chelsea())
+    photos = [Image.fromarray(getattr(data, name)()) for name in ("chelsea", "coffee", "astronaut", "rocket")]
     drawing = Image.new("RGB", (200, 200), (255, 255, 255))
     ImageDraw.Draw(drawing).rectangle((20, 20, 80, 80), fill=(255, 0, 0))
-    scenes = [it.images[0].render(128) for split in world.SPLITS for it in world.swap_items(split, "attribute", 3)]
-    assert all(world.background_share(s) == 1.0 for s in scenes) and world.background_share(photo) < 0.1
+    grey = [it.images[0].render(128) for split in ("id", "heldout", "shift") for it in world.swap_items(split, "attribute", 3)]
+    varied = [it.images[0].render(128) for split in ("style", *world.DRAWN_SPLITS)
+              for it in world.swap_items(split, "object", 3)]
+    varied += [s.render(128) for s in world.training_batch(np.random.default_rng(0), 60, world.training_combos(0.75, 16),
+                                                          benchmark_share=0.35, varied=1.0)[0]]
+    for image in photos:
+        assert off_world_notice(image, False) == OFF_WORLD and off_world_notice(image, True) == OFF_DRAWINGS
+    assert off_world_notice(drawing, False) == OFF_WORLD and off_world_notice(drawing, True) is None
+    assert all(off_world_notice(s, v) is None for s in grey for v in (False, True))
+    assert all(off_world_notice(s, True) is None for s in varied)
     engine = Engine(embedded, method_names=("global",))
-    for image, off in ((photo, True), (drawing, True), *((s, False) for s in scenes[::3])):
-        assert (OFF_WORLD in engine.analyze(image, RIGHT, WRONG).notices) is off
-    assert OFF_WORLD not in Engine(random_vit, method_names=("global",)).analyze(photo, RIGHT, WRONG).notices
+    for image in (photos[0], drawing, grey[0]):
+        expected = off_world_notice(image, embedded_saw_varied_looks())
+        assert [n for n in engine.analyze(image, RIGHT, WRONG).notices if n in (OFF_WORLD, OFF_DRAWINGS)] == \
+            ([expected] if expected else [])
+    assert not {OFF_WORLD, OFF_DRAWINGS} & set(Engine(random_vit, method_names=("global",)).analyze(
+        photos[0], RIGHT, WRONG).notices)

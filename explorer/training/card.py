@@ -28,11 +28,14 @@ def score_table(results: dict, kinds=world.KINDS) -> str:
     return "\n".join(lines)
 
 
+CARD_SPLITS = world.SPLITS + world.DRAWN_SPLITS  # what a world encoder's card measures: its test splits, drawings
+
+
 def measure(encoder: DualEncoder, limit: int = 500) -> dict:
     method = [get_method("global", encoder)]
     return {
-        "single": evaluate(method, "world-single", limit)["global"],
-        "swaps": evaluate(method, "world", limit)["global"],
+        "single": evaluate(method, "world-single", limit, CARD_SPLITS)["global"],
+        "swaps": evaluate(method, "world", limit, CARD_SPLITS)["global"],
         "limit": limit,
     }
 
@@ -43,7 +46,7 @@ def train_command(cfg: dict, checkpoint: Path, device: str | None = None) -> str
     on = "" if device is None else " --device cuda" if "CUDA" in device else " --device cpu"
     shipped = checkpoints.by_path(checkpoint)
     if shipped is not None:  # as the repository names it, wherever the command that writes the card runs
-        checkpoint = shipped.path.relative_to(CHECKPOINT_DIR.parent)  # checkpoints/NAME.safetensors
+        checkpoint = shipped.path.relative_to(CHECKPOINT_DIR.parents[2])  # explorer/shipped/checkpoints/NAME
     out = "" if shipped == checkpoints.EMBEDDED else f" --out {checkpoint}"
     return f"python -m explorer train-world{command_line(TrainConfig, cfg)}{on}{out}"
 
@@ -65,6 +68,14 @@ def caption_line(cfg: dict) -> str:
         parts.append(f"with probability {cfg['unnamed_colours']} a scene's objects are painted in random colours at "
                      f"least {world.PAINT_MIN_DISTANCE:.0f} (RGB) from every palette colour and the background, "
                      f"and its caption names no colour")
+    if cfg.get("varied_renders"):
+        parts.append(f"with probability {cfg['varied_renders']} a scene is drawn in a varied look (`world.looks`): a "
+                     f"background of any grey from black to white or any colour outside the held-out hues, its "
+                     f"objects' paints moved up to {world.looks.PAINT_JITTER} per channel, and each of: line drawing "
+                     f"(0.15), smooth edges (0.5), pixel noise (0.3), a JPEG round trip (0.3), another image size "
+                     f"(0.4), objects turned up to 15 degrees (0.3); the `style` split's backgrounds (hues "
+                     f"{world.looks.HELD_OUT_HUES[0]} to {world.looks.HELD_OUT_HUES[1]}, two-colour gradients) are never "
+                     f"drawn")
     if cfg.get("extra_concepts"):
         k = cfg["extra_concepts"]
         parts.append(f"the scenes also hold objects of {k} training-only colours ({', '.join(list(world.EXTRA_COLORS)[:k])}) "
@@ -119,7 +130,7 @@ def write_card(checkpoint: Path, title: str, limit: int = 500, remeasure: bool =
     scores = recorded(record, checkpoint)
     limit = scores["limit"]
     cfg = record["config"]
-    single = " | ".join(f"{s}: {scores['single'][s]['single']['top1']:.1f}%" for s in world.SPLITS)
+    single = " | ".join(f"{s}: {scores['single'][s]['single']['top1']:.1f}%" for s in CARD_SPLITS if s in scores['single'])
     space = ObjectSpace.parse(cfg["object_space"]) if cfg.get("object_space") else BENCHMARK_SPACE
     held = sorted(f"{c}-{s}" for c, s in space.heldout(cfg["coverage"]))
     in_space = f" of the {space.name} object space" if cfg.get("object_space") else ""
@@ -136,10 +147,12 @@ open_clip config `{cfg['model']}` (registered from `explorer/configs/`):
 ```
 
 ## Data and training
-- The synthetic world (`explorer/world.py`): 1 to 4 flat shapes on a grey background (1/2/3/4 objects
+- The synthetic world (`explorer/world/`): 1 to 4 flat shapes on a grey background (1/2/3/4 objects
   with probabilities {', '.join(str(p) for p in world.N_OBJECTS_P)}), {len(world.COLORS)} colours x
   {len(world.SHAPES)} shapes x {len(world.SIZES)} sizes; template captions naming objects in random order
-  (relations only for two objects). The `shift` split outlines every object, a look training never shows.
+  (relations only for two objects). The `shift` split outlines every object, a look training never shows; the
+  `style` split draws seen objects in looks no training stream uses; the `drawn-*` splits draw seen objects with
+  another renderer (`world.drawings`) on white, light, grey and dark backgrounds.
   {' '.join(filter(None, [objective_line(cfg), caption_line(cfg)]))}
 - Coverage {cfg['coverage']}: {space.size - len(held)} of {space.size} colour-shape objects{in_space} seen.
   Held out (never in training): {', '.join(held) or 'none'}.

@@ -146,7 +146,7 @@ class StepBatches(torch.utils.data.Dataset):
         cfg = self.cfg
         rng = np.random.default_rng([cfg.seed, self.start + i])
         scenes, captions = world.training_batch(rng, cfg.batch_size, self.seen, cfg.partial_captions, cfg.grey_images,
-                                                cfg.unnamed_colours, cfg.benchmark_share)
+                                                cfg.unnamed_colours, cfg.benchmark_share, cfg.varied_renders)
         return scenes, captions, preprocess_batch(self.preprocess, [s.render(self.image_size) for s in scenes]), \
             self.tokenizer(captions)
 

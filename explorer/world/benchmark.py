@@ -10,14 +10,20 @@ import numpy as np
 from explorer.items import ChoiceItem, SwapItem
 from explorer.world.captions import list_caption, relation_caption
 from explorer.world.coverage import DEFAULT_COVERAGE, DEFAULT_WORLD_SEED, heldout_combos, seen_combos
-from explorer.world.palette import ALL_COMBOS, COLORS, SHAPES, SIZES, Combo, Style
+from explorer.world.drawings import DRAWN_BACKGROUNDS, DRAWN_PREFIX, Drawing, visible_on
+from explorer.world.looks import style_look
+from explorer.world.palette import ALL_COMBOS, COLORS, FILLS, SHAPES, SIZES, Combo, Style
 from explorer.world.sampling import place_objects, random_scene
 from explorer.world.scene import Scene, WorldObject
 
 KINDS: tuple[str, ...] = ("attribute", "size", "relation", "object")
-SPLITS: tuple[str, ...] = ("id", "heldout", "shift")  # the test splits: read only to report
+# The test splits, read only to report: id (seen objects), heldout (unseen objects), shift (outlined objects, a look
+# training never shows), style (seen objects in looks no training stream uses: held-out background hues, gradients)
+SPLITS: tuple[str, ...] = ("id", "heldout", "shift", "style")
+# Seen objects drawn by another renderer than the world's (``world.drawings``), on four backgrounds
+DRAWN_SPLITS: tuple[str, ...] = tuple(DRAWN_PREFIX + b for b in DRAWN_BACKGROUNDS)
 VAL_PREFIX = "val-"
-VAL_SPLITS: tuple[str, ...] = tuple(VAL_PREFIX + s for s in SPLITS)  # the same kinds of items, for every choice
+VAL_SPLITS: tuple[str, ...] = tuple(VAL_PREFIX + s for s in SPLITS + DRAWN_SPLITS)  # the same kinds, for choices
 
 
 def split_rng(split: str, kind: str, seed: int) -> np.random.Generator:
@@ -33,21 +39,38 @@ def _parse_split(split: str) -> tuple[str, int]:
     and hyper-parameters without reading the test items.
     """
     base, offset = (split[len(VAL_PREFIX):], 2000) if split.startswith(VAL_PREFIX) else (split, 1000)
-    if base not in SPLITS:
-        raise ValueError(f"unknown split {split!r}; known: {', '.join(SPLITS + VAL_SPLITS)}")
+    if base not in SPLITS + DRAWN_SPLITS:
+        raise ValueError(f"unknown split {split!r}; known: {', '.join(SPLITS + DRAWN_SPLITS + VAL_SPLITS)}")
     return base, offset
 
 
 def _two_objects_ok(split: str, combos: list[Combo], seen: frozenset[Combo]) -> bool:
     """Split constraint on the combos appearing in an item's image 0 and image 1 (2 + 2)."""
-    if split in ("id", "shift"):
+    if split != "heldout":
         return all(c in seen for c in combos)
     return any(c not in seen for c in combos[:2]) and any(c not in seen for c in combos[2:])
 
 
-def _swap_item(rng: np.random.Generator, kind: str, split: str, seen: frozenset[Combo]) -> SwapItem:
+def _colours(split: str) -> list[str]:
+    """The colours a split's objects may have: on a drawing, those that stand out from its background."""
+    if split.startswith(DRAWN_PREFIX):
+        return [c for c in COLORS if visible_on(DRAWN_BACKGROUNDS[split[len(DRAWN_PREFIX):]], c)]
+    return list(COLORS)
+
+
+def _pictures(rng: np.random.Generator, split: str, *objects: tuple[WorldObject, ...]) -> tuple:
+    """Each tuple of objects as the split draws it; an item's pictures share one look."""
+    if split.startswith(DRAWN_PREFIX):
+        return tuple(Drawing(objs, DRAWN_BACKGROUNDS[split[len(DRAWN_PREFIX):]]) for objs in objects)
+    if split == "style":
+        look = style_look(rng, [FILLS[o.color] for o in objects[0]])
+        return tuple(Scene(objs, look=look) for objs in objects)
     style: Style = "shift" if split == "shift" else "plain"
-    colors, shapes = list(COLORS), list(SHAPES)
+    return tuple(Scene(objs, style) for objs in objects)
+
+
+def _swap_item(rng: np.random.Generator, kind: str, split: str, seen: frozenset[Combo]) -> SwapItem:
+    colors, shapes = _colours(split), list(SHAPES)
     while True:
         c1, c2 = rng.choice(colors, size=2, replace=False)
         s1, s2 = rng.choice(shapes, size=2, replace=False)
@@ -80,7 +103,7 @@ def _swap_item(rng: np.random.Generator, kind: str, split: str, seen: frozenset[
         a2, b2 = replace(a, cx=b.cx, cy=b.cy), replace(b, cx=a.cx, cy=a.cy)
     else:
         raise ValueError(f"unknown kind {kind!r}; known: {', '.join(KINDS)}")
-    img0, img1 = Scene((a, b), style), Scene((a2, b2), style)
+    img0, img1 = _pictures(rng, split, (a, b), (a2, b2))
     if kind == "relation":
         cap0, cap1 = relation_caption(a, b), relation_caption(b2, a2)
     else:
@@ -138,23 +161,27 @@ def single_captions() -> tuple[str, ...]:
 
 
 def object_items(rng: np.random.Generator, combos: list[Combo], captions: tuple[str, ...], n: int, split: str,
-                 style: Style = "plain") -> list[ChoiceItem]:
-    """``n`` single-object images of objects drawn from ``combos``, each to be told among ``captions``."""
+                 style: Style = "plain", draw_as: str | None = None) -> list[ChoiceItem]:
+    """``n`` single-object images of objects drawn from ``combos``, each to be told among ``captions``; ``draw_as``:
+    the split whose pictures they are (style, drawn-*), when not the world's ``style`` of scene."""
     items = []
     for _ in range(n):
         scene = random_scene(rng, (combos[rng.integers(len(combos))],), 1, style)
-        items.append(ChoiceItem("single", scene, captions, captions.index(scene.objects[0].phrase()), split))
+        picture = _pictures(rng, draw_as, scene.objects)[0] if draw_as else scene
+        items.append(ChoiceItem("single", picture, captions, captions.index(scene.objects[0].phrase()), split))
     return items
 
 
 def single_items(
     split: str, n: int, coverage: float = DEFAULT_COVERAGE, seed: int = DEFAULT_WORLD_SEED
 ) -> list[ChoiceItem]:
-    """``n`` single-object images, each to be told among all objects' captions (kind ``single``); id and shift use
-    seen objects, heldout the unseen ones."""
+    """``n`` single-object images, each to be told among all objects' captions (kind ``single``); heldout uses the
+    unseen objects, every other split the seen ones (on a drawing, those that stand out from its background)."""
     base, offset = _parse_split(split)
     combos = sorted(heldout_combos(coverage, seed) if base == "heldout" else seen_combos(coverage, seed))
+    combos = [c for c in combos if c[0] in _colours(base)]
     if not combos:
         raise ValueError(f"split {split!r} has no objects at coverage {coverage}")
     rng = split_rng(base, "single", seed + offset)
-    return object_items(rng, combos, single_captions(), n, split, "shift" if base == "shift" else "plain")
+    draw_as = base if base == "style" or base in DRAWN_SPLITS else None
+    return object_items(rng, combos, single_captions(), n, split, "shift" if base == "shift" else "plain", draw_as)

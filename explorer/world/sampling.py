@@ -8,7 +8,8 @@ from dataclasses import replace
 import numpy as np
 
 from explorer.world.captions import training_caption
-from explorer.world.palette import ALL_COMBOS, SIZES, Combo, Style, off_palette_paint
+from explorer.world.looks import jittered, random_look
+from explorer.world.palette import ALL_COMBOS, FILLS, SIZES, Combo, Style, off_palette_paint
 from explorer.world.scene import Scene, WorldObject
 
 N_OBJECTS_P = (0.4, 0.3, 0.2, 0.1)  # how often scenes hold 1, 2, 3 or 4 objects
@@ -85,12 +86,15 @@ def training_batch(
     grey: float = 0.0,
     unnamed: float = 0.0,
     benchmark_share: float | None = None,
+    varied: float = 0.0,
 ) -> tuple[list[Scene], list[str]]:
     """A batch of scenes with captions, no caption repeated (repeats would be false negatives).
 
     With probability ``grey`` a scene is a black-and-white picture, with probability ``unnamed``
     its objects are painted in random colours outside the palette; either way its caption names
-    shapes only. ``benchmark_share`` weighs the objects as ``random_scene`` says; since a repeated caption is
+    shapes only. With probability ``varied`` a scene is drawn in a random look (``world.looks.random_look``: any
+    background but the held-out ones, line drawings, smooth edges, noise, JPEG, other sizes, tilts) with its
+    objects' paints jittered; its caption is the same as in the world's look. ``benchmark_share`` weighs the objects as ``random_scene`` says; since a repeated caption is
     drawn again, and single benchmark objects repeat most, their share of a batch ends a little lower.
     """
     scenes: list[Scene] = []
@@ -101,6 +105,8 @@ def training_batch(
         scene = random_scene(rng, combos, style=style, benchmark_share=benchmark_share)
         if style == "unnamed":
             scene = replace(scene, paints=tuple(off_palette_paint(rng) for _ in scene.objects))
+        if varied > 0 and rng.random() < varied:
+            scene = varied_look(rng, scene)
         caption = training_caption(scene, rng, partial)
         if caption in seen:
             continue
@@ -108,6 +114,12 @@ def training_batch(
         scenes.append(scene)
         captions.append(caption)
     return scenes, captions
+
+
+def varied_look(rng: np.random.Generator, scene: Scene) -> Scene:
+    """``scene`` with jittered paints and a random training look whose background is clear of them."""
+    paints = jittered(rng, list(scene.paints) or [FILLS[o.color] for o in scene.objects])
+    return replace(scene, paints=paints, look=random_look(rng, list(paints)))
 
 
 def _training_style(rng: np.random.Generator, grey: float, unnamed: float) -> Style:

@@ -8,6 +8,7 @@ from typing import Literal
 import numpy as np
 from PIL import Image, ImageDraw
 
+from explorer.world.looks import WORLD_LOOK, Look
 from explorer.world.palette import BACKGROUND, EXTRA_SHAPES, FILLS, OUTLINE, SHAPES, SIZES, Combo, Style
 
 
@@ -47,22 +48,29 @@ class WorldObject:
 class Scene:
     objects: tuple[WorldObject, ...]
     style: Style = "plain"
-    paints: tuple[tuple[int, int, int], ...] = ()  # an unnamed scene's RGB per object, drawn instead of the colour
+    paints: tuple[tuple[int, int, int], ...] = ()  # RGB per object, drawn instead of its colour's (unnamed, varied)
+    look: Look = WORLD_LOOK  # background, edges, noise and the rest (``world.looks``)
 
     def render(self, size: int = 128) -> Image.Image:
-        img = Image.new("RGB", (size, size), BACKGROUND)
+        look = self.look
+        side, _ = look.work_side(size)
+        img = look.canvas(side)
         draw = ImageDraw.Draw(img)
         fills = self.paints or [FILLS[obj.color] for obj in self.objects]
         for obj, fill in zip(self.objects, fills):
-            _draw(draw, obj, size, fill, OUTLINE if self.style == "shift" else None)
+            if look.strokes:
+                _draw(draw, obj, side, None, fill, look.tilt, stroke=round(side * 0.03))
+            else:
+                _draw(draw, obj, side, fill, OUTLINE if self.style == "shift" else None, look.tilt)
+        img = look.finish(img, size)
         return img.convert("L").convert("RGB") if self.style == "grey" else img
 
     def masks(self, size: int = 128) -> np.ndarray:
-        """Boolean masks, one per object, shape (n_objects, size, size)."""
+        """Boolean masks, one per object (its whole shape, a line drawing's too), shape (n_objects, size, size)."""
         out = np.zeros((len(self.objects), size, size), dtype=bool)
         for i, obj in enumerate(self.objects):
             m = Image.new("L", (size, size), 0)
-            _draw(ImageDraw.Draw(m), obj, size, 255, 255 if self.style == "shift" else None)
+            _draw(ImageDraw.Draw(m), obj, size, 255, 255 if self.style == "shift" else None, self.look.tilt)
             out[i] = np.asarray(m) > 0
         return out
 
@@ -83,25 +91,57 @@ def background_share(image: Image.Image, side: int = 128) -> float:
     return float((np.linalg.norm(frame - BACKGROUND, axis=1) < BACKGROUND_TOLERANCE).mean())
 
 
+FLAT_TOLERANCE = 20.0  # RGB distance from its side's straight-line fit within which a frame pixel counts as flat
+
+
+def flat_frame(image: Image.Image, side: int = 128) -> float:
+    """The share of the image's outer frame (2 px at ``side``) that lies on a flat or evenly fading background: each
+    side of the frame fitted by a straight line per channel, a pixel within ``FLAT_TOLERANCE`` of the fit counts. A
+    drawing on any plain background scores near 1.0 (noise and JPEG included), a photo far less."""
+    pixels = np.asarray(image.convert("RGB").resize((side, side), Image.BILINEAR), dtype=float)
+    strips = [pixels[:2].mean(0), pixels[-2:].mean(0), pixels[:, :2].mean(1), pixels[:, -2:].mean(1)]
+    t = np.arange(side, dtype=float)
+    flat = []
+    for strip in strips:  # (side, 3)
+        fit = np.polynomial.polynomial.polyfit(t, strip, 1)
+        line = fit[0] + t[:, None] * fit[1]
+        flat.append(np.linalg.norm(strip - line, axis=1) < FLAT_TOLERANCE)
+    return float(np.mean(flat))
+
+
 def article(word: str) -> str:
     return "an" if word[0] in "aeiou" else "a"
 
 
-def _draw(draw: ImageDraw.ImageDraw, obj: WorldObject, size: int, fill, outline) -> None:
+def _draw(draw: ImageDraw.ImageDraw, obj: WorldObject, size: int, fill, outline, tilt: float = 0.0,
+          stroke: int = 0) -> None:
+    """One object: filled with ``fill`` (None: not filled), its edge in ``outline`` (``stroke`` pixels wide, or the
+    shift style's width), turned ``tilt`` degrees about its centre."""
     x0, y0, x1, y1 = (v * size for v in obj.box)
-    width = max(1, round(size / 64)) if outline is not None else 0
-    if obj.shape in ("circle", "oval"):
+    width = max(1, stroke or round(size / 64)) if outline is not None else 0
+    if obj.shape == "ring":
+        colour = fill if fill is not None else outline
+        draw.ellipse((x0, y0, x1, y1), outline=colour, width=max(1, round((x1 - x0) * 0.18)))
+    elif obj.shape == "circle" or (obj.shape == "oval" and not tilt):
         inset = (x1 - x0) * 0.22 if obj.shape == "oval" else 0
         draw.ellipse((x0 + inset, y0, x1 - inset, y1), fill=fill, outline=outline, width=width)
-    elif obj.shape == "ring":
-        draw.ellipse((x0, y0, x1, y1), outline=fill, width=max(1, round((x1 - x0) * 0.18)))
     else:
-        draw.polygon(_polygon(obj.shape, x0, y0, x1, y1), fill=fill, outline=outline, width=width)
+        corners = _polygon(obj.shape, x0, y0, x1, y1)
+        draw.polygon(_turned(corners, (x0 + x1) / 2, (y0 + y1) / 2, tilt) if tilt else corners, fill=fill,
+                     outline=outline, width=width)
+
+
+def _turned(corners: list[tuple[float, float]], cx: float, cy: float, degrees: float) -> list[tuple[float, float]]:
+    c, s = np.cos(np.radians(degrees)), np.sin(np.radians(degrees))
+    return [(cx + (x - cx) * c - (y - cy) * s, cy + (x - cx) * s + (y - cy) * c) for x, y in corners]
 
 
 def _polygon(shape: str, x0: float, y0: float, x1: float, y1: float) -> list[tuple[float, float]]:
     """The corners of a polygonal shape drawn in the box (x0, y0, x1, y1)."""
     cx, cy, r = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2
+    if shape == "oval":  # as a polygon only when turned (upright, it is drawn as an ellipse)
+        a = np.linspace(0, 2 * np.pi, 36, endpoint=False)
+        return [(cx + r * 0.56 * np.cos(t), cy + r * np.sin(t)) for t in a]
     if shape == "square":
         s = r * 0.88
         return [(cx - s, cy - s), (cx + s, cy - s), (cx + s, cy + s), (cx - s, cy + s)]

@@ -1,0 +1,107 @@
+"""The world's varied looks (``world.looks``), the ``style`` split that holds some of them out, and the ``drawn-*``
+splits drawn by another renderer (``world.drawings``)."""
+
+import numpy as np
+import pytest
+from scipy import ndimage
+
+from explorer import world
+from explorer.world.drawings import DRAWN_BACKGROUNDS
+from explorer.world.looks import MIN_CONTRAST, Look, hue_held_out, style_look
+from explorer.world.sampling import varied_look
+
+COMBOS = world.training_combos(0.75, 16)
+
+
+def _distance(a, b) -> float:
+    return float(np.linalg.norm(np.subtract(a, b)))
+
+
+def test_training_looks_never_use_the_held_out_hues_or_gradients_and_keep_every_object_visible():
+    rng = np.random.default_rng(0)
+    looks = []
+    for _ in range(1500):
+        scene = varied_look(rng, world.random_scene(rng, COMBOS))
+        looks.append(scene.look)
+        assert all(_distance(paint, scene.look.background) >= MIN_CONTRAST for paint in scene.paints)
+        assert all(_distance(paint, world.FILLS[o.color]) <= 18 * 3 ** 0.5 for paint, o in zip(scene.paints, scene.objects))
+    assert not any(hue_held_out(look.background) for look in looks)
+    assert all(look.gradient_to is None for look in looks)
+    greys = [look.background[0] for look in looks if len(set(look.background)) == 1]
+    assert min(greys) < 20 and max(greys) > 235, "white through dark"
+    assert {look.strokes for look in looks} == {True, False} and {look.smooth for look in looks} == {True, False}
+    assert any(look.jpeg for look in looks) and any(look.noise for look in looks) and any(look.tilt for look in looks)
+
+
+def test_a_training_batch_draws_the_varied_share_and_captions_them_as_the_worlds_look_would():
+    scenes, captions = world.training_batch(np.random.default_rng(4), 400, COMBOS, benchmark_share=0.35, varied=0.5)
+    varied = [s.look != Look() for s in scenes]
+    assert 0.4 < np.mean(varied) < 0.6
+    plain, _ = world.training_batch(np.random.default_rng(4), 400, COMBOS, benchmark_share=0.35)
+    assert all(s.look == Look() for s in plain)
+    for scene, caption in zip(scenes, captions):
+        assert all(o.shape in caption for o in scene.objects)
+
+
+def test_the_style_split_draws_seen_objects_on_held_out_backgrounds_one_look_per_item():
+    seen = world.seen_combos()
+    for kind in world.KINDS:
+        for item in world.swap_items("style", kind, 15):
+            first, second = item.images
+            assert first.look == second.look and hue_held_out(first.look.background)
+            assert first.look.gradient_to is None or hue_held_out(first.look.gradient_to)
+            assert all(o.combo in seen for scene in item.images for o in scene.objects)
+    singles = world.single_items("style", 60)
+    assert any(it.image.look.gradient_to for it in singles) and any(it.image.look.gradient_to is None for it in singles)
+    assert world.single_items("val-style", 5) != world.single_items("style", 5)
+
+
+def test_a_tilted_or_line_drawn_scene_is_drawn_where_its_masks_are():
+    rng = np.random.default_rng(2)
+    for strokes in (False, True):
+        scene = world.random_scene(rng, world.ALL_COMBOS, n_objects=2)
+        fills = [world.FILLS[o.color] for o in scene.objects]
+        scene = world.Scene(scene.objects, look=Look(background=(250, 250, 250) if (15, 15, 15) in fills else (5, 5, 5),
+                                                      tilt=12.0, strokes=strokes))
+        pixels, masks = np.asarray(scene.render(128)), scene.masks(128)
+        for fill, mask in zip(fills, masks):
+            painted = (pixels == fill).all(-1)
+            assert painted.sum() > 20 and (painted & ~ndimage.binary_dilation(mask)).sum() == 0
+            inner = ndimage.binary_erosion(mask, iterations=6)
+            assert (painted[inner].mean() < 0.05) if strokes else painted[mask].mean() > 0.95
+
+
+def test_a_look_renders_at_any_size_with_noise_and_jpeg_deterministically():
+    look = Look(background=(20, 40, 200), smooth=True, noise=6.0, jpeg=50, scale=1.7, seed=3)
+    scene = world.Scene(world.random_scene(np.random.default_rng(1), world.ALL_COMBOS).objects, look=look)
+    a, b = scene.render(128), scene.render(128)
+    assert a.size == (128, 128) and a.tobytes() == b.tobytes()
+    assert scene.render(224).size == (224, 224)
+
+
+def test_style_looks_stay_clear_of_their_fills():
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        fills = [world.FILLS[c] for c in rng.choice(list(world.COLORS), 2, replace=False)]
+        look = style_look(rng, fills)
+        assert all(_distance(f, look.background) >= MIN_CONTRAST for f in fills)
+        assert look.gradient_to is None or all(_distance(f, look.gradient_to) >= MIN_CONTRAST for f in fills)
+
+
+@pytest.mark.parametrize("name", list(DRAWN_BACKGROUNDS))
+def test_drawn_splits_draw_visible_seen_objects_on_their_background(name):
+    background = DRAWN_BACKGROUNDS[name]
+    items = world.swap_items(f"drawn-{name}", "attribute", 20)
+    for item in items:
+        for drawing in item.images:
+            assert drawing.background == background
+            pixels, masks = np.asarray(drawing.render(128)), drawing.masks(128)
+            outside = pixels[~ndimage.binary_dilation(masks.any(0), iterations=2)].astype(int)
+            assert (np.abs(outside - background).max(-1) <= 3).mean() > 0.99  # bicubic rings at the edges
+            for obj, mask in zip(drawing.objects, masks):
+                assert _distance(world.FILLS[obj.color], background) >= 60
+                inner = ndimage.binary_erosion(mask, iterations=2)
+                assert (pixels[inner] == world.FILLS[obj.color]).all(-1).mean() > 0.9
+    singles = world.single_items(f"drawn-{name}", 40)
+    assert all(it.captions[it.right] == it.image.objects[0].phrase() for it in singles)
+    assert all(it.image.objects[0].combo in world.seen_combos() for it in singles)
