@@ -2,7 +2,7 @@
 
 ``python scripts/choose_on_val.py seed0=docs/results/seeds/seed0-single.json seed1=... seed2=... --incumbent seed1
 --varied "--seed" --record explorer/shipped/checkpoints/world-clip.json --as seed1``: prints each run's world-single
-top-1 on ``val-heldout`` with its interval and the pick (``explorer/training/choice.py`` has the rule). With
+top-1 on ``val-heldout`` (or, with ``--splits a,b``, its lowest over those) with its interval and the pick (``explorer/training/choice.py`` has the rule). With
 ``--record`` the choice is written into that training record (it must be the pick's), and ``python -m explorer
 model-card`` then prints it in the card.
 """
@@ -22,6 +22,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("reports", nargs="+",
                         help="NAME=PATH of an eval --benchmark world-single report with val splits")
+    parser.add_argument("--splits", default="val-heldout",
+                        help="comma-separated val splits; with several, a run's score is its lowest over them "
+                             "(default %(default)s)")
     parser.add_argument("--incumbent", help="the name of the run already shipped, kept unless clearly beaten")
     parser.add_argument("--varied", default="--seed", help="what differs between the runs, in the card's words")
     parser.add_argument("--note", default="", help="what else the card should say about the choice")
@@ -33,12 +36,13 @@ def main() -> None:
         parser.error("name each report: NAME=PATH")
     paths = dict(r.split("=", 1) for r in args.reports)
     try:
-        runs = candidates({name: json.loads(Path(path).read_text()) for name, path in paths.items()})
-        chosen = choice_record(runs, paths, args.incumbent, args.varied, args.note)
+        splits = args.splits.split(",")
+        runs = candidates({name: json.loads(Path(path).read_text()) for name, path in paths.items()}, splits)
+        chosen = choice_record(runs, paths, args.incumbent, args.varied, args.note, splits)
     except ValueError as error:
         parser.error(str(error))
     for run in runs:
-        print(f"{run['name']}: {run['score']:.1f} [{run['ci'][0]:.1f}, {run['ci'][1]:.1f}]")
+        print(f"{run['name']}: {run['score']:.1f} [{run['ci'][0]:.1f}, {run['ci'][1]:.1f}] on {run.get('split', splits[0])}")
     print(f"chosen: {chosen['chosen']} ({chosen['rule']})")
     if args.record is None:
         return

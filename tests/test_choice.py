@@ -49,6 +49,26 @@ def test_the_card_section_names_the_rule_the_runs_and_their_sources():
     assert "Not chosen among runs" in choice_section({"config": {"seed": 0}})
 
 
+def test_over_several_splits_a_run_scores_its_lowest_and_the_card_says_where():
+    def several(scores: dict[str, float]) -> dict:
+        cells = {s: {"single": {"top1": v, "n": 500, "ci": {"top1": [v - 2, v + 1]}}} for s, v in scores.items()}
+        return {"benchmark": "world-single", "results": {"global": cells}}
+
+    splits = ["val-heldout", "val-style", "val-drawn-dark"]
+    reports = {"v0.5": several({"val-heldout": 97.0, "val-style": 93.0, "val-drawn-dark": 99.0}),
+               "v0.8": several({"val-heldout": 95.5, "val-style": 96.0, "val-drawn-dark": 98.0})}
+    runs = candidates(reports, splits)
+    assert [(r["score"], r["split"]) for r in runs] == [(93.0, "val-style"), (95.5, "val-heldout")]
+    assert choose(runs) == "v0.8"  # the better worst case, though its held-out score is lower
+    record = {"config": {"seed": 1}, "chosen": choice_record(runs, {"v0.5": "a.json", "v0.8": "b.json"}, None,
+                                                            "`--varied-renders`", split=splits)}
+    text = choice_section(record)
+    assert "| v0.8 (this model) | 95.5 [93.5, 96.5] (val-heldout) |" in text and "lowest top-1 (its split)" in text
+    assert "`val-style`" in text and "highest lowest" in text
+    with pytest.raises(ValueError, match="no 'val-drawn-white'"):
+        candidates(reports, [*splits, "val-drawn-white"])
+
+
 def test_the_script_writes_the_choice_only_into_the_picked_runs_record(tmp_path):
     paths = {}
     for name, figures in {"seed0": (92.8, 90.6, 94.8), "seed1": (95.8, 94.0, 97.4)}.items():

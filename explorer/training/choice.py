@@ -1,28 +1,39 @@
 """Choosing one model among runs on the validation split, and the model card's words for how it was chosen.
 
-A run is read from its ``eval --benchmark world-single`` report on a ``val`` split (never on ``test``): the global
-top-1 score and its bootstrap interval. The rule is the highest score; with an incumbent (the model already shipped),
-it stays unless another run's whole interval lies above its score, so that a seed's noise does not replace it.
+A run is read from its ``eval --benchmark world-single`` report on ``val`` splits (never on ``test``): the global
+top-1 score and its bootstrap interval, on one split or the lowest over several (a recipe must hold on every one). The
+rule is the highest score; with an incumbent (the model already shipped), it stays unless another run's whole interval
+lies above its score, so that a seed's noise does not replace it.
 """
 
 from __future__ import annotations
+
+from typing import Sequence
 
 VAL_SPLIT = "val-heldout"
 METHOD, KIND, METRIC = "global", "single", "top1"
 
 
-def candidates(reports: dict[str, dict], split: str = VAL_SPLIT) -> list[dict]:
-    """Each named report's score on ``split``: ``{"name", "score", "ci", "n"}``, in the order given."""
+def _splits(split: str | Sequence[str]) -> tuple[str, ...]:
+    return (split,) if isinstance(split, str) else tuple(split)
+
+
+def candidates(reports: dict[str, dict], split: str | Sequence[str] = VAL_SPLIT) -> list[dict]:
+    """Each named report's score on ``split``, or its lowest over several splits: ``{"name", "score", "ci", "n"}``
+    and, over several, ``"split"`` (where the lowest was read), in the order given."""
     out = []
     for name, report in reports.items():
         if report.get("benchmark") != "world-single":
             raise ValueError(f"{name}: a world-single report is needed, not {report.get('benchmark')!r}")
         cells = report["results"].get(METHOD, {})
-        if split not in cells:
-            raise ValueError(f"{name}: no {split!r} in the report (it has {', '.join(cells) or 'nothing'}); "
-                             f"run eval with --split {split}")
-        cell = cells[split][KIND]
-        out.append({"name": name, "score": cell[METRIC], "ci": cell["ci"][METRIC], "n": cell["n"]})
+        missing = [s for s in _splits(split) if s not in cells]
+        if missing:
+            raise ValueError(f"{name}: no {', '.join(map(repr, missing))} in the report (it has "
+                             f"{', '.join(cells) or 'nothing'}); run eval with --split {','.join(_splits(split))}")
+        worst = min(_splits(split), key=lambda s: cells[s][KIND][METRIC])
+        cell = cells[worst][KIND]
+        run = {"name": name, "score": cell[METRIC], "ci": cell["ci"][METRIC], "n": cell["n"]}
+        out.append({**run, "split": worst} if len(_splits(split)) > 1 else run)
     return out
 
 
@@ -38,9 +49,11 @@ def choose(runs: list[dict], incumbent: str | None = None) -> str:
     return max(above, key=lambda r: r["score"])["name"] if above else incumbent
 
 
-def rule(incumbent: str | None) -> str:
+def rule(incumbent: str | None, split: str | Sequence[str] = VAL_SPLIT) -> str:
     """The rule in words."""
-    base = f"the highest world-single top-1 (global cosine) on `{VAL_SPLIT}`"
+    splits = _splits(split)
+    base = (f"the highest world-single top-1 (global cosine) on `{splits[0]}`" if len(splits) == 1 else
+            f"the highest lowest world-single top-1 (global cosine) over {', '.join(f'`{s}`' for s in splits)}")
     if incumbent is None:
         return base
     return (f"{base}, except that `{incumbent}` (the model already shipped) stays unless another run's whole 95% "
@@ -48,10 +61,11 @@ def rule(incumbent: str | None) -> str:
 
 
 def choice_record(runs: list[dict], reports: dict[str, str], incumbent: str | None, varied: str, note: str = "",
-                  split: str = VAL_SPLIT) -> dict:
+                  split: str | Sequence[str] = VAL_SPLIT) -> dict:
     """What a training record keeps of a choice: the runs, the rule, the pick, where the figures come from and a
     note on what was chosen otherwise (e.g. the recipe, before there was a validation split)."""
-    return {"split": split, "varied": varied, "rule": rule(incumbent), "runs": runs,
+    split = split if isinstance(split, str) or len(split) > 1 else split[0]
+    return {"split": split, "varied": varied, "rule": rule(incumbent, split), "runs": runs,
             "chosen": choose(runs, incumbent), "reports": reports, "note": note}
 
 
@@ -62,11 +76,17 @@ def choice_section(record: dict) -> str:
         return ("## How this model was chosen\n"
                 f"Not chosen among runs: the one run of its recipe (seed {record['config']['seed']}); no "
                 "validation split was read to pick it.\n")
+    several = not isinstance(chosen["split"], str)
     lines = [f"| {r['name']}{' (this model)' if r['name'] == chosen['chosen'] else ''} | {r['score']:.1f} "
-             f"[{r['ci'][0]:.1f}, {r['ci'][1]:.1f}] |" for r in chosen["runs"]]
+             f"[{r['ci'][0]:.1f}, {r['ci'][1]:.1f}]{_where(r) if several else ''} |" for r in chosen["runs"]]
+    column = "lowest top-1 (its split)" if several else f"{chosen['split']} top-1"
     sources = ", ".join(f"`{path}`" for path in chosen["reports"].values())
     return (f"## How this model was chosen\n"
             f"Among {len(chosen['runs'])} runs that differ only in {chosen['varied']}, by {chosen['rule']} "
             f"({chosen['runs'][0]['n']} items; 95% bootstrap interval over items), never by the test splits this card "
             f"reports. From {sources}.{' ' + chosen['note'] if chosen.get('note') else ''}\n\n"
-            f"| run | {chosen['split']} top-1 |\n|---|---|\n" + "\n".join(lines) + "\n")
+            f"| run | {column} |\n|---|---|\n" + "\n".join(lines) + "\n")
+
+
+def _where(run: dict) -> str:
+    return f" ({run['split']})"
