@@ -105,3 +105,13 @@ def test_drawn_splits_draw_visible_seen_objects_on_their_background(name):
     singles = world.single_items(f"drawn-{name}", 40)
     assert all(it.captions[it.right] == it.image.objects[0].phrase() for it in singles)
     assert all(it.image.objects[0].combo in world.seen_combos() for it in singles)
+
+
+def test_training_swap_items_share_one_varied_look_and_draw_none_without_it():
+    seen = world.seen_combos()
+    items = world.training_swaps(np.random.default_rng(3), 300, seen, varied=0.5)
+    varied = [it for it in items if it.images[0].look != Look()]
+    assert 0.4 < len(varied) / len(items) < 0.6
+    assert all(it.images[0].look == it.images[1].look and not hue_held_out(it.images[0].look.background) for it in varied)
+    assert world.training_swaps(np.random.default_rng(3), 50, seen) == world.training_swaps(np.random.default_rng(3), 50,
+                                                                                              seen, varied=0.0)

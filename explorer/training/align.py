@@ -82,8 +82,8 @@ def candidate_pairs(rng: np.random.Generator, hard: list[list[int]], n_captions:
     return out
 
 
-def world_batch(rng: np.random.Generator, n: int, seen: frozenset, size: int) -> Batch:
-    items = world.training_swaps(rng, n, seen)
+def world_batch(rng: np.random.Generator, n: int, seen: frozenset, size: int, varied: float = 0.0) -> Batch:
+    items = world.training_swaps(rng, n, seen, varied)
     images = [scene.render(size) for it in items for scene in it.images]
     captions = [c for it in items for c in it.captions]
     hard = [[i ^ 1] for i in range(len(images))]  # the other caption of the same swap item
@@ -153,7 +153,7 @@ def train_align(cfg: AlignTrainConfig, encoder: DualEncoder, run_dir: Path, out:
     def draw(step: int, k: int) -> Batch:
         rng = np.random.default_rng([cfg.seed, step] if len(parts) == 1 else [cfg.seed, step, k])
         if pairs is None:
-            return world_batch(rng, parts[k], seen, encoder.image_size)
+            return world_batch(rng, parts[k], seen, encoder.image_size, cfg.varied_renders)
         return pairs_batch(rng, parts[k], pairs)
 
     trained.train()

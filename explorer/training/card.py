@@ -176,6 +176,12 @@ These are the phenomenon the explorer shows; nothing was tuned to raise or lower
     return out
 
 
+def varied_swaps(cfg: dict) -> str:
+    """How often an aligner's training items were drawn in a varied look, in the card's words ("" when never)."""
+    share = cfg.get("varied_renders")
+    return f"; with probability {share} an item's two scenes share one varied look (`world.looks`)" if share else ""
+
+
 def write_align_card(checkpoint: Path, limit: int = 200, remeasure: bool = True) -> Path:
     """Evaluate a ``train-align`` checkpoint on the world with the embedded encoder (or, without ``remeasure``, take
     its recorded figures); write ``<checkpoint>.md``."""
@@ -198,7 +204,7 @@ def write_align_card(checkpoint: Path, limit: int = 200, remeasure: bool = True)
 
 ## Data and training
 - {cfg['steps']} steps x {cfg['batch_items']} swap items of random kinds (attribute, size, relation, object) over the
-  world's {cfg['coverage']} coverage training objects, drawn from their own seeded stream (never the benchmark's).
+  world's {cfg['coverage']} coverage training objects, drawn from their own seeded stream (never the benchmark's){varied_swaps(cfg)}.
   Each step scores its {2 * cfg['batch_items']} images against their own caption, the swapped caption of the same
   item and {RANDOM_NEGATIVES} other captions of the batch; cross-entropy image -> caption and caption -> image.
 - AdamW lr {cfg['finetune_lr'] if cfg['variant'] == 'finetune' else cfg['lr']}, warm-up {cfg['warmup']}, cosine decay,

@@ -89,6 +89,8 @@ class AlignTrainConfig:
     threads: int = option(2, "torch threads, per rank")
     checkpoint_every: int = 50
     coverage: float = world.DEFAULT_COVERAGE
+    varied_renders: float = option(0.0, "how often a training swap item's two scenes are drawn in one varied look "
+                                        "(world.looks), as train-world --varied-renders draws its scenes")
     data: str | None = option(None, "a COCO-style captions JSON to train on instead of the world")
     images: str | None = option(None, "the folder of the JSON's file_name entries (default: beside the JSON)")
 

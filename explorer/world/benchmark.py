@@ -11,7 +11,7 @@ from explorer.items import ChoiceItem, SwapItem
 from explorer.world.captions import list_caption, relation_caption
 from explorer.world.coverage import DEFAULT_COVERAGE, DEFAULT_WORLD_SEED, heldout_combos, seen_combos
 from explorer.world.drawings import DRAWN_BACKGROUNDS, DRAWN_PREFIX, Drawing, visible_on
-from explorer.world.looks import style_look
+from explorer.world.looks import random_look, style_look
 from explorer.world.palette import ALL_COMBOS, COLORS, FILLS, SHAPES, SIZES, Combo, Style
 from explorer.world.sampling import place_objects, random_scene
 from explorer.world.scene import Scene, WorldObject
@@ -114,9 +114,17 @@ def _swap_item(rng: np.random.Generator, kind: str, split: str, seen: frozenset[
     return SwapItem(kind, (img0, img1), (cap0, cap1), split)
 
 
-def training_swaps(rng: np.random.Generator, n: int, seen: frozenset[Combo]) -> list[SwapItem]:
-    """Swap items of random kinds over training objects only, drawn from ``rng`` (not the benchmark's streams)."""
-    return [_swap_item(rng, str(rng.choice(KINDS)), "id", seen) for _ in range(n)]
+def training_swaps(rng: np.random.Generator, n: int, seen: frozenset[Combo], varied: float = 0.0) -> list[SwapItem]:
+    """Swap items of random kinds over training objects only, drawn from ``rng`` (not the benchmark's streams); with
+    probability ``varied`` an item's two scenes share one random training look (``world.looks.random_look``)."""
+    items = [_swap_item(rng, str(rng.choice(KINDS)), "id", seen) for _ in range(n)]
+    if varied <= 0:
+        return items
+    for i, item in enumerate(items):
+        if rng.random() < varied:
+            look = random_look(rng, [FILLS[o.color] for o in item.images[0].objects])
+            items[i] = replace(item, images=tuple(replace(scene, look=look) for scene in item.images))
+    return items
 
 
 def _relation_centres(rng: np.random.Generator, extent: float) -> list[tuple[float, float]]:
