@@ -33,6 +33,22 @@ def test_training_writes_weights_and_a_record(tmp_path, tiny_model):
     assert np.isfinite(saved["final_loss"]) and saved["device"] == "1 CPU threads"
 
 
+def test_a_run_started_from_a_checkpoint_starts_from_its_weights(tmp_path, tiny_model):
+    import hashlib
+    from dataclasses import replace
+
+    train(config(tiny_model, steps=2), tmp_path / "base", tmp_path / "base.safetensors")
+    base = load_file(tmp_path / "base.safetensors")
+    frozen = replace(config(tiny_model, steps=2), init=str(tmp_path / "base.safetensors"), lr=0.0, varied_renders=0.5)
+    record = train(frozen, tmp_path / "warm", tmp_path / "warm.safetensors")  # lr 0: nothing moves from the start
+    warm = load_file(tmp_path / "warm.safetensors")
+    assert all(torch.equal(base[k], warm[k]) for k in base)
+    assert record["init_sha256"] == hashlib.sha256((tmp_path / "base.safetensors").read_bytes()).hexdigest()
+    train(replace(frozen, init=None), tmp_path / "fresh", tmp_path / "fresh.safetensors")
+    fresh = load_file(tmp_path / "fresh.safetensors")  # the seed's random start, not the checkpoint's weights
+    assert not torch.equal(base["visual.proj"], fresh["visual.proj"])
+
+
 def test_drawing_workers_give_the_same_weights(tmp_path, tiny_model):
     cfg = TrainConfig(model=tiny_model, steps=3, batch_size=8, warmup=1, checkpoint_every=10, threads=1,
                       extra_concepts=4, benchmark_share=0.5)

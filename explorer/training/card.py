@@ -88,6 +88,14 @@ def caption_line(cfg: dict) -> str:
     return f"Training data: {'; '.join(parts)}." if parts else ""
 
 
+def init_line(cfg: dict, record: dict) -> str:
+    """Where the weights started, when not from a random initialisation ("" then), ending its bullet."""
+    if not cfg.get("init"):
+        return ""
+    return (f"- Started from the weights of `{cfg['init']}` (sha256 {record['init_sha256'][:12]}, a train-world "
+            f"checkpoint with its own card), with a fresh optimizer, warm-up and schedule.\n")
+
+
 def precision_line(precision: str) -> str:
     """How the towers computed during training, in the card's words."""
     if precision == "bf16":
@@ -159,7 +167,7 @@ open_clip config `{cfg['model']}` (registered from `explorer/configs/`):
 - {cfg['steps']} steps x batch {cfg['batch_size']} = {record['images_seen']:,} images; AdamW lr {cfg['lr']},
   warm-up {cfg['warmup']}, cosine decay, weight decay {cfg['weight_decay']}; seed {cfg['seed']}; objective `{cfg['objective']}`;
   {precision_line(cfg.get('precision', 'fp32'))}.
-- Wall time {record['wall_s'] / 60:.1f} min on {record.get('device', f"{cfg['threads']} CPU threads")}; final loss {record['final_loss']:.3f}.
+{init_line(cfg, record)}- Wall time {record['wall_s'] / 60:.1f} min on {record.get('device', f"{cfg['threads']} CPU threads")}; final loss {record['final_loss']:.3f}.
 
 {choice_section(record)}
 ## Measured (global cosine, {limit} items per split and kind)
@@ -209,7 +217,7 @@ def write_align_card(checkpoint: Path, limit: int = 200, remeasure: bool = True)
   item and {RANDOM_NEGATIVES} other captions of the batch; cross-entropy image -> caption and caption -> image.
 - AdamW lr {cfg['finetune_lr'] if cfg['variant'] == 'finetune' else cfg['lr']}, warm-up {cfg['warmup']}, cosine decay,
   weight decay {cfg['weight_decay']}; seed {cfg['seed']}.
-- Wall time {record['wall_s'] / 60:.1f} min on {cfg['threads']} CPU threads; final loss {record['final_loss']:.3f}.
+{init_line(cfg, record)}- Wall time {record['wall_s'] / 60:.1f} min on {cfg['threads']} CPU threads; final loss {record['final_loss']:.3f}.
 
 {choice_section(record)}
 ## Measured (`{method.name}`, {limit} items per split and kind)

@@ -65,6 +65,8 @@ class TrainConfig:
     object_space: str | None = option(None, "train on a COLOURSxSHAPES object space (e.g. 16x12: the benchmark's "
                                             "colours and shapes, then training-only ones), --coverage of its objects, "
                                             "for the coverage sweep (default: the benchmark's 8x4)", metavar="CxS")
+    init: str | None = option(None, "start from this checkpoint's weights (a train-world safetensors file) with a fresh "
+                                    "optimizer and schedule, instead of a random initialisation", metavar="PATH")
     precision: str = option("fp32", "bf16: run the towers under bf16 autocast, weights, loss and optimizer in fp32 "
                                     "(1.8x faster per step on 2 cores with AMX, scripts/train_step_bench.py)",
                             choices=PRECISIONS)

@@ -8,6 +8,7 @@ its last checkpoint continues exactly as if it had never stopped.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import math
@@ -20,7 +21,7 @@ import numpy as np
 import open_clip
 import torch
 import torch.nn.functional as F
-from safetensors.torch import save_file
+from safetensors.torch import load_file, save_file
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torchvision.transforms import Normalize
 from tqdm import tqdm
@@ -172,6 +173,8 @@ def train(cfg: TrainConfig, run_dir: Path, out: Path, device: str = "cpu", worke
     extra_loss = objective_term(cfg, tokenizer, image_size, model.visual.grid_size[0])
     check_precision(cfg.precision)
     training_objects(cfg)  # refuses a space it cannot draw from before any work
+    if cfg.init:
+        model.load_state_dict({k: v.float() for k, v in load_file(cfg.init).items()})
     if cfg.precision == "bf16":
         keep_patch_embedding_fp32(model)
 
@@ -199,6 +202,7 @@ def train(cfg: TrainConfig, run_dir: Path, out: Path, device: str = "cpu", worke
         "model_config": open_clip.get_model_config(cfg.model),
         "parameters": sum(p.numel() for p in model.parameters()),
         "images_seen": cfg.steps * cfg.batch_size,
+        "init_sha256": None if cfg.init is None else hashlib.sha256(Path(cfg.init).read_bytes()).hexdigest(),
         "wall_s": round(wall, 1),
         "device": device_label(device, cfg.threads),
         "seen_combos": sorted("-".join(c) for c in training_objects(cfg)),
