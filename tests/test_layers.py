@@ -87,16 +87,32 @@ def documented_layers() -> dict[str, int]:
     return out
 
 
-def test_imports_follow_the_documented_layers():
-    layers = documented_layers()
-    assert {"explorer.engine", "explorer.encoders", "explorer.world", "explorer.ui"} <= layers.keys()
+def upward_imports(graph: dict[str, set[str]], layers: dict[str, int]) -> list[str]:
+    """Each import in ``graph`` from a module to one in a higher row of ``layers`` (row 0 at the top)."""
 
     def rank(module: str) -> int | None:
         found = [p for p in layers if module == p or module.startswith(p + ".")]
         return layers[max(found, key=len)] if found else None
 
-    for m, deps in project_graph().items():
-        if m.startswith("explorer.training") or rank(m) is None:
-            continue  # training uses the layers as a library; its own rule is in test_layers_import_downwards
-        upward = [d for d in deps if (r := rank(d)) is not None and r < rank(m)]
-        assert not upward, f"{m} (layer {rank(m)}) imports from a higher layer: {upward}"
+    return [f"{m} (layer {rank(m)}) imports {d} (layer {rank(d)})" for m, deps in sorted(graph.items())
+            if rank(m) is not None for d in sorted(deps) if (r := rank(d)) is not None and r < rank(m)]
+
+
+def test_imports_follow_the_documented_layers():
+    layers = documented_layers()
+    named = {"explorer.engine", "explorer.encoders", "explorer.world", "explorer.ui", "explorer.training"}
+    assert named <= layers.keys()
+    assert upward_imports(project_graph(), layers) == []
+
+
+def test_training_sits_where_its_imports_put_it():
+    """training/ is a layer of its own: above everything it imports (the figures at most), below the engine, and
+    the check fails on an import across it either way."""
+    layers = documented_layers()
+    training, deps = layers["explorer.training"], {d for m, ds in project_graph().items()
+                                                    if m.startswith("explorer.training") for d in ds}
+    assert layers["explorer.engine"] < training < layers["explorer.viz"]
+    assert "explorer.viz" in deps  # the sweep's plots: the highest layer it needs, right below it
+    assert upward_imports({"explorer.training.sweep": {"explorer.engine"}}, layers)  # training importing upwards
+    assert upward_imports({"explorer.accuracy": {"explorer.training.card"}}, layers)  # a lower layer importing it
+    assert not upward_imports({"explorer.training.sweep": {"explorer.viz"}}, layers)
