@@ -17,7 +17,7 @@ from explorer.shards import chunks
 
 BROWSE_SIZE = DEFAULT_SIZE  # world scenes are shown, and scored by the filter, at this size
 CHUNK = 32
-MAX_PER_CATEGORY = 1000  # the world's 12 split-kind cells at this size: 12,000 items, 1.6 s to draw
+MAX_PER_CATEGORY = 1000  # the world's 12 split-kind cells at this size: 12,000 items, quick enough to draw
 
 
 def items_per_category(value: float | str | None) -> int:

@@ -17,7 +17,7 @@ from threadpoolctl import ThreadpoolController
 
 @lru_cache(maxsize=1)
 def _controller() -> ThreadpoolController:
-    return ThreadpoolController()  # finds the OpenMP runtime torch loaded, once (a limit then costs about 20 us)
+    return ThreadpoolController()  # finds the OpenMP runtime torch loaded, once (so that each limit after it is cheap)
 
 
 @contextmanager

@@ -66,7 +66,7 @@ _REMEMBERED: ContextVar[dict[int, tuple[Image.Image, str]] | None] = ContextVar(
 @contextmanager
 def keys_remembered() -> Iterator[None]:
     """Inside this block each image's key is hashed once: one analysis (or scoring of a chunk) asks for it from
-    every cache it reads, ten times per page analysis, 3 ms each for a 1024 x 768 photo. The images must not
+    every cache it reads, ten times per page analysis, and a large photo's hash is not free. The images must not
     change their pixels inside the block. A block inside another shares the outer one's keys."""
     outer = _REMEMBERED.get()
     token = _REMEMBERED.set({} if outer is None else outer)

@@ -3,8 +3,8 @@
 A method starts its proposals when the encoder first sees an image (an encoder image hook), so segmentation runs
 while the image tower does; the method that needs them later waits for the same result. That overlap needs a core
 the towers leave free: on a GPU, or a CPU with more cores than torch's threads. Where torch's threads take every
-core, a segmentation beside them stalls the towers' threads more than it saves (measured on 2 cores: 25 ms more per
-analysis): there the proposals start at once only inside ``sharing_cores`` (one page analysis), whose thread then
+core, a segmentation beside them stalls the towers' threads more than it saves (measured: docs/PERFORMANCE.md, "Design
+decisions"): there the proposals start at once only inside ``sharing_cores`` (one page analysis), whose thread then
 runs its torch ops on one thread, leaving the worker a core, until work that wants every core calls ``make_room``;
 elsewhere they are made when first asked for.
 """
@@ -104,8 +104,8 @@ def sharing_cores() -> Iterator[None]:
 
     While they run, this thread's torch ops run on one thread: with all of torch's threads each parallel op would
     wait on the one that shares its core with the worker. Its first stages (texts, the image's features, the crop
-    views) are small ops that gain little from a second thread, so the segmentation comes nearly free (measured on 2
-    cores: 15 ms less per analysis, paired). ``make_room`` gives the cores back.
+    views) are small ops that gain little from a second thread, so the segmentation comes nearly free (measured,
+    paired: docs/PERFORMANCE.md, "Design decisions"). ``make_room`` gives the cores back.
     """
     token = _SHARING.set(_Sharing())
     try:

@@ -1,10 +1,10 @@
 """spaCy's CNN token vectors in a few torch operations, on the pipeline's own weights.
 
 The English pipelines' ``tok2vec`` (``MultiHashEmbed`` + ``MaxoutWindowEncoder``) runs through about a hundred
-thinc layer calls a caption: 1.3 to 1.8 ms of the 2.5 to 3.5 ms parse that a caption edit waits for on a 2-core
-CPU. The same arithmetic written as one hash-embedding lookup, one maxout and layer norm, and a residual window
-convolution per layer takes 0.6 to 1.0 ms and gives the same vectors (within 2e-6; ``accelerate`` checks it on a
-probe sentence and keeps spaCy's own layers for a pipeline it does not fit).
+thinc layer calls a caption: much of the parse that a caption edit waits for on a 2-core CPU. The same
+arithmetic written as one hash-embedding lookup, one maxout and layer norm, and a residual window convolution per
+layer takes less (the bench's ``parse.tok2vec_*`` figures, docs/PERFORMANCE.md) and gives the same vectors
+(within 2e-6; ``accelerate`` checks it on a probe sentence and keeps spaCy's own layers for a pipeline it does not fit).
 """
 
 from __future__ import annotations

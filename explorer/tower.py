@@ -49,7 +49,7 @@ def parts(n: int, threads: int, step: int = STEP) -> list[int]:
     the whole would; 1 for one that runs every size as it is: equal parts); one part below SPLIT_ROWS rows.
 
     Parts on one thread each, side by side, beat one batch on every thread: no op waits at a barrier for the slower
-    thread (measured on 2 cores: the SGI views' tower 76 against 88 ms for 56 views, 23 ms off a page analysis)."""
+    thread (measured on 2 cores, paired: docs/PERFORMANCE.md, "Design decisions")."""
     if n < SPLIT_ROWS or threads < 2:
         return [n]
     per = max(step, round(n / threads / step) * step)
@@ -60,8 +60,9 @@ def parts(n: int, threads: int, step: int = STEP) -> list[int]:
 
 
 def cpu_has_native_bf16() -> bool:
-    """Whether this CPU multiplies bf16 matrices natively: AMX tiles (bf16 several times fp32's speed) or AVX512-BF16
-    dot products (AMD Zen 4: the SGI views' tower 1.5x fp32's speed, measured); elsewhere oneDNN emulates bf16."""
+    """Whether this CPU multiplies bf16 matrices natively: AMX tiles or AVX512-BF16 dot products (the bench's
+    ``analysis.*.embedded`` against ``*.embedded_fp32`` on each: docs/PERFORMANCE.md); elsewhere oneDNN emulates
+    bf16."""
     probes = (getattr(torch.cpu, name, None) for name in ("_is_amx_tile_supported", "_is_avx512_bf16_supported"))
     return any(probe is not None and probe() for probe in probes)
 
@@ -88,7 +89,7 @@ def tower_dtypes(precision: str, device: str) -> tuple[torch.dtype | None, torch
 def autocast(device: str, dtype: torch.dtype | None, cache: bool = True) -> contextlib.AbstractContextManager:
     """Autocast to ``dtype`` on the device's type, or nothing (fp32) when None; ``cache=False`` while capturing a
     graph (its weight casts must be recorded in it). The cache is worth keeping otherwise: without it a bf16 tower
-    on the CPU took 99 ms instead of 66 for 59 views (measured)."""
+    on the CPU re-casts its weights on every call (docs/PERFORMANCE.md, "Design decisions")."""
     if dtype is None:
         return contextlib.nullcontext()
     return torch.autocast(torch.device(device).type, dtype=dtype, cache_enabled=cache)
@@ -148,7 +149,7 @@ class BucketedTower:
     def pads(self) -> bool:
         """Whether batches run padded to their bucket: where kernels are made or graphs captured per shape (low
         precision on oneDNN, a compiled tower, a GPU). An fp32 tower on the CPU runs each size as it is: MKL's GEMMs
-        keep nothing per shape, and padded rows are only work (43 views ran as 48: 6.5 ms more, paired, on 2 cores)."""
+        keep nothing per shape, and padded rows are only work (docs/PERFORMANCE.md, "Design decisions")."""
         return self.compiled is not None or self.dtype is not None or self.device != "cpu"
 
     def warm_up(self, sizes: list[int]) -> None:
@@ -223,7 +224,7 @@ def short_text_forward(model: torch.nn.Module, ids: torch.Tensor) -> dict[str, t
     projected vector; ``text_tokens``, every position's final-norm output up to there).
 
     A causal text tower's outputs at a position depend on the positions before it alone, so the padding after the
-    longest text's end token changes nothing that is read; skipping it cuts the tower's work 2 to 3 times for
+    longest text's end token changes nothing that is read; skipping it cuts the tower's work for short
     captions (12 of 32 positions in the world). The length is rounded up to a multiple of 8 (few shapes). None for
     a tower this does not fit (no causal mask, a class token, pooling at the last position): use the full forward.
     """

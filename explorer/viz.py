@@ -32,8 +32,8 @@ _displays: LRUCache[tuple[Image.Image, float]] = LRUCache(DISPLAYS_KEPT)
 
 def display_image(image: Image.Image, side: int = DISPLAY_SIDE) -> tuple[Image.Image, float]:
     """The image scaled so its longest side is ``side`` (small world scenes stay crisp), and the factor: a copy to
-    draw on. Kept by content, as every caption edit draws its overlay on the same picture (a 512-px photo takes
-    5 ms to scale, and 1 to hash)."""
+    draw on. Kept by content, as every caption edit draws its overlay on the same picture (a photo costs more to
+    scale again than to hash)."""
     shown, factor = _displays.get_or_compute(f"{image_key(image)}:{side}", lambda: _scaled(image, side))
     return shown.copy(), factor
 
@@ -97,8 +97,8 @@ def sgi_heatmap(evidence: dict[str, SGIEvidence]) -> go.Figure:
     boxed; segments numbered, top down, as on the overlays.
 
     Built as one figure on ``stacked_rows``, not with ``make_subplots`` and a trace at a time: plotly validates the
-    whole layout again at each of those steps (35 against 10 ms for two captions, and the page redraws it on every
-    caption edit)."""
+    whole layout again at each of those steps (several times slower for two captions: docs/PERFORMANCE.md, "Design
+    decisions"), and the page redraws it on every caption edit."""
     zmin = min(float(ev.matrix.min()) for ev in evidence.values())
     zmax = max(float(ev.matrix.max()) for ev in evidence.values())
     data: list[go.Heatmap] = []

@@ -52,7 +52,7 @@ class AlignLayer(nn.Module):
         """``keys``: ``image_keys`` of the image (batch B, or 1 for pairs that share one image).
 
         The two attentions are written out on their modules' weights: ``nn.MultiheadAttention``'s own forward checks
-        and reshapes cost more than the arithmetic at a caption's size (0.3 ms of a caption edit on a 2-core CPU)."""
+        and reshapes cost more than the arithmetic at a caption's size (docs/PERFORMANCE.md, "Design decisions")."""
         heads = self.cross.num_heads
         wq, bq = self.cross.in_proj_weight.chunk(3)[0], self.cross.in_proj_bias.chunk(3)[0]
         q = split_heads(F.linear(self.norm_q(text), wq, bq), heads)

@@ -8,7 +8,7 @@ import torch
 class PatchEmbeddingInFp32(torch.nn.Conv2d):
     """The image tower's patch embedding kept in fp32 under bf16 autocast, so pixels enter the model at full precision.
 
-    A profile put its bf16 weight gradient at 4x the fp32 one; timed side by side, whole steps with and without it
+    A profile put its bf16 weight gradient above the fp32 one; timed side by side, whole steps with and without it
     are within noise of each other (``scripts/train_step_bench.py``), so it costs nothing either way.
     """
 

@@ -70,7 +70,7 @@ EMPTY = (None, *CLEARED[1:])  # the image shown too: a failed analysis shows not
 def kept_outputs(last: tuple | None, image: Image.Image, result: Analysis) -> tuple[bool, bool, bool]:
     """Whether the page's image, SGI overlay A and overlay B already show what ``result`` would draw, ``last`` being
     the comparison shown before it (image, analysis): a caption edit sends neither the image nor the other
-    caption's overlay again (each is an image encoded for the browser, 10 to 40 ms for a photo)."""
+    caption's overlay again (each is an image encoded for the browser, costly for a photo)."""
     if last is None or last[0] is not image or last[1].model != result.model:
         return False, False, False
     before = last[1]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PIL import Image
 
-# libwebp's effort, 0 (fastest) to 6: a 448-px overlay took 31 ms at Pillow's default of 4 and takes 9 at 0, in a file
-# about a fifth larger (35 against 29 KB); a caption edit sends one or more of them.
+# libwebp's effort, 0 (fastest) to 6: an overlay encodes several times faster at 0 than at Pillow's default of 4, in
+# a slightly larger file (docs/PERFORMANCE.md, "Design decisions"); a caption edit sends one or more of them.
 WEBP_METHOD = 0
 
 
