@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from sklearn.linear_model import LogisticRegression
 
 from explorer import cancel
-from explorer.modeling.probes import ConceptProbe, SlotMLP
+from explorer.binding_swaps import SwapTable, fold_plan, object_folds, swap_cosine, table_swaps, told_apart
+from explorer.modeling.probes import ConceptProbe, SlotMLP, fit_copies, logistic_scores
 
 log = logging.getLogger(__name__)
 
@@ -138,31 +138,41 @@ def _split(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 def probe_accuracy(table: SceneTable) -> dict[str, float]:
     """Linear probes on held-out scenes: the two colours and shapes present; the two objects present (percent)."""
-    train, test = _split(len(table.pairs))
-    x = table.embeddings
-    out = {}
+    return probe_accuracy_many([table])[0]
+
+
+def probe_accuracy_many(tables: list[SceneTable]) -> list[dict[str, float]]:
+    """``probe_accuracy`` of tables over the same scenes (a model's and its null's), the probes fitted at once.
+
+    Each label (a colour, a shape or an object present) is one L2 logistic regression (scikit-learn's
+    ``LogisticRegression()`` objective, ``modeling.probes.logistic_scores``) on 70% of the scenes; a scene is right
+    when its top-k labels are exactly its k labels.
+    """
+    t0 = tables[0]
+    train, test = _split(len(t0.pairs))
+    x = torch.from_numpy(np.stack([t.embeddings for t in tables]).astype(np.float64))
     labelings = {
         "concepts": [lambda p, k=k: [o[k] for o in p] for k in (0, 1)],
-        "objects": [lambda p: [o[0] * table.n_shapes + o[1] for o in p]],
+        "objects": [lambda p: [o[0] * t0.n_shapes + o[1] for o in p]],
     }
+    out: list[dict[str, float]] = [{} for _ in tables]
     for name, getters in labelings.items():
-        right = np.ones(len(test), dtype=bool)
+        right = np.ones((len(tables), len(test)), dtype=bool)
         for get in getters:
-            labels = [set(get(p)) for p in table.pairs]
+            labels = [set(get(p)) for p in t0.pairs]
             classes = sorted(set().union(*labels))
             y = np.array([[c in lab for c in classes] for lab in labels], dtype=float)
-            scores = np.zeros((len(test), len(classes)))
-            for j in range(len(classes)):
-                if y[train, j].min() == y[train, j].max():
-                    scores[:, j] = y[train, j][0]
-                    continue
-                clf = LogisticRegression(max_iter=2000).fit(x[train], y[train, j])
-                scores[:, j] = clf.decision_function(x[test])
+            scores = np.broadcast_to(y[train[0]], (len(tables), len(test), len(classes))).copy()
+            varying = [j for j in range(len(classes)) if y[train, j].min() != y[train, j].max()]
+            if varying:  # a label constant over the training scenes keeps that constant as its score
+                scores[..., varying] = logistic_scores(x[:, train], torch.from_numpy(y[train][:, varying]),
+                                                       x[:, test]).numpy()
             for row, i in enumerate(test):
                 k = len(labels[i])
-                predicted = {classes[j] for j in np.argsort(-scores[row])[:k]}
-                right[row] &= predicted == labels[i]
-        out[name] = float(100 * right.mean())
+                top = np.argsort(-scores[:, row], axis=1)[:, :k]
+                right[:, row] &= [{classes[j] for j in picked} == labels[i] for picked in top]
+        for b in range(len(tables)):
+            out[b][name] = float(100 * right[b].mean())
     return out
 
 
@@ -183,88 +193,94 @@ def probe_splits(table: SceneTable, seed: int = 0) -> tuple[np.ndarray, np.ndarr
     return train, np.sort(heldout[: len(heldout) // 2]), np.sort(heldout[len(heldout) // 2 :])
 
 
-def _indices(table: SceneTable, rows: np.ndarray) -> torch.Tensor:
-    """(N, objects, 2): each scene's objects as (colour, shape) indices, one slot per object."""
-    return torch.tensor([[list(o) for o in table.pairs[i]] for i in rows])
+def _indices(pairs: list[tuple[Obj, Obj]], rows=None) -> torch.Tensor:
+    """(N, objects, 2): scenes' objects as (colour, shape) indices, one slot per object."""
+    return torch.tensor([[list(o) for o in pairs[i]] for i in (range(len(pairs)) if rows is None else rows)])
 
 
 PROBES = {
-    "mlp": lambda nc, ns, w, d: SlotMLP(nc, ns, w, d),
-    "product": lambda nc, ns, w, d: ConceptProbe(nc, ns, w, d, "product"),
-    "additive": lambda nc, ns, w, d: ConceptProbe(nc, ns, w, d, "sum"),
+    "mlp": lambda nc, ns, w, d, copies=1: SlotMLP(nc, ns, w, d, copies),
+    "product": lambda nc, ns, w, d, copies=1: ConceptProbe(nc, ns, w, d, "product", copies),
+    "additive": lambda nc, ns, w, d, copies=1: ConceptProbe(nc, ns, w, d, "sum", copies),
 }
-
-
-def _fit(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, steps: int = 600, lr: float = 1e-2) -> None:
-    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=1e-4)
-    for _ in range(steps):
-        opt.zero_grad()
-        loss = ((model(x) - y) ** 2).mean()
-        loss.backward()
-        opt.step()
+FOLDS = 6  # folds of held-out objects over which every swap pair is judged once (``binding_swaps``)
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
     return x / np.linalg.norm(x, axis=-1, keepdims=True)
 
 
+def retrieval_hits(pred: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
+    """(copies, n): whether each prediction's nearest scene among the n scenes predicted (never the training
+    scenes) is its own; ``pred`` and ``embeddings`` are (copies, n, D)."""
+    sims = np.einsum("bnd,bmd->bnm", _unit(pred), _unit(embeddings))
+    return np.argmax(sims, axis=2) == np.arange(pred.shape[1])
+
+
 def retrieval(pred: np.ndarray, table: SceneTable, rows: np.ndarray) -> float:
     """How often each prediction's nearest scene, among ``rows`` only (never the training scenes), is its own."""
-    sims = _unit(pred) @ _unit(table.embeddings[rows]).T
-    return float(100 * np.mean(np.argmax(sims, axis=1) == np.arange(len(rows))))
+    return float(100 * retrieval_hits(pred[None], table.embeddings[rows][None]).mean())
 
 
-def swap_partners(table: SceneTable, rows: np.ndarray) -> list[tuple[int, int]]:
-    """(scene, its swap): {(c1, s1), (c2, s2)} and {(c2, s1), (c1, s2)}, for the scenes of ``rows`` that have one."""
-    index = {frozenset(p): i for i, p in enumerate(table.pairs)}
-    out = []
-    for i in rows:
-        (c1, s1), (c2, s2) = table.pairs[i]
-        if c1 != c2 and s1 != s2:
-            out.append((int(i), index[frozenset({(c2, s1), (c1, s2)})]))
-    return out
+def probe_outcomes(tables: list[SceneTable], swaps: list[SwapTable], widths, seed: int = 0,
+                   folds: int = FOLDS) -> tuple[list[dict[str, float]], dict[str, np.ndarray]]:
+    """Each probe's figures for tables over the same scenes (a model's, or its null's draws), fitted at once.
 
-
-def swap_separation(predict, table: SceneTable, pairs: list[tuple[int, int]]) -> float:
-    """Percent of swap pairs told apart: each scene's prediction nearer to its own embedding than to its swap's."""
-    if not pairs:
-        return float("nan")
-    i, j = (np.array(side) for side in zip(*pairs))
-    pi, pj = _unit(predict(i)), _unit(predict(j))
-    ei, ej = _unit(table.embeddings[i]), _unit(table.embeddings[j])
-    margin = 1e-6  # float noise in identical embeddings is no separation
-    right = ((pi * ei).sum(1) > (pi * ej).sum(1) + margin) & ((pj * ej).sum(1) > (pj * ei).sum(1) + margin)
-    return float(100 * right.mean())
-
-
-def composition_probes(table: SceneTable, widths: tuple[int, ...] = (16, 64, 256), seed: int = 0) -> dict[str, float]:
-    """Scenes with held-out objects predicted from their objects' concepts by three probes.
-
-    Each probe's width is chosen on validation scenes; the figures are on test scenes: retrieval among the test
-    scenes, and the share of swap pairs told apart. ``swap.cosine`` is how alike the swapped scenes' own
-    embeddings are (1: the model cannot tell them, so no probe can).
+    ``widths``: a tuple to choose each probe's width from on validation scenes, or {probe: width} to take. For
+    each probe: retrieval among the test scenes (scenes with held-out objects, ``probe_splits``) and the share of
+    ``swaps`` told apart, each pair judged in its fold by a probe that saw neither of its scenes (``binding_swaps``).
+    Returns each table's figures (percent) and the per-item outcomes (copies, items) behind them: ``NAME`` per
+    test scene, ``swap.NAME`` per swap pair.
     """
-    train, val, test = probe_splits(table, seed)
-    y = torch.from_numpy(table.embeddings.astype(np.float32))
-    pairs = swap_partners(table, test)
-    out: dict[str, float] = {}
+    t0, n = tables[0], len(tables)
+    train, val, test = probe_splits(t0, seed)
+    y = torch.from_numpy(np.stack([t.embeddings for t in tables]).astype(np.float32))
+    plan = fold_plan(t0.pairs, swaps[0].pairs, object_folds(t0.n_colors, t0.n_shapes, folds, seed), seed)
+    swap_emb = np.stack([s.embeddings for s in swaps])
+    figures: list[dict[str, float]] = [{} for _ in tables]
+    outcomes: dict[str, np.ndarray] = {}
     for name, make in PROBES.items():
-        best = None
-        for w in widths:
-            torch.manual_seed(seed)
-            probe = make(table.n_colors, table.n_shapes, w, y.shape[1])
-            _fit(probe, _indices(table, train), y[train])
-            predict = lambda rows, probe=probe: probe(_indices(table, rows)).detach().numpy()  # noqa: E731
-            score = retrieval(predict(val), table, val)
-            if best is None or score > best[0]:
-                best = (score, w, predict)
-        _, width, predict = best
-        out[name] = retrieval(predict(test), table, test)
-        out[f"{name}.width"] = width
-        out[f"swap.{name}"] = swap_separation(predict, table, pairs)
-    i, j = (np.array(side) for side in zip(*pairs))
-    out["swap.cosine"] = float((_unit(table.embeddings[i]) * _unit(table.embeddings[j])).sum(1).mean())
-    return out
+        cancel.check()
+        chosen, hits = np.zeros(n, dtype=int), np.zeros((n, len(test)), dtype=bool)
+        candidates = (widths[name],) if isinstance(widths, dict) else tuple(widths)
+        best = np.full(n, -1.0)
+        for w in candidates:
+            predict = fit_copies(lambda k, w=w: make(t0.n_colors, t0.n_shapes, w, y.shape[2], k),
+                                 _indices(t0.pairs, train), y[:, train], seed=seed)
+            score = retrieval_hits(predict(_indices(t0.pairs, val)).numpy(), y[:, val].numpy()).mean(1)
+            better = score > best if len(candidates) > 1 else np.ones(n, dtype=bool)
+            best[better], chosen[better] = score[better], w
+            hits[better] = retrieval_hits(predict(_indices(t0.pairs, test)).numpy(), y[:, test].numpy())[better]
+        verdicts = np.zeros((n, len(swaps[0].pairs)))
+        for w in np.unique(chosen):
+            copies = np.nonzero(chosen == w)[0]
+            for rows, judged in plan:
+                if not len(judged):
+                    continue
+                predict = fit_copies(lambda k, w=w: make(t0.n_colors, t0.n_shapes, int(w), y.shape[2], k),
+                                     _indices(t0.pairs, rows), y[copies][:, rows], seed=seed)
+                sides = [side for p in judged for side in swaps[0].pairs[p]]
+                pred = predict(_indices(sides)).numpy().reshape(len(copies), len(judged), 2, -1)
+                verdicts[np.ix_(copies, judged)] = told_apart(pred, swap_emb[copies][:, judged])
+        outcomes[name], outcomes[f"swap.{name}"] = hits, verdicts
+        for b in range(n):
+            figures[b] |= {name: float(100 * hits[b].mean()), f"{name}.width": int(chosen[b]),
+                           f"swap.{name}": float(100 * verdicts[b].mean())}
+    for b, s in enumerate(swaps):
+        figures[b]["swap.cosine"] = swap_cosine(s.embeddings)
+    return figures, outcomes
+
+
+def composition_probes(table: SceneTable, widths: tuple[int, ...] = (16, 64, 256), seed: int = 0,
+                       swaps: SwapTable | None = None) -> dict[str, float]:
+    """Scenes with held-out objects predicted from their objects' concepts by three probes (``probe_outcomes``).
+
+    ``swaps``: the swap pairs to tell apart; by default the table's own scenes (each pair seen once).
+    ``swap.cosine`` is how alike the swapped scenes' own embeddings are (1: the model cannot tell them, so no
+    probe can).
+    """
+    swaps = swaps or table_swaps(table.pairs, table.embeddings, table.n_colors, table.n_shapes)
+    return probe_outcomes([table], [swaps], widths, seed)[0][0]
 
 
 def world_scenes(n_colors: int = 8, n_shapes: int = 3, seed: int = 0):
@@ -295,45 +311,14 @@ def world_tables(encoder, n_colors: int = 8, n_shapes: int = 3, seed: int = 0) -
 def readings(table: SceneTable) -> dict[str, float]:
     """One table's additive fits (``r2.objects``, ``r2.concepts``), edit top-1 and linear probes (``probe.concepts``,
     ``probe.objects``), in percent."""
-    out = {f"r2.{level}": value for level, value in additive_r2(table).items()}
-    out["edit.top1"] = edit_top1(table)
-    return out | {f"probe.{name}": value for name, value in probe_accuracy(table).items()}
+    return readings_many([table])[0]
 
 
-@dataclass(frozen=True)
-class ModelReading:
-    """A model's image and caption tables, each one's ``readings``, and the image objects' 3D MDS (observed and
-    additively reconstructed) with their names."""
-
-    tables: dict[str, SceneTable]
-    readings: dict[str, dict[str, float]]
-    observed: np.ndarray
-    reconstructed: np.ndarray
-    labels: list[str]
-
-
-def read_model(encoder, n_colors: int = 8, n_shapes: int = 3, tick=lambda done, total, what: None) -> ModelReading:
-    """What the binding tab shows of a model: ``tick(done, total, what)`` before each stage."""
-    from explorer import world
-
-    tick(0, 3, "encoding the two-object scenes")
-    tables = world_tables(encoder, n_colors, n_shapes)
-    found = {}
-    for i, (kind, table) in enumerate(tables.items()):
-        cancel.check()
-        tick(i + 1, len(tables) + 1, f"analysing the {kind} embeddings")
-        found[kind] = readings(table)
-    observed, reconstructed = mds_points(tables["image"])
-    labels = [f"{list(world.COLORS)[c]} {world.SHAPES[s]}" for c, s in tables["image"].objects]
-    return ModelReading(tables, found, observed, reconstructed, labels)
-
-
-def figures(encoder, n_colors: int = 8, n_shapes: int = 3, progress=lambda it: it) -> dict[str, float]:
-    """All the analyses for image and caption embeddings, as named figures (percent)."""
-    tables = world_tables(encoder, n_colors, n_shapes)
-    out: dict[str, float] = {}
-    for kind, table in progress(list(tables.items())):
-        out |= {f"{name}.{kind}": value for name, value in readings(table).items()}
-        for name, value in composition_probes(table).items():
-            out[f"{name}.heldout_objects.{kind}"] = value
-    return {k: round(v, 2) for k, v in out.items()}
+def readings_many(tables: list[SceneTable]) -> list[dict[str, float]]:
+    """``readings`` of tables over the same scenes (a model's and its null's), the linear probes fitted at once."""
+    out = []
+    for table, probes in zip(tables, probe_accuracy_many(tables)):
+        found = {f"r2.{level}": value for level, value in additive_r2(table).items()}
+        found["edit.top1"] = edit_top1(table)
+        out.append(found | {f"probe.{name}": value for name, value in probes.items()})
+    return out

@@ -199,16 +199,10 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _binding(args: argparse.Namespace) -> int:
-    import time
+    from explorer import binding_null
 
-    from tqdm import tqdm
-
-    from explorer.binding import figures
-
-    encoder = load_encoder(args)
-    start = time.perf_counter()
-    found = figures(encoder, args.colors, args.shapes, progress=lambda it: tqdm(it, desc="binding", unit="modality"))
-    report = {"model": encoder.label, "figures": found, "seconds": round(time.perf_counter() - start, 1)}
+    report = binding_null.report(load_encoder(args), " ".join([prog(), *args.argv]), args.colors, args.shapes,
+                                 args.null_draws, args.renders, tuple(int(w) for w in args.widths.split(",")))
     return _print_report(report, args.json)
 
 
@@ -341,6 +335,11 @@ def build_parser() -> argparse.ArgumentParser:
                        json="write the figures here")
     g.add_argument("--colors", type=int, default=8)
     g.add_argument("--shapes", type=int, default=3, help="8 x 3 = the 24-object grid of seed 002")
+    g.add_argument("--null-draws", type=int, default=20, help="null tables (additive structure plus noise matched "
+                                                              "to the swap cosine) measured beside each figure")
+    g.add_argument("--renders", type=int, default=8,
+                   help="new drawings of each swap pair for the swaps told apart (0: the scene table's own scenes)")
+    g.add_argument("--widths", default="16,64,256", help="probe widths chosen from on validation scenes")
 
     r = _model_command(sub, "recognition", "where held-out objects are lost: readings by caption sets, "
                        "black-and-white pictures and linear probes (docs/recognition.md)", _recognition,
@@ -384,6 +383,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return serve_page(argv[1:], prog=f"{prog()} app")
     args = build_parser().parse_args(argv)
+    args.argv = argv  # the command as given, for the reports that record it
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     from explorer.dataset_loaders import DatasetError
     from explorer.encoders import ModelUnavailable

@@ -2,8 +2,9 @@ import numpy as np
 import pytest
 
 from explorer.binding import (
-    SceneTable, additive_r2, all_pairs, composition_probes, edit_top1, probe_accuracy, read_model, readings,
+    SceneTable, additive_r2, all_pairs, composition_probes, edit_top1, probe_accuracy, readings,
 )
+from explorer.binding_null import read_model
 
 
 def table_from(rule, n_colors=8, n_shapes=3, dim=64, seed=0):
@@ -42,7 +43,7 @@ def test_a_bag_of_concepts_cannot_tell_a_swap():
 
 
 def test_additive_embeddings_are_bags_of_concepts_for_probes():
-    probes = probe_accuracy(table_from(additive))
+    probes = probe_accuracy(_noisy(additive, 0.0))
     assert probes["concepts"] >= 90  # which colours and shapes are present is linearly readable
 
 
@@ -83,23 +84,52 @@ def test_the_slot_mlp_is_order_free_over_objects():
     assert not torch.allclose(mlp(idx), mlp(torch.tensor([[[1, 0], [4, 2]]])))  # the swap: a different input
 
 
-def test_binding_cli_reports_the_named_figures(tmp_path):
+def _quick_probes(monkeypatch, steps=60):
+    """Probes fitted in fewer steps: the same code, a test's budget."""
+    from functools import partial
+
+    from explorer import binding
+    from explorer.modeling.probes import fit_copies
+
+    monkeypatch.setattr(binding, "fit_copies", partial(fit_copies, steps=steps))
+
+
+def test_binding_cli_figures_are_a_recomputation_and_carry_their_nulls(tmp_path, embedded, monkeypatch):
     import json
 
+    from explorer.binding import world_tables
+    from explorer.binding_swaps import swap_renders
     from explorer.cli import main
 
+    _quick_probes(monkeypatch)
     out = tmp_path / "b.json"
-    assert main(["binding", "--json", str(out)]) == 0
+    assert main(["binding", "--json", str(out), "--colors", "4", "--shapes", "2", "--null-draws", "4",
+                 "--renders", "2", "--widths", "16"]) == 0
     report = json.loads(out.read_text())
-    figures = report["figures"]
-    for name in ("r2.objects.image", "r2.concepts.image", "r2.objects.text"):
-        assert figures[name] <= 100  # a coefficient of determination: negative when worse than the mean
-    for name in ("edit.top1.image", "probe.concepts.image", "probe.objects.image", "mlp.heldout_objects.image",
-                 "product.heldout_objects.image", "additive.heldout_objects.image", "swap.product.heldout_objects.image",
-                 "swap.additive.heldout_objects.image"):
-        assert 0 <= figures[name] <= 100, name
-    assert figures["swap.additive.heldout_objects.image"] == 0 and -1 <= figures["swap.cosine.heldout_objects.image"] <= 1
     assert report["model"] == "world-clip (embedded)"
+    assert report["command"] == (f"python -m explorer binding --json {out} --colors 4 --shapes 2 --null-draws 4 "
+                                 "--renders 2 --widths 16")
+    figures = report["figures"]
+    tables, swaps = world_tables(embedded, 4, 2), swap_renders(embedded, 4, 2, 2)
+    for kind, table in tables.items():
+        again = readings(table) | {f"{k}.heldout_objects": v for k, v in
+                                   composition_probes(table, widths=(16,), swaps=swaps[kind]).items()}
+        for name, value in again.items():
+            assert figures[f"{name}.{kind}"]["value"] == pytest.approx(value, abs=0.01), (name, kind)
+        null = report["null"][kind]
+        assert null["draws"] == 4 and null["pairs"] == 6 and null["renders"] == 2
+    for name, entry in figures.items():
+        if "null" not in entry:
+            assert ".width." in name
+            continue
+        values = np.array(entry["null"]["values"])
+        assert len(values) == 4 and entry["null"]["mean"] == pytest.approx(values.mean(), abs=0.01)
+        assert entry["null"]["p"] == pytest.approx((1 + (values >= entry["value"] - 1e-9).sum()) / 5, abs=1e-4)
+        assert entry["excess"] == pytest.approx(entry["value"] - values.mean(), abs=0.02)
+    for kind in ("image", "text"):  # the null's noise was scaled to the model's swap cosine
+        cosine = figures[f"swap.cosine.heldout_objects.{kind}"]
+        assert cosine["null"]["mean"] == pytest.approx(cosine["value"], abs=0.02), kind
+    assert figures["swap.additive.heldout_objects.image"]["interval"] == [0, 0]
 
 
 def test_single_edit_and_mds_on_additive_objects():
@@ -124,4 +154,148 @@ def test_a_model_reading_is_what_the_binding_tab_draws(embedded):
     stages = []
     found = read_model(embedded, 4, 2, lambda done, total, what: stages.append((done, total)))
     assert set(found.tables) == set(found.readings) == {"image", "text"} and stages[-1] == (2, 3)
+    for kind, table in found.tables.items():
+        entries = found.readings[kind]
+        assert {name: e["value"] for name, e in entries.items()} == pytest.approx(readings(table), abs=0.01)
+        assert all(e["null"]["draws"] == 20 and len(e["null"]["values"]) == 20 for e in entries.values())
     assert found.observed.shape == found.reconstructed.shape == (8, 3) and len(found.labels) == 8
+
+
+def _noisy(rule, noise, seed=3):
+    """A rule's table plus per-scene noise, each scene's embedding then of unit length (as an encoder's are)."""
+    t = table_from(rule)
+    emb = t.embeddings + noise * np.random.default_rng(seed).normal(size=t.embeddings.shape)
+    return SceneTable(t.pairs, emb / np.linalg.norm(emb, axis=1, keepdims=True), t.n_colors, t.n_shapes)
+
+
+def _bound_in(colors, shapes, pair):
+    """A bag of concepts plus a binding term (each object's colour times its shape, through a fixed map): swapped
+    scenes keep a cosine of about 0.5."""
+    return additive(colors, shapes, pair) + 0.3 * bound(colors, shapes, pair)
+
+
+def test_a_bag_of_concepts_scores_within_its_null(monkeypatch):
+    from explorer.binding_null import measured
+
+    _quick_probes(monkeypatch, 200)
+    found, info = measured(_noisy(additive, 1.0), draws=19, widths=(16,))
+    assert 0.8 < info["swap_cosine"] < 0.99 and info["scale"] > 0
+    for name in ("swap.product.heldout_objects", "swap.mlp.heldout_objects", "edit.top1", "probe.objects"):
+        entry = found[name]
+        assert entry["reading"] != "above chance" and entry["null"]["p"] > 0.05, (name, entry)
+        low, high = entry["null"]["range"]
+        assert low - 5 <= entry["value"] <= high + 5, (name, entry)
+    assert found["swap.cosine.heldout_objects"]["null"]["mean"] == pytest.approx(info["swap_cosine"], abs=0.01)
+
+
+def test_a_binding_term_exceeds_its_null(monkeypatch):
+    from explorer.binding_null import measured
+
+    _quick_probes(monkeypatch, 200)
+    found, _ = measured(_noisy(_bound_in, 1.0), draws=19, widths=(16,))
+    for name in ("swap.product.heldout_objects", "edit.top1"):
+        entry = found[name]
+        assert entry["reading"] == "above chance" and entry["null"]["p"] == pytest.approx(1 / 20), (name, entry)
+        assert entry["value"] > entry["null"]["range"][1] + 20 and entry["excess"] > 20, (name, entry)
+    swaps = found["swap.product.heldout_objects"]
+    assert swaps["interval"][0] > swaps["null"]["range"][1]  # the whole interval clear of chance
+    assert found["swap.additive.heldout_objects"]["value"] == 0  # blind to swaps, whatever the data
+
+
+def test_null_tables_keep_the_additive_part_and_match_the_swap_cosine():
+    from explorer.binding_null import additive_fit, null_draws
+    from explorer.binding_swaps import SwapTable, grid_swaps, swap_cosine
+
+    t = _noisy(_bound_in, 1.0)
+    coef, residual = additive_fit(t)
+    rng = np.random.default_rng(0)
+    pairs = grid_swaps(8, 3)
+    renders = SwapTable(pairs, t.embeddings.mean(0) + rng.normal(size=(len(pairs), 3, 2, 64)) * 2.0)
+    tables, swaps, info = null_draws(t, renders, draws=6)
+    assert info["swap_cosine"] == pytest.approx(swap_cosine(t.embeddings[_swap_rows(t)]), abs=1e-4)
+    assert np.mean([swap_cosine(n.embeddings[_swap_rows(t)]) for n in tables]) == \
+        pytest.approx(info["swap_cosine"], abs=0.02)  # matched in expectation; 6 draws of 84 pairs around it
+    assert np.mean([swap_cosine(s.embeddings) for s in swaps]) == pytest.approx(swap_cosine(renders.embeddings),
+                                                                              abs=0.02)
+    assert info["render_swap_cosine"] == pytest.approx(swap_cosine(renders.embeddings), abs=1e-4)
+    refit = np.mean([additive_fit(n)[0] for n in tables], axis=0)
+    assert np.abs(refit - coef).max() < 0.2 * np.abs(coef).max()  # the same concepts, noise aside
+    same = null_draws(t, renders, draws=6)[0]
+    assert all(np.array_equal(a.embeddings, b.embeddings) for a, b in zip(tables, same))  # seeded
+
+
+def _swap_rows(t):
+    from explorer.binding_swaps import table_swaps
+
+    return table_swaps(t.pairs, t.embeddings, t.n_colors, t.n_shapes).rows
+
+
+def test_every_swap_pair_is_judged_once_by_probes_that_saw_neither_of_its_scenes():
+    from explorer.binding_swaps import fold_plan, grid_swaps, object_folds
+
+    pairs, swaps = all_pairs(8, 3), grid_swaps(8, 3)
+    folds = object_folds(8, 3)
+    assert len(swaps) == 84 and sorted(o for f in folds for o in f) == sorted(set(o for p in pairs for o in p))
+    plan = fold_plan(pairs, swaps, folds)
+    judged = np.concatenate([j for _, j in plan])
+    assert sorted(judged) == list(range(84))  # each pair judged once
+    for fold, (train, mine) in zip(folds, plan):
+        seen = {frozenset(pairs[i]) for i in train}
+        for p in mine:
+            a, b = swaps[p]
+            assert frozenset(a) not in seen and frozenset(b) not in seen and fold & (set(a) | set(b))
+        assert not any(fold & set(pairs[i]) for i in train)
+        assert {o[0] for i in train for o in pairs[i]} == set(range(8))  # every colour and shape trained on
+        assert {o[1] for i in train for o in pairs[i]} == set(range(3))
+        assert len(train) > 120
+
+
+def test_a_pair_is_told_apart_when_each_side_is_nearer_its_own_prediction():
+    from explorer.binding_swaps import told_apart
+
+    e = np.eye(4)
+    pred = np.stack([e[0], e[1]])[None]  # one pair, side 0 predicted at e0, side 1 at e1
+    renders = np.stack([np.stack([e[0], e[1]]), np.stack([e[0] + e[2], e[0] + 0.1 * e[1]]),
+                        np.stack([e[1], e[0]])])[None]  # told apart, one side wrong, both sides swapped
+    assert told_apart(pred, renders)[0] == pytest.approx(1 / 3)
+    assert told_apart(np.stack([e[0], e[0]])[None], renders)[0] == 0  # one prediction for both sides: never
+
+
+def test_fitted_copies_train_as_each_would_alone():
+    import torch
+
+    from explorer.modeling.probes import ConceptProbe, fit_copies
+
+    x = torch.randint(0, 3, (40, 2, 2))
+    ys = torch.randn(3, 40, 8)
+    torch.manual_seed(0)
+    start = ConceptProbe(3, 3, 4, 8, "product", copies=3).state_dict()
+    together = fit_copies(lambda k: ConceptProbe(3, 3, 4, 8, "product", copies=k), x, ys, steps=50)(x)
+
+    def copy(b):
+        def make(k):
+            probe = ConceptProbe(3, 3, 4, 8, "product", copies=1)
+            probe.load_state_dict({name: value[b:b + 1] for name, value in start.items()})
+            return probe
+        return make
+
+    for b in range(3):
+        alone = fit_copies(copy(b), x, ys[b:b + 1], steps=50)(x)
+        assert torch.allclose(alone[0], together[b], atol=1e-5)
+    assert not torch.allclose(together[0], together[1])
+
+
+def test_the_linear_probes_are_scikit_learns_logistic_regressions_at_their_optimum():
+    import torch
+    from sklearn.linear_model import LogisticRegression
+
+    from explorer.modeling.probes import logistic_scores
+
+    rng = np.random.default_rng(0)
+    x, test = rng.normal(size=(2, 60, 10)), rng.normal(size=(2, 20, 10))
+    y = (rng.random((60, 3)) < 0.4).astype(float)
+    scores = logistic_scores(torch.tensor(x), torch.tensor(y), torch.tensor(test)).numpy()
+    for b in range(2):
+        for j in range(3):
+            reference = LogisticRegression(tol=1e-10, max_iter=10000).fit(x[b], y[:, j]).decision_function(test[b])
+            assert np.abs(scores[b, :, j] - reference).max() < 1e-4

@@ -1,0 +1,128 @@
+"""Swaps told apart on scenes no probe saw (seed 002's binding test, cross-fitted over folds of held-out objects).
+
+A swap pair is a 2 x 2 block of the colour x shape grid: side 0 holds {(c1, s1), (c2, s2)}, side 1 its swap
+{(c1, s2), (c2, s1)}: the same colours and shapes, bound the other way (8 x 3 has 84 such pairs). A probe that
+predicts a scene's embedding from its objects' concepts tells a pair apart when each side's prediction lies nearer
+that side's embedding than the other side's.
+
+The grid's objects are split into folds (``object_folds``); each pair is judged in one fold that holds one of its
+objects out, by probes fitted on that fold's training scenes: those with no held-out object and neither side of a
+pair judged in the fold. So every pair of the grid is judged once, by a probe that saw neither of its scenes (an
+earlier version judged test scenes against partners the probe had been fitted on).
+
+A pair can be seen several times (``swap_renders``: each time new places, the two sides drawn in the same places
+with the colours swapped, and their captions naming the places in one order), so a pair's verdict is the share of
+its renders told apart, and an interval resamples pairs, not renders.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+Obj = tuple[int, int]  # (colour index, shape index)
+Pair = tuple[Obj, Obj]  # a two-object scene
+MARGIN = 1e-6  # float noise in identical embeddings is no separation
+
+
+@dataclass(frozen=True)
+class SwapTable:
+    """Embeddings (P, R, 2, D) of P swap pairs seen R times; ``rows`` (P, 2): the scene table's rows of both sides
+    when the pairs are that table's own scenes (R = 1), else None."""
+
+    pairs: list[tuple[Pair, Pair]]
+    embeddings: np.ndarray
+    rows: np.ndarray | None = None
+
+
+def grid_swaps(n_colors: int, n_shapes: int) -> list[tuple[Pair, Pair]]:
+    """Every swap pair of the grid, each side's objects in the scene table's order (colour first)."""
+    return [(((c1, s1), (c2, s2)), ((c1, s2), (c2, s1)))
+            for c1, c2 in itertools.combinations(range(n_colors), 2)
+            for s1, s2 in itertools.combinations(range(n_shapes), 2)]
+
+
+def table_swaps(pairs: list[Pair], embeddings: np.ndarray, n_colors: int, n_shapes: int) -> SwapTable:
+    """The grid's swap pairs as the scene table's own scenes, each seen once."""
+    index = {frozenset(p): i for i, p in enumerate(pairs)}
+    swaps = grid_swaps(n_colors, n_shapes)
+    rows = np.array([[index[frozenset(a)], index[frozenset(b)]] for a, b in swaps], dtype=int).reshape(-1, 2)
+    return SwapTable(swaps, embeddings[rows][:, None], rows)
+
+
+def object_folds(n_colors: int, n_shapes: int, k: int = 6, seed: int = 0) -> list[frozenset[Obj]]:
+    """The grid's objects in ``k`` random folds, none holding every object of a colour or of a shape (so that each
+    fold's training scenes show every colour and every shape)."""
+    objs = [(c, s) for c in range(n_colors) for s in range(n_shapes)]
+    rng = np.random.default_rng(seed)
+    for _ in range(1000):
+        folds = [frozenset(objs[i] for i in part) for part in np.array_split(rng.permutation(len(objs)), k)]
+        if all(any(o not in f for o in objs if o[0] == c) for f in folds for c in range(n_colors)) and \
+                all(any(o not in f for o in objs if o[1] == s) for f in folds for s in range(n_shapes)):
+            return folds
+    raise ValueError(f"no {k} folds of a {n_colors} x {n_shapes} grid leave every colour and shape seen")
+
+
+def fold_plan(pairs: list[Pair], swaps: list[tuple[Pair, Pair]], folds: list[frozenset[Obj]],
+              seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """For each fold, (its training rows of the scene table, the swap pairs it judges).
+
+    A pair is judged in one fold (chosen at random) among those holding one of its four objects; a fold trains on
+    the scenes with none of its objects, less both sides of every pair it judges.
+    """
+    rng = np.random.default_rng(seed)
+    judged: list[list[int]] = [[] for _ in folds]
+    for p, (a, b) in enumerate(swaps):
+        holding = [k for k, fold in enumerate(folds) if fold & (set(a) | set(b))]
+        judged[int(rng.choice(holding))].append(p)
+    plan = []
+    for fold, mine in zip(folds, judged):
+        unseen = {frozenset(side) for p in mine for side in swaps[p]}
+        train = [i for i, scene in enumerate(pairs) if not fold & set(scene) and frozenset(scene) not in unseen]
+        plan.append((np.array(train, dtype=int), np.array(mine, dtype=int)))
+    return plan
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def told_apart(predicted: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
+    """Share of each pair's renders told apart: ``predicted`` (..., P, 2, D), one prediction a side, against
+    ``embeddings`` (..., P, R, 2, D); both sides must lie nearer their own prediction than the other side does."""
+    p, e = _unit(predicted)[..., None, :, :], _unit(embeddings)
+    own = (p * e).sum(-1)
+    other = (p * e[..., ::-1, :]).sum(-1)
+    return (own > other + MARGIN).all(-1).mean(-1)
+
+
+def swap_cosine(embeddings: np.ndarray) -> float:
+    """How alike the two sides of each swap are, on average over pairs and renders (1: the same embedding)."""
+    e = _unit(embeddings)
+    return float((e[..., 0, :] * e[..., 1, :]).sum(-1).mean())
+
+
+def swap_renders(encoder, n_colors: int = 8, n_shapes: int = 3, renders: int = 3, seed: int = 1
+                 ) -> dict[str, SwapTable]:
+    """Image and caption embeddings of the grid's swap pairs, each drawn ``renders`` times (new scenes: the scene
+    table's renders are not among them)."""
+    from explorer import world
+
+    colors, shapes = list(world.COLORS)[:n_colors], list(world.SHAPES)[:n_shapes]
+    swaps = grid_swaps(n_colors, n_shapes)
+    rng = np.random.default_rng(seed)
+    images, captions = [], []
+    for pair in swaps:
+        for _ in range(renders):
+            places = world.place_objects(rng, [world.SIZES["large"]] * 2)
+            order = rng.permutation(2)
+            for side in pair:
+                slots = sorted(side, key=lambda o: o[1])  # shapes keep their places, the colours swap
+                objs = [world.WorldObject(colors[c], shapes[s], "large", x, y) for (c, s), (x, y) in zip(slots, places)]
+                images.append(world.Scene(tuple(objs)).render(encoder.image_size))
+                captions.append(world.list_caption([objs[i] for i in order]))
+    shape = (len(swaps), renders, 2, -1)
+    found = {"image": encoder.embed_images(images).numpy(), "text": encoder.embed_texts(captions).numpy()}
+    return {kind: SwapTable(swaps, emb.reshape(shape)) for kind, emb in found.items()}
