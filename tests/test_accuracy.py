@@ -33,7 +33,7 @@ def test_summary_in_percent():
     assert 15 < ci["group"][1] - ci["group"][0] < 20  # about 2 x 1.96 x sqrt(.25 x .75 / 100) = 17 points
 
 
-def test_eval_cli_writes_the_documented_json(tmp_path, capsys):
+def test_eval_cli_writes_the_documented_json(tmp_path, capsys, embedded):
     path = tmp_path / "r.json"
     assert main(["eval", "--benchmark", "world", "--methods", "global", "--split", "id,shift", "--limit", "3",
                  "--json", str(path)]) == 0
@@ -43,14 +43,29 @@ def test_eval_cli_writes_the_documented_json(tmp_path, capsys):
     assert set(res) == {"id", "shift"}
     assert set(res["id"]) == set(world.KINDS) | {"all"}
     assert res["id"]["all"]["n"] == 12 and res["id"]["attribute"]["n"] == 3
-    assert all(0 <= res["id"][k][m] <= 100 for k in res["id"] for m in ("text", "image", "group"))
+    for split in ("id", "shift"):  # each figure is the share of its items, recomputed here from the cosines
+        rows = []
+        for kind in world.KINDS:
+            found = []
+            for item in world.swap_items(split, kind, 3):
+                images = embedded.embed_images(item.pictures(embedded.image_size)).numpy()
+                s = embedded.embed_texts(list(item.captions)).numpy() @ images.T  # captions x images
+                text, image = s[0, 0] > s[1, 0] and s[1, 1] > s[0, 1], s[0, 0] > s[0, 1] and s[1, 1] > s[1, 0]
+                found.append((text, image, text and image))
+            rows += found
+            for m, column in zip(("text", "image", "group"), np.array(found).T):
+                assert res[split][kind][m] == pytest.approx(100 * column.mean(), abs=0.01), (split, kind, m)
+        assert res[split]["all"]["group"] == pytest.approx(100 * np.array(rows)[:, 2].mean(), abs=0.01)
 
 
-def test_world_single_cli(tmp_path):
+def test_world_single_cli(tmp_path, embedded):
     path = tmp_path / "s.json"
     assert main(["eval", "--benchmark", "world-single", "--split", "heldout", "--limit", "5", "--json", str(path)]) == 0
     single = json.loads(path.read_text())["results"]["global"]["heldout"]["single"]
-    assert single["n"] == 5 and 0 <= single["top1"] <= 100
+    items = world.single_items("heldout", 5)  # recomputed: the right caption's share of top-1 among all 32
+    images = embedded.embed_images([it.image.render(embedded.image_size) for it in items]).numpy()
+    picked = (images @ embedded.embed_texts(world.single_captions()).numpy().T).argmax(1)
+    assert single["n"] == 5 and single["top1"] == pytest.approx(100 * np.mean(picked == [it.right for it in items]))
 
 
 @pytest.fixture(scope="module")

@@ -109,17 +109,36 @@ def test_checkpoints_load_weights_only_and_a_resumed_run_matches(tmp_path, tiny_
 
 
 @pytest.mark.parametrize("variant", ["local", "global", "finetune"])
-def test_shipped_checkpoints_are_trained_and_load(embedded, variant):
+def test_shipped_checkpoints_load_their_weights_and_score_with_them(embedded, variant, item, tmp_path):
+    """The method holds the shipped file's tensors (not a default or a fresh draw), and they change its scores."""
+    from safetensors.torch import save_file
+
     path = for_variant(variant).path
     assert path.is_file() and path.with_suffix(".md").is_file(), f"{path} and its model card must be committed"
     record = json.loads(path.with_suffix(".json").read_text())
     assert record["wall_s"] < 30 * 60  # the issue's training budget on 2 CPU cores
+    shipped = load_file(path)
     method = get_method(ALIGN_VARIANTS[variant], embedded)
-    assert method.trained
-    if variant == "finetune":  # its own weights, not the frozen encoder's
+    images = [scene.render(embedded.image_size) for scene in item.images]
+    if variant == "finetune":  # the encoder's own weights, tuned: the shipped ones, unlike the frozen encoder's
         tuned, base = method.tuned.model.state_dict(), embedded.model.state_dict()
-        assert method.tuned.checkpoint == path
-        assert any(not torch.equal(tuned[k], base[k]) for k in base)
+        assert method.tuned.checkpoint == path and set(shipped) <= set(tuned)
+        assert all(torch.equal(tuned[k], shipped[k].to(tuned[k].dtype)) for k in shipped)
+        assert sum(not torch.equal(tuned[k], base[k]) for k in shipped) > len(shipped) / 2
+        other = get_method("global", embedded)
+    else:  # the aligner: the shipped tensors, far from a fresh draw of the same config, which scores otherwise
+        state = method.model.state_dict()
+        assert method.trained and state.keys() == shipped.keys()
+        assert all(torch.equal(state[k], shipped[k]) for k in shipped)
+        torch.manual_seed(0)
+        fresh = AlignmentTransformer(method.model.cfg).state_dict()
+        assert all(not torch.equal(fresh[k], state[k]) for k in state if fresh[k].numel() > 1 and fresh[k].std() > 0)
+        save_file(fresh, str(tmp_path / "fresh.safetensors"))
+        (tmp_path / "fresh.json").write_text(path.with_suffix(".json").read_text())
+        other = get_method(ALIGN_VARIANTS[variant], embedded, checkpoint=str(tmp_path / "fresh.safetensors"))
+    for image in images:
+        trained = [s.value for s in method.score(image, list(item.captions))]
+        assert trained != pytest.approx([s.value for s in other.score(image, list(item.captions))], abs=1e-4)
 
 
 def test_finetune_needs_weights_for_other_models(random_vit):

@@ -5,6 +5,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -68,7 +69,32 @@ def test_tiny_run_has_the_shape_and_keeps_the_invariants(pt, embedded):
         row = report["world_clip"][source]
         assert row["images"] == 2 and 1 <= row["mean_regions"] <= 4
         assert row["scan_below_exact_min"] >= -1e-9  # NLA-scan is the cosine of a subset: never above the maximum
-        assert row["scan_below_exact_mean"] <= row["scan_below_exact_max"] and row["surrogate_off_max"] >= 0
+        assert row["scan_below_exact_mean"] <= row["scan_below_exact_max"]
+        assert row["surrogate_off_max"] == pytest.approx(brute_surrogate_gap(embedded, source), abs=1e-9)
+
+
+def brute_surrogate_gap(encoder, source, m=4):
+    """The quick run's ``surrogate_off_max``, by plain enumeration (``test_powerset``'s loops) of the same cases:
+    the largest |max over subsets of the surrogate - max over subsets of the cosine| over nodes and images."""
+    from test_powerset import brute_cosines, brute_surrogate
+
+    from explorer import world
+    from explorer.methods.powerset_method import PowersetAlignment
+    from explorer.tree import parse_tree
+
+    item = world.swap_items("heldout", "attribute", 1)[0]
+    nodes = [node.text for c in item.captions for node in parse_tree(c)]
+    texts = torch.stack([f.embedding for f in encoder.encode_texts(nodes)]).double().numpy()
+    gaps = []
+    for i, scene in enumerate(item.images):
+        image = scene.render(encoder.image_size)
+        method = PowersetAlignment(encoder, regions=source, n_random=m, seed=i, max_regions=m)
+        _, masks = method.region_masks(image, encoder.encode_image(image).grid)
+        patches = torch.nn.functional.normalize(encoder.encode_image(image).patches.double(), dim=-1).numpy()
+        surrogate = np.array(list(brute_surrogate(patches, masks.numpy(), texts).values())).max(0)
+        cosine = np.array(list(brute_cosines(patches, masks.numpy(), texts).values())).max(0)
+        gaps.append(np.abs(surrogate - cosine).max())
+    return float(max(gaps))
 
 
 def test_the_draws_are_what_they_say(pt):
