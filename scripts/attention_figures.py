@@ -3,14 +3,18 @@
 Each figure is one world scene; a tile is the chosen layer and head's attention of one caption token over the
 image, drawn by the page's own `viz.attention_overlay`, with the embedded model's shipped TFLocal weights.
 It also prints, as a markdown table, each token's share of attention on each object's patches, at that layer and
-head and averaged over all layers and heads.
+head and averaged over all layers and heads, and with ``--json`` writes them as a record (with the command and the
+weights' digests), the one docs/tflocal-world.md's table is read from.
 
     python scripts/attention_figures.py [--layer 1] [--head 4] [--out docs/img]
+        [--json docs/results/tflocal-attention-shares.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import logging
 import sys
 from pathlib import Path
@@ -48,15 +52,23 @@ def token_tiles(image: Image.Image, evidence: AttentionEvidence, layer: int, hea
     return [viz.attention_overlay(image, evidence, [i], layer - 1, head - 1, side=TILE) for i in content_tokens(evidence)]
 
 
-def attention_shares(scene: world.Scene, size: int, evidence: AttentionEvidence, layer: int, head: int) -> list[str]:
-    """Markdown rows: each content token's share of attention on each object, at ``layer``/``head`` and averaged."""
+def share_values(scene: world.Scene, size: int, evidence: AttentionEvidence, layer: int, head: int
+                 ) -> list[tuple[str, list[float]]]:
+    """Each content token's share of attention on each object, at ``layer``/``head`` and then averaged."""
     masks = [patch_mask(m, evidence.grid, evidence.box) for m in scene.masks(size)]  # the scene drawn at ``size``
     chosen, mean = evidence.attention[layer - 1, head - 1], evidence.attention.mean((0, 1))
-    rows = []
-    for i in content_tokens(evidence):
-        cells = [f"{maps[i][m].sum():.2f}" for maps in (chosen, mean) for m in masks]
-        rows.append(f"| {evidence.tokens[i]} | " + " | ".join(cells) + " |")
-    return rows
+    return [(evidence.tokens[i], [round(float(maps[i][m].sum()), 4) for maps in (chosen, mean) for m in masks])
+            for i in content_tokens(evidence)]
+
+
+def attention_shares(scene: world.Scene, size: int, evidence: AttentionEvidence, layer: int, head: int) -> list[str]:
+    """Markdown rows: each content token's share of attention on each object, at ``layer``/``head`` and averaged."""
+    return [f"| {token} | " + " | ".join(f"{v:.2f}" for v in values) + " |"
+            for token, values in share_values(scene, size, evidence, layer, head)]
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
 def main(argv: list[str] | None = None) -> list[Path]:
@@ -64,10 +76,11 @@ def main(argv: list[str] | None = None) -> list[Path]:
     p.add_argument("--layer", type=int, default=1)
     p.add_argument("--head", type=int, default=4)
     p.add_argument("--out", default="docs/img")
+    p.add_argument("--json", help="also write the shares here, with the command and the weights' digests")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     method = get_method("tflocal", load_encoder())
-    written = []
+    written, record = [], {}
     for stem, (objects, caption_a, caption_b) in FIGURES.items():
         scene = world.Scene(objects)
         image = scene.render(method.encoder.image_size)  # at the encoder's size, as eval renders
@@ -80,6 +93,9 @@ def main(argv: list[str] | None = None) -> list[Path]:
                   f"(layer {args.layer} head {args.head}, then the mean of all)\n")
             print(f"| token | {names[0]} | {names[1]} | {names[0]} (mean) | {names[1]} (mean) |\n|---|---|---|---|---|")
             print("\n".join(attention_shares(scene, image.width, evidence, args.layer, args.head)))
+            record.setdefault(stem, {"objects": names})[caption] = [
+                {"token": token, "shares": dict(zip(names, values[:2])), "mean_shares": dict(zip(names, values[2:]))}
+                for token, values in share_values(scene, image.width, evidence, args.layer, args.head)]
         strip = Image.new("RGB", (TILE * len(tiles), TILE))
         for i, tile in enumerate(tiles):
             strip.paste(tile, (i * TILE, 0))
@@ -87,6 +103,14 @@ def main(argv: list[str] | None = None) -> list[Path]:
         path.parent.mkdir(parents=True, exist_ok=True)
         strip.save(path)
         written.append(path)
+    if args.json:
+        from explorer import checkpoints
+
+        weights = {name: digest(checkpoints.get(name).path) for name in ("world-clip", "world-clip-tflocal")}
+        command = "python scripts/attention_figures.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        Path(args.json).write_text(json.dumps({"command": command.strip(), "layer": args.layer, "head": args.head,
+                                               "weights_sha256": weights, "figures": record}, indent=2) + "\n")
+        written.append(Path(args.json))
     return written
 
 
