@@ -187,6 +187,32 @@ def report(encoder, command: str, n_colors: int = 8, n_shapes: int = 3, draws: i
             "seconds": round(time.perf_counter() - start, 1)}
 
 
+ROWS = {"r2.objects": "R2 scene ~ sum of its two objects", "r2.concepts": "R2 object ~ colour + shape",
+        "edit.top1": "counterfactual edit, top-1", "probe.concepts": "linear probe: colours and shapes present",
+        "probe.objects": "linear probe: objects present",
+        "mlp.heldout_objects": "slot MLP: retrieval among test scenes",
+        "product.heldout_objects": "product probe: retrieval", "additive.heldout_objects": "additive probe: retrieval",
+        "swap.mlp.heldout_objects": "swaps told apart: slot MLP",
+        "swap.product.heldout_objects": "swaps told apart: product probe",
+        "swap.additive.heldout_objects": "swaps told apart: additive probe",
+        "swap.cosine.heldout_objects": "swap cosine (the renders' own embeddings)"}
+
+
+def markdown(report: dict) -> str:
+    """A ``report``'s figures as docs/binding.md shows them: each kind's value [interval] beside its null."""
+    def cell(name: str) -> str:
+        e, digits = report["figures"][name], 2 if name.startswith("swap.cosine") else 1
+        interval = f" [{e['interval'][0]:.{digits}f}, {e['interval'][1]:.{digits}f}]" if "interval" in e else ""
+        null = e["null"]
+        return (f"{e['value']:.{digits}f}{interval} | {null['mean']:.{digits}f} [{null['range'][0]:.{digits}f}, "
+                f"{null['range'][1]:.{digits}f}], p {null['p']:.3f}: {e['reading']}")
+
+    lines = ["| figure (percent) | image [95%] | its null: mean [range], p | caption [95%] | "
+             "its null: mean [range], p |", "|---|---|---|---|---|"]
+    return "\n".join(lines + [f"| {label} | {cell(f'{key}.image')} | {cell(f'{key}.text')} |"
+                              for key, label in ROWS.items()]) + "\n"
+
+
 @dataclass(frozen=True)
 class ModelReading:
     """A model's image and caption tables, each one's ``readings`` with their nulls (``beside``), and the image
