@@ -238,19 +238,20 @@ def test_browse_refuses_an_impossible_number_of_items_with_a_message(embedded, l
 def test_browse_overview_filters_through_a_matrix_cell_opens_an_item_and_exports_the_slice(embedded):
     from playwright.sync_api import expect
 
+    three, two = (n * len(world.SPLITS) * len(world.KINDS) for n in (3, 2))  # items per split and kind loaded
     with _page(embedded, 2400) as (browser, page, url):
         page.get_by_role("tab", name="Browse a benchmark").click()
         page.locator("#browse-limit input").fill("3")
         page.locator("#browse-load").click()
-        expect(page.locator("#browse-status")).to_contain_text("Loaded 36 items", timeout=60_000)
+        expect(page.locator("#browse-status")).to_contain_text(f"Loaded {three} items", timeout=60_000)
         page.locator("#overview-run").click()
-        expect(page.locator("#overview-note")).to_contain_text("36 of 36 items", timeout=120_000)
+        expect(page.locator("#overview-note")).to_contain_text(f"{three} of {three} items", timeout=120_000)
         matrix = page.locator("#overview-matrix")
         expect(matrix).to_contain_text("fixes:")
         fixes = int(matrix.get_by_text("fixes:").inner_text().split(":")[1])
         assert fixes > 0  # SGI gets right attribute swaps the global cosine gets wrong
         matrix.get_by_text("fixes:").click()
-        expect(page.locator("#overview-note")).to_contain_text(f"{fixes} of 36 items: SGI against global cosine, fixes")
+        expect(page.locator("#overview-note")).to_contain_text(f"{fixes} of {three} items: SGI against global cosine, fixes")
         table = page.locator("#overview-table")
         cell = table.get_by_role("row").nth(1).get_by_role("gridcell").nth(1)  # the first item's id
         first_id = cell.inner_text().strip()
@@ -267,7 +268,7 @@ def test_browse_overview_filters_through_a_matrix_cell_opens_an_item_and_exports
         assert len(csv.strip().splitlines()) == fixes + 1 and first_id in csv
         page.locator("#browse-limit input").fill("2")
         page.locator("#browse-load").click()  # other items: the overview of the former ones goes
-        expect(page.locator("#browse-status")).to_contain_text("Loaded 24 items", timeout=60_000)
+        expect(page.locator("#browse-status")).to_contain_text(f"Loaded {two} items", timeout=60_000)
         expect(page.locator("#overview-note")).not_to_contain_text("items", timeout=30_000)
         expect(page.locator("#overview-table")).not_to_contain_text("id/attribute/0")
         expect(files.locator("a")).to_have_count(0)
