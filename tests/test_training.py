@@ -121,6 +121,15 @@ def test_the_patch_embedding_stays_fp32_under_autocast():
     torch.testing.assert_close(kept, torch.nn.functional.conv2d(x, conv.weight, conv.bias, stride=8))
 
 
+@pytest.mark.parametrize("native", [True, False])
+def test_bf16_on_a_cpu_without_native_bf16_is_warned_of(monkeypatch, caplog, native):
+    monkeypatch.setattr(world_clip, "cpu_has_native_bf16", lambda: native)
+    with caplog.at_level("WARNING", logger=world_clip.__name__):
+        assert world_clip.warn_if_emulated("bf16", "cpu") is (not native)
+        assert world_clip.warn_if_emulated("fp32", "cpu") is False and world_clip.warn_if_emulated("bf16", "cuda") is False
+    assert ("use --precision fp32" in caplog.text) is (not native)
+
+
 def test_an_unknown_precision_is_refused_before_any_work(tmp_path, tiny_model):
     cfg = TrainConfig(model=tiny_model, steps=2, batch_size=8, precision="fp8")
     with pytest.raises(ValueError, match="unknown precision 'fp8'; known: fp32, bf16"):

@@ -28,6 +28,7 @@ from tqdm import tqdm
 
 from explorer import world
 from explorer.model_configs import register_configs
+from explorer.tower import cpu_has_native_bf16
 from explorer.modeling.patch_embedding import keep_patch_embedding_fp32
 from explorer.training import state
 from explorer.training.config import OBJECTIVES, PRECISIONS, TrainConfig
@@ -72,6 +73,15 @@ def training_objects(cfg: TrainConfig) -> frozenset[world.Combo]:
 def check_precision(precision: str) -> None:
     if precision not in PRECISIONS:
         raise ValueError(f"unknown precision {precision!r}; known: {', '.join(PRECISIONS)}")
+
+
+def warn_if_emulated(precision: str, device: str) -> bool:
+    """Warn (and say so) where bf16 would run emulated: a CPU without AMX or AVX512-BF16."""
+    emulated = precision == "bf16" and device == "cpu" and not cpu_has_native_bf16()
+    if emulated:
+        log.warning("this CPU multiplies bf16 without native support (no AMX or AVX512-BF16): a bf16 step is many "
+                    "times slower than fp32 here; use --precision fp32")
+    return emulated
 
 
 @contextlib.contextmanager
@@ -172,6 +182,7 @@ def train(cfg: TrainConfig, run_dir: Path, out: Path, device: str = "cpu", worke
     image_size = model.visual.image_size[0]
     extra_loss = objective_term(cfg, tokenizer, image_size, model.visual.grid_size[0])
     check_precision(cfg.precision)
+    warn_if_emulated(cfg.precision, device)
     training_objects(cfg)  # refuses a space it cannot draw from before any work
     if cfg.init:
         model.load_state_dict({k: v.float() for k, v in load_file(cfg.init).items()})
