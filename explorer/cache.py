@@ -2,30 +2,34 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 from typing import Callable, Generic, TypeVar
 
-CACHE_SIZE = int(os.environ.get("EXPLORER_CACHE_SIZE", "512"))
+from explorer import settings
 
 V = TypeVar("V")
 
 
 class LRUCache(Generic[V]):
-    """At most ``size`` values by key, and with ``weigh`` at most ``max_bytes`` of them; the least recently used goes
-    first. Safe to share between threads."""
+    """At most ``size`` values by key (None: the ``cache_size`` setting), and with ``weigh`` at most ``max_bytes`` of
+    them; the least recently used goes first. Safe to share between threads."""
 
-    def __init__(self, size: int = CACHE_SIZE, max_bytes: int | None = None,
+    def __init__(self, size: int | None = None, max_bytes: int | None = None,
                  weigh: Callable[[V], int] | None = None) -> None:
         if (max_bytes is None) != (weigh is None):
             raise ValueError("max_bytes and weigh go together")
-        self.size = size
+        self._size = size
         self.max_bytes = max_bytes
         self._weigh = weigh
         self._items: OrderedDict[str, V] = OrderedDict()
         self._bytes: dict[str, int] = {}
         self._lock = threading.Lock()
+
+    @property
+    def size(self) -> int:
+        """The most values kept."""
+        return settings.current().cache_size if self._size is None else self._size
 
     @property
     def nbytes(self) -> int:

@@ -14,7 +14,9 @@ from pathlib import Path
 from explorer import world
 from explorer.benchmark_registry import BENCHMARKS, WORLD_LIMIT
 from explorer.checkpoints import ALIGN_VARIANTS, EMBEDDED_CHECKPOINT, for_variant
-from explorer.model_args import add_model_args, load_encoder
+from explorer.loader import EncoderSpec, load_encoder
+from explorer.model_args import encoder_spec, model_command
+from explorer.settings import Settings, add_setting_flags, current, use
 from explorer.training.config import AlignTrainConfig, TrainConfig, add_flags, from_args
 
 
@@ -52,7 +54,7 @@ def _train_align(args: argparse.Namespace) -> int:
 
     cfg = from_args(AlignTrainConfig, args)
     with distributed.session() as ctx:
-        encoder = load_encoder(args)
+        encoder = load_encoder(encoder_spec(args.settings))
         if args.out:
             out = Path(args.out)
         elif encoder.is_embedded and not args.data:
@@ -127,7 +129,7 @@ def _eval(args: argparse.Namespace) -> int:
     if BENCHMARKS[args.benchmark].from_files and not args.data:
         raise SystemExit(f"--data PATH is needed for {args.benchmark}: the benchmark's files in its own layout")
     with distributed.session() as ctx:
-        encoder = load_encoder(args)
+        encoder = load_encoder(encoder_spec(args.settings))
         options = method_options(args.set)
         methods = [get_method(m, encoder, **options.get(m, {})) for m in args.methods.split(",")]
         run_dir = args.run_dir or (f"{args.json}.shards" if args.json else None)
@@ -163,14 +165,12 @@ def _bench(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from explorer import speed_bench as bench
-    from explorer.loader import EncoderSpec, load_encoder as load
-    from explorer.model_args import encoder_spec
 
-    encoder = load_encoder(args)
+    encoder = load_encoder(encoder_spec(args.settings))
     figures = bench.sgi_figures(encoder, repeat=args.repeat)
     figures |= bench.analysis_figures(encoder, "embedded", runs=args.runs)
     if encoder.image_dtype is not None:  # the page's precision is not fp32 here: fp32's figures beside it
-        reference = load(replace(encoder_spec(args), precision="fp32"))
+        reference = load_encoder(replace(encoder_spec(args.settings), precision="fp32"))
         figures |= bench.analysis_figures(reference, "embedded_fp32", runs=args.runs)
         figures |= bench.precision_figures(encoder, reference)
     figures |= bench.eval_figures(encoder, "embedded")
@@ -181,7 +181,7 @@ def _bench(args: argparse.Namespace) -> int:
     registry = [("vitb32", "ViT-B-32")] * (not args.skip_vitb32)
     registry += [("vitl14", "ViT-L-14")] * (args.vitl14 or encoder.device.startswith("cuda"))
     for tag, name in registry:
-        other = load(EncoderSpec(name, device=args.device, precision=args.precision))
+        other = load_encoder(EncoderSpec(name, device=args.settings.device, precision=args.precision))
         figures |= bench.analysis_figures(other, tag, runs=max(3, args.runs // 4))
         figures[f"memory.peak_mb.{tag}"] = bench.peak_memory_mb()
     command = "python -m explorer bench" + "".join(
@@ -201,8 +201,9 @@ def _bench(args: argparse.Namespace) -> int:
 def _binding(args: argparse.Namespace) -> int:
     from explorer import binding_null
 
-    report = binding_null.report(load_encoder(args), " ".join([prog(), *args.argv]), args.colors, args.shapes,
-                                 args.null_draws, args.renders, tuple(int(w) for w in args.widths.split(",")))
+    report = binding_null.report(load_encoder(encoder_spec(args.settings)), " ".join([prog(), *args.argv]),
+                                 args.colors, args.shapes, args.null_draws, args.renders,
+                                 tuple(int(w) for w in args.widths.split(",")))
     return _print_report(report, args.json)
 
 
@@ -211,7 +212,7 @@ def _recognition(args: argparse.Namespace) -> int:
 
     from explorer.recognition import STAGES, readings
 
-    encoder = load_encoder(args)
+    encoder = load_encoder(encoder_spec(args.settings))
     with tqdm(total=STAGES, desc="recognition", unit="stage") as bar:
         found = readings(encoder, args.limit, args.probe_limit, tick=bar.update)
     report = {"model": encoder.label, "readings": found}
@@ -253,26 +254,16 @@ def _make_examples(args: argparse.Namespace) -> int:
     return 0
 
 
-def _model_command(sub, name: str, help: str, func, json: str | None = None,
-                   precision: str = "auto") -> argparse.ArgumentParser:
-    """A command that runs on one model: the model flags (``precision`` the default of ``--precision``), ``--json``
-    (its help given) and the function to run."""
-    parser = sub.add_parser(name, help=help)
-    add_model_args(parser, precision)
-    if json:
-        parser.add_argument("--json", help=json)
-    parser.set_defaults(func=func)
-    return parser
-
-
 def prog() -> str:
     """How this command line was called: the installed console script, or ``python -m explorer``."""
     return "binding-explorer" if Path(sys.argv[0]).name == "binding-explorer" else "python -m explorer"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(settings: Settings | None = None) -> argparse.ArgumentParser:
+    """The command line, its settings' flags defaulting to ``settings`` (None: this process's)."""
+    settings = settings or current()
     p = argparse.ArgumentParser(prog=prog(), description=__doc__)
-    p.add_argument("--log-level", default=os.environ.get("EXPLORER_LOG_LEVEL", "INFO"))
+    add_setting_flags(p, settings, ["log_level"])
     sub = p.add_subparsers(dest="command", required=True)
 
     t = sub.add_parser("train-world", help="train a world dual encoder from scratch (CLIP loss)")
@@ -285,8 +276,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--no-card", action="store_true", help="skip measuring and writing the model card")
     t.set_defaults(func=_train_world)
 
-    a = _model_command(sub, "train-align", "train TFLocal, TFGlobal or the fine-tuned baseline over an encoder",
-                       _train_align)
+    a = model_command(sub, settings, "train-align",
+                      "train TFLocal, TFGlobal or the fine-tuned baseline over an encoder", _train_align)
     add_flags(a, AlignTrainConfig)
     a.add_argument("--out", help="weights file to write (default: the variant's shipped checkpoint, "
                                  + ", ".join(f"{v}: {for_variant(v).name}" for v in ALIGN_VARIANTS) + ")")
@@ -301,8 +292,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rewrite the card from the figures its record holds, without measuring again")
     c.set_defaults(func=_model_card)
 
-    e = _model_command(sub, "eval", "evaluate scoring methods on a benchmark", _eval,
-                       json="write the report here, with a CSV and an HTML bar chart beside it")
+    e = model_command(sub, settings, "eval", "evaluate scoring methods on a benchmark", _eval,
+                      json="write the report here, with a CSV and an HTML bar chart beside it")
     e.add_argument("--benchmark", choices=list(BENCHMARKS), default="world")
     e.add_argument("--data", help="the benchmark's folder or file (public benchmarks)")
     e.add_argument("--images", help="image folder, where it is not the benchmark's default")
@@ -319,8 +310,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--set", action="append", default=[], metavar="METHOD.OPTION=VALUE",
                    help="a method option, e.g. sgi.crop_mode=resize (repeatable)")
 
-    b = _model_command(sub, "bench", "speed figures, measured side by side in one run", _bench,
-                       json="write the figures here", precision="native")  # the page's precision
+    b = model_command(sub, settings, "bench", "speed figures, measured side by side in one run", _bench,
+                      json="write the figures here", precision="native")  # the page's precision
     b.add_argument("--repeat", type=int, default=3, help="runs per SGI timing (the best is kept)")
     b.add_argument("--runs", type=int, default=20, help="analyses timed for the p50 / p95 latencies")
     b.add_argument("--skip-vitb32", action="store_true", help="skip the ViT-B-32-sized (random weights) figures")
@@ -331,8 +322,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--beside", action="append", default=[], metavar="JSON",
                    help="another device's report (--json of a run there) shown as a column beside this run's")
 
-    g = _model_command(sub, "binding", "binding-geometry analyses of a model on two-object world scenes", _binding,
-                       json="write the figures here")
+    g = model_command(sub, settings, "binding", "binding-geometry analyses of a model on two-object world scenes",
+                      _binding, json="write the figures here")
     g.add_argument("--colors", type=int, default=8)
     g.add_argument("--shapes", type=int, default=3, help="8 x 3 = the 24-object grid of seed 002")
     g.add_argument("--null-draws", type=int, default=20, help="null tables (additive structure plus noise matched "
@@ -341,9 +332,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="new drawings of each swap pair for the swaps told apart (0: the scene table's own scenes)")
     g.add_argument("--widths", default="16,64,256", help="probe widths chosen from on validation scenes")
 
-    r = _model_command(sub, "recognition", "where held-out objects are lost: readings by caption sets, "
-                       "black-and-white pictures and linear probes (docs/recognition.md)", _recognition,
-                       json="write the readings here")
+    r = model_command(sub, settings, "recognition", "where held-out objects are lost: readings by caption sets, "
+                      "black-and-white pictures and linear probes (docs/recognition.md)", _recognition,
+                      json="write the readings here")
     r.add_argument("--limit", type=int, default=500, help="held-out single-object images")
     r.add_argument("--probe-limit", type=int, default=600, help="seen single-object images the probes are fitted on")
 
@@ -382,9 +373,11 @@ def main(argv: list[str] | None = None) -> int:
         from explorer.page import main as serve_page
 
         return serve_page(argv[1:], prog=f"{prog()} app")
-    args = build_parser().parse_args(argv)
+    given = Settings.from_env(os.environ)  # read once, here: the flags override it and it is passed down
+    args = build_parser(given).parse_args(argv)
     args.argv = argv  # the command as given, for the reports that record it
-    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    args.settings = use(given.with_flags(args, ["log_level", *getattr(args, "settings_flags", ())]))
+    logging.basicConfig(level=args.settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     from explorer.dataset_loaders import DatasetError
     from explorer.encoders import ModelUnavailable
 

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from PIL import Image
 
-from explorer.inputs import MAX_SIDE, InputError, load_image, normalize_image
+from explorer.inputs import InputError, load_image, normalize_image
 from explorer.items import ChoiceItem, SwapItem
 
 log = logging.getLogger(__name__)
@@ -49,9 +49,9 @@ class ImageRef:
             if self.data is not None:
                 with Image.open(io.BytesIO(self.data)) as im:
                     im.load()
-                    image = normalize_image(im, _UNBOUNDED if self.box else MAX_SIDE)
+                    image = normalize_image(im, _UNBOUNDED if self.box else None)
             elif self.path is not None and self.path.is_file():
-                image = load_image(self.path, _UNBOUNDED if self.box else MAX_SIDE)
+                image = load_image(self.path, _UNBOUNDED if self.box else None)
             else:
                 raise DatasetError(f"{self.source}: image file {self.path} not found")
         except (InputError, OSError, SyntaxError, Image.DecompressionBombError) as exc:

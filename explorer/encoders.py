@@ -25,6 +25,7 @@ import torch.nn.functional as F
 from huggingface_hub import try_to_load_from_cache
 from PIL import Image
 
+from explorer import settings
 from explorer.cache import LRUCache
 from explorer.checkpoints import EMBEDDED_CHECKPOINT
 from explorer.model_configs import EMBEDDED_MODEL, register_configs
@@ -96,11 +97,12 @@ def _project(x: torch.Tensor, proj) -> torch.Tensor:
 
 
 def default_device() -> str:
-    return os.environ.get("EXPLORER_DEVICE") or ("cuda" if torch.cuda.is_available() else "cpu")
+    """The ``device`` setting, else cuda when present, else the CPU."""
+    return settings.current().device or ("cuda" if torch.cuda.is_available() else "cpu")
 
 
 def _hub_resolves(host: str = "huggingface.co") -> bool:
-    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):
+    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):  # huggingface_hub's own, not a setting
         return False
     try:
         socket.getaddrinfo(host, 443)

@@ -10,12 +10,12 @@ from typing import Sequence
 import pandas as pd
 from PIL import Image
 
-from explorer import cancel, checkpoints, proposals, world
+from explorer import cancel, checkpoints, proposals, settings, world
 from explorer.encoders import DualEncoder, keys_remembered
 from explorer.inputs import clean_caption_pair
 from explorer.model_configs import EMBEDDED_MODEL
 from explorer.methods import REGISTRY, Score, ScoringMethod, get_method
-from explorer.model_pool import MAX_MODELS, MODEL_BUDGET_MB, LoadedModel, ModelPool, choice_for, model_choices
+from explorer.model_pool import LoadedModel, ModelPool, choice_for, model_choices
 
 log = logging.getLogger(__name__)
 
@@ -83,10 +83,13 @@ class Engine:
     encoder: DualEncoder
     method_names: Sequence[str] = DEFAULT_METHODS
     method_options: dict[str, dict] = field(default_factory=dict)
-    budget_mb: float = MODEL_BUDGET_MB
-    max_models: int = MAX_MODELS
+    budget_mb: float | None = None  # None: the model_budget_mb setting
+    max_models: int | None = None  # None: the max_models setting
 
     def __post_init__(self) -> None:
+        given = settings.current()
+        self.budget_mb = given.model_budget_mb if self.budget_mb is None else self.budget_mb
+        self.max_models = given.max_models if self.max_models is None else self.max_models
         self.pool = ModelPool(self._make_methods, self.encoder.device, self.budget_mb, self.max_models,
                               self.encoder.precision, self.encoder.compile)
         self.default_choice = choice_for(self.encoder)

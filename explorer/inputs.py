@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import re
 import warnings
 from pathlib import Path
@@ -11,13 +10,11 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
+from explorer import settings
 from explorer.cache import LRUCache
 
 log = logging.getLogger(__name__)
 
-MAX_SIDE = int(os.environ.get("EXPLORER_MAX_SIDE", "1024"))  # longest side kept after loading
-# refuse beyond this; Pillow's own guard refuses beyond twice its MAX_IMAGE_PIXELS, so that is the default
-MAX_PIXELS = int(os.environ.get("EXPLORER_MAX_PIXELS", str(2 * Image.MAX_IMAGE_PIXELS)))
 MIN_SIDE, MAX_ASPECT = 8, 16  # an image smaller or thinner than this gets a notice: its regions cannot show objects
 MAX_CAPTION_CHARS = 1000
 IMAGES_KEPT = 8  # decoded uploads kept: a caption edit reads its image from here, not from the file again
@@ -41,8 +38,9 @@ def _to_rgb(im: Image.Image) -> Image.Image:
     return im.convert("RGB")
 
 
-def normalize_image(im: Image.Image, max_side: int = MAX_SIDE) -> Image.Image:
-    """Upright (EXIF), RGB, longest side at most ``max_side``."""
+def normalize_image(im: Image.Image, max_side: int | None = None) -> Image.Image:
+    """Upright (EXIF), RGB, longest side at most ``max_side`` (None: the ``max_side`` setting)."""
+    max_side = settings.current().max_side if max_side is None else max_side
     im = ImageOps.exif_transpose(im)
     if im.mode not in ("RGB", "RGBA", "L", "LA", "CMYK"):
         im = _to_rgb(im)  # modes that resampling does not support
@@ -65,17 +63,20 @@ def _notices(name: str, im: Image.Image) -> list[str]:
     return out
 
 
-def read_image(path: str | Path, max_side: int = MAX_SIDE) -> tuple[Image.Image, list[str]]:
-    """Open any image file the user gives, with notices about it; a clear ``InputError`` for anything else."""
+def read_image(path: str | Path, max_side: int | None = None) -> tuple[Image.Image, list[str]]:
+    """Open any image file the user gives, with notices about it; a clear ``InputError`` for anything else (the
+    ``max_pixels`` setting refuses one too large; ``max_side`` None is the setting's)."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"No file at {path.name}: upload an image first.")
-    too_big = f"downscale it first (this app accepts up to {MAX_PIXELS:,} pixels)."
+    limits = settings.current()
+    max_side, max_pixels = limits.max_side if max_side is None else max_side, limits.max_pixels
+    too_big = f"downscale it first (this app accepts up to {max_pixels:,} pixels)."
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(path) as im:
-                if im.width * im.height > MAX_PIXELS:
+                if im.width * im.height > max_pixels:
                     raise InputError(f"{path.name} is {im.width} x {im.height} pixels, too many: {too_big}")
                 notices = _notices(path.name, im)
                 im.draft("RGB", (max_side, max_side))  # JPEG decodes straight at a reduced scale
@@ -110,7 +111,7 @@ def read_image_kept(path: str | Path) -> tuple[Image.Image, list[str]]:
     return _opened.get_or_compute(key, lambda: read_image(path))
 
 
-def load_image(path: str | Path, max_side: int = MAX_SIDE) -> Image.Image:
+def load_image(path: str | Path, max_side: int | None = None) -> Image.Image:
     """Open any image file the user gives; a clear ``InputError`` for anything else."""
     return read_image(path, max_side)[0]
 

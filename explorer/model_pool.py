@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -20,8 +19,6 @@ log = logging.getLogger(__name__)
 
 EMBEDDED_CHOICE = "world-clip (embedded)"
 PROJECT_SUFFIX = " (project checkpoint)"
-MODEL_BUDGET_MB = int(os.environ.get("EXPLORER_MODEL_BUDGET_MB", "8192"))
-MAX_MODELS = int(os.environ.get("EXPLORER_MAX_MODELS", "4"))
 
 
 def project_checkpoints() -> dict[str, checkpoints.Checkpoint]:
@@ -94,7 +91,7 @@ class ModelPool:
     """
 
     def __init__(self, make_methods: Callable[[DualEncoder], dict[str, ScoringMethod]], device: str,
-                 budget_mb: float = MODEL_BUDGET_MB, max_models: int = MAX_MODELS, precision: str = "auto",
+                 budget_mb: float, max_models: int, precision: str = "auto",
                  compile: bool = False) -> None:
         self._make_methods = make_methods
         self.device = device

@@ -20,13 +20,10 @@ from typing import Callable, Sequence
 import torch
 
 from explorer.cores import one_thread
+from explorer.settings import PRECISIONS
 
 log = logging.getLogger(__name__)
 
-PRECISIONS = ("auto", "native", "fp32", "bf16", "fp16")
-PRECISION_HELP = ("auto: bf16 autocast on a GPU (fp16 where it has no bf16), fp32 on the CPU; native: as auto, and "
-                  "bf16 for the image tower on a CPU that multiplies bf16 natively (AMX or AVX512-BF16); "
-                  "fp32, bf16, fp16: that one")
 STEP = 8  # buckets above 8 are multiples of this
 SPLIT_ROWS = 2 * STEP  # a CPU batch of at least this many rows runs in parts side by side
 _PARTS = ThreadPoolExecutor(max_workers=max(1, (os.cpu_count() or 1) - 1), thread_name_prefix="tower-part")

@@ -9,7 +9,7 @@ products over its box alone and no PIL image is built.
 
 from __future__ import annotations
 
-import os
+import functools
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -18,7 +18,8 @@ import torch
 from open_clip.transform import PreprocessCfg
 from PIL import Image
 
-from explorer.cache import CACHE_SIZE, LRUCache
+from explorer import settings
+from explorer.cache import LRUCache
 from explorer.regions import Box, CropMode
 
 
@@ -87,19 +88,21 @@ def resample_weights(length: int, out: int, interpolation: str) -> np.ndarray:
     return weights
 
 
-AXIS_CACHE_MB = float(os.environ.get("EXPLORER_VIEW_CACHE_MB", "32"))  # the views' axis matrices, all images together
-_AXES: LRUCache[tuple[np.ndarray, np.ndarray]] = LRUCache(
-    CACHE_SIZE, max_bytes=int(AXIS_CACHE_MB * 2**20), weigh=lambda pair: sum(a.nbytes for a in pair))
+@functools.cache
+def _axis_cache() -> LRUCache[tuple[np.ndarray, np.ndarray]]:
+    """The views' axis matrices, all images together, within the ``view_cache_mb`` setting."""
+    budget = settings.current().view_cache_mb
+    return LRUCache(max_bytes=int(budget * 2**20), weigh=lambda pair: sum(a.nbytes for a in pair))
 
 
 def axis_matrix(length: int, resized: int, out: int, interpolation: str) -> tuple[np.ndarray, np.ndarray]:
     """One axis of a view: resample ``length`` to ``resized``, then center-crop or pad to ``out``; kept by sizes in
-    ``_AXES`` (the boxes of one image share many sizes).
+    ``_axis_cache()`` (the boxes of one image share many sizes).
 
     Returns the (out, length) matrix and which output rows are padding (all-zero rows, filled afterwards).
     """
-    return _AXES.get_or_compute(f"{length}:{resized}:{out}:{interpolation}",
-                                lambda: _axis_matrix(length, resized, out, interpolation))
+    return _axis_cache().get_or_compute(f"{length}:{resized}:{out}:{interpolation}",
+                                        lambda: _axis_matrix(length, resized, out, interpolation))
 
 
 def _axis_matrix(length: int, resized: int, out: int, interpolation: str) -> tuple[np.ndarray, np.ndarray]:

@@ -80,9 +80,11 @@ def test_a_missing_file_is_named_as_a_file_not_a_checkpoint_name(tmp_path):
 def test_the_cli_takes_a_shipped_name_for_checkpoint():
     from explorer.cli import build_parser
     from explorer.model_args import encoder_spec
+    from explorer.settings import Settings
 
-    args = build_parser().parse_args(["eval", "--checkpoint", "world-clip-powerclip"])
-    assert resolve(encoder_spec(args).checkpoint)[1] == checkpoints.get("world-clip-powerclip")
+    args = build_parser(Settings()).parse_args(["eval", "--checkpoint", "world-clip-powerclip"])
+    spec = encoder_spec(Settings().with_flags(args, args.settings_flags))
+    assert resolve(spec.checkpoint)[1] == checkpoints.get("world-clip-powerclip")
 
 
 class _RunsCode:

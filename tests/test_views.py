@@ -50,7 +50,7 @@ def test_the_views_axis_matrices_stay_within_their_byte_budget_whatever_the_imag
     """A soak of photos of many sizes once kept 425 MB of matrices that no later image used; now a byte budget."""
     budget = 4 * 2**20
     kept = LRUCache(512, max_bytes=budget, weigh=lambda pair: sum(a.nbytes for a in pair))
-    monkeypatch.setattr(views, "_AXES", kept)
+    monkeypatch.setattr(views, "_axis_cache", lambda: kept)
     for side in range(300, 1024, 29):  # every image size a new pair of matrices, each 0.5 to 1.8 MB
         views.axis_matrix(side, 224, 224, "bicubic")
         assert kept.nbytes <= budget

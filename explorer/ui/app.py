@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gradio as gr
 
+from explorer import settings
 from explorer.engine import Engine
 from explorer.ui import binding_tab, browse_tab, main_tab, powerset_tab, share_link, tflocal_tab, tour
 from explorer.ui.serving import Serving
@@ -20,7 +21,7 @@ INTRO = (
 
 def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
     """The page, queued: heavy events share ``serving.heavy_concurrency``, light ones never wait behind them."""
-    serving = serving or Serving()
+    serving = serving or Serving.of(settings.current())
     with gr.Blocks(title=TITLE) as demo:
         gr.Markdown(f"# {TITLE}\n{INTRO}")
         tour_step, tour_text = tour.layout()

@@ -7,20 +7,17 @@ import contextvars
 import functools
 import html
 import logging
-import os
 import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
-from explorer import cancel
+from explorer import cancel, settings
 from explorer.encoders import ModelUnavailable
 from explorer.inputs import InputError
 
 log = logging.getLogger(__name__)
 
-_WORKERS = ThreadPoolExecutor(max_workers=int(os.environ.get("EXPLORER_WORKERS", "8")),
-                              thread_name_prefix="explorer-request")
 _MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]!|~#])")  # emphasis, code, links, images, tables, headings
 
 
@@ -41,6 +38,12 @@ def _answer(on_error: Callable[[str], Any], name: str, exc: Exception) -> Any:
     log.error("%s failed", name, exc_info=exc)  # a bug: the log keeps the trace, the page says what happened
     return on_error(warn(f"Something went wrong ({type(exc).__name__}: {exc}); the server's log has the details. "
                          f"Your inputs are kept: change them and try again."))
+
+
+@functools.cache
+def _workers() -> ThreadPoolExecutor:
+    """The threads that run time-limited handlers, all users together (the ``workers`` setting)."""
+    return ThreadPoolExecutor(max_workers=settings.current().workers, thread_name_prefix="explorer-request")
 
 
 def _retrieve(work: asyncio.Future) -> None:
@@ -72,7 +75,7 @@ def guarded(on_error: Callable[[str], Any], time_limit: float | None = None,
             token = threading.Event()
             context = contextvars.copy_context()  # gradio's progress tracker lives in a context variable
             context.run(cancel.bind, token)
-            work = asyncio.wrap_future(_WORKERS.submit(context.run, fn, *args, **kwargs))
+            work = asyncio.wrap_future(_workers().submit(context.run, fn, *args, **kwargs))
             work.add_done_callback(_retrieve)  # work stopped after its answer was given ends quietly
             try:
                 return await asyncio.wait_for(asyncio.shield(work), time_limit)

@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any
+
+from explorer.settings import Settings
 
 
 @dataclass(frozen=True)
 class Serving:
-    """Queue settings; flags of ``app.py`` and environment variables set them (see the README)."""
+    """Queue settings, as the page's ``Settings`` give them (its flags and environment variables; see the README)."""
 
-    heavy_concurrency: int = int(os.environ.get("EXPLORER_CONCURRENCY", "2"))  # analyses, loads at once
-    light_concurrency: int = int(os.environ.get("EXPLORER_LIGHT_CONCURRENCY", "8"))  # previews, swaps, drawing
-    queue_size: int = int(os.environ.get("EXPLORER_QUEUE_SIZE", "64"))  # requests waiting before "busy"
-    time_limit_s: float = float(os.environ.get("EXPLORER_TIME_LIMIT", "120"))  # a heavy request answers by then
+    heavy_concurrency: int  # analyses, loads at once
+    light_concurrency: int  # previews, swaps, drawing
+    queue_size: int  # requests waiting before "busy"
+    time_limit_s: float  # a heavy request answers by then
+
+    @classmethod
+    def of(cls, settings: Settings) -> Serving:
+        return cls(settings.concurrency, settings.light_concurrency, settings.queue_size, settings.time_limit)
 
     @property
     def heavy(self) -> dict[str, Any]:
