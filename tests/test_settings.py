@@ -1,5 +1,5 @@
 """Settings read once: one object from the environment and the flags, passed down; nothing else reads the environment,
-and nothing reads it at import."""
+nothing reads it at import, and the README's tables are the settings'."""
 
 import ast
 import os
@@ -14,6 +14,7 @@ import torch
 from explorer import settings
 from explorer.cache import LRUCache
 from explorer.settings import FIELDS, MODEL_FLAGS, Settings
+from scripts.readme_settings import with_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 OTHER_TOOLS = {"HF_HUB_OFFLINE", "WORLD_SIZE", "LOCAL_RANK"}  # huggingface_hub's and torchrun's, read where used
@@ -129,3 +130,16 @@ def test_importing_the_page_and_the_command_line_reads_no_setting():
                           timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
 
+
+def test_the_readmes_tables_are_the_settings_tables():
+    readme = (ROOT / "README.md").read_text()
+    assert readme.count("<!-- settings: ") == len(settings.SECTIONS)
+    assert with_tables(readme) == readme, "run python scripts/readme_settings.py"
+    assert all(f"`{settings.variable(f)}`" in readme for f in fields(Settings) if f.metadata["env"])
+
+
+def test_the_tables_are_remade_where_they_are_marked():
+    text = "intro\n<!-- settings: serving -->\nold table\n<!-- /settings -->\nafter\n"
+    made = with_tables(text)
+    assert "old table" not in made and made.startswith("intro\n") and made.endswith("<!-- /settings -->\nafter\n")
+    assert "| `--concurrency` | `EXPLORER_CONCURRENCY` | `2` |" in made and "EXPLORER_HOST" not in made
