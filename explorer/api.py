@@ -18,9 +18,10 @@ import pandas as pd
 from PIL import Image
 
 from explorer import viz
-from explorer.engine import DEFAULT_METHODS, Analysis, Engine
+from explorer.engine import Analysis, Engine
 from explorer.inputs import load_image, normalize_image
 from explorer.loader import EncoderSpec, load_encoder
+from explorer.methods import page_methods
 
 
 @dataclass(frozen=True)
@@ -40,11 +41,12 @@ class Result:
 
 
 class Explorer:
-    """A model and its methods, loaded once by the CLI's names (none: the embedded world-clip)."""
+    """A model and its methods, loaded once by the CLI's names (none: the embedded world-clip; the page's methods)."""
 
     def __init__(self, model: str | None = None, pretrained: str | None = None, checkpoint: str | Path | None = None,
-                 device: str | None = None, precision: str = "auto", methods: Sequence[str] = DEFAULT_METHODS) -> None:
-        self.engine = Engine(load_encoder(EncoderSpec(model, pretrained, checkpoint, device, precision)), methods)
+                 device: str | None = None, precision: str = "auto", methods: Sequence[str] | None = None) -> None:
+        encoder = load_encoder(EncoderSpec(model, pretrained, checkpoint, device, precision))
+        self.engine = Engine(encoder, page_methods() if methods is None else methods)
 
     @property
     def model(self) -> str:

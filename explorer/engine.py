@@ -14,12 +14,11 @@ from explorer import cancel, checkpoints, proposals, settings, world
 from explorer.encoders import DualEncoder, keys_remembered
 from explorer.inputs import clean_caption_pair
 from explorer.model_configs import EMBEDDED_MODEL
-from explorer.methods import REGISTRY, Score, ScoringMethod, get_method
+from explorer.methods import REGISTRY, Score, ScoringMethod, get_method, page_methods
 from explorer.model_pool import LoadedModel, ModelPool, choice_for, model_choices
 
 log = logging.getLogger(__name__)
 
-DEFAULT_METHODS = ("global", "sgi", "tflocal", "powerset")  # what the page computes
 UNTRAINED_MARK = " (untrained)"
 TABLE_COLUMNS = ["method", "prefers", "A", "B", "A - B"]  # the verdict beside the method: seen on a phone too
 WORLD_LIKE = 0.5  # a world scene's frame is all background grey (share 1.0), a photo's or a drawing's on white ~0
@@ -81,7 +80,7 @@ class Engine:
     """The start-up model (pinned) and any other a session picks, shared through one bounded pool."""
 
     encoder: DualEncoder
-    method_names: Sequence[str] = DEFAULT_METHODS
+    method_names: Sequence[str] = field(default_factory=page_methods)  # the registry's page methods
     method_options: dict[str, dict] = field(default_factory=dict)
     budget_mb: float | None = None  # None: the model_budget_mb setting
     max_models: int | None = None  # None: the max_models setting

@@ -14,9 +14,14 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from explorer.methods import Score, ScoringMethod  # noqa: E402
+from explorer.methods import REGISTRY, Score, ScoringMethod, page_methods  # noqa: E402
 
 torch.set_num_threads(2)
+
+
+def page_labels() -> list[str]:
+    """The labels of the methods the page runs, in its order, as the registry describes them."""
+    return [REGISTRY[name].label for name in page_methods()]
 
 
 @pytest.fixture(scope="session")

@@ -6,6 +6,7 @@ import pytest
 from gradio_client import Client, handle_file
 from PIL import Image
 
+from conftest import page_labels
 from explorer import world
 from explorer.engine import Engine
 from tests.app_server import running_app
@@ -36,7 +37,7 @@ def assert_full_result(out):
     status, shown, table, overlay_a, overlay_b, heatmap = out
     assert status.startswith("Done"), status
     rows = {r[0]: r for r in table["data"]}
-    assert set(rows) == {"global cosine", "SGI", "TFLocal", "PowerCLIP"}
+    assert list(rows) == page_labels()
     for row in rows.values():
         assert table["headers"] == ["method", "prefers", "A", "B", "A - B"]
         assert row[4] == pytest.approx(row[2] - row[3], abs=2e-4)
@@ -119,8 +120,8 @@ def test_browse_world_filter_and_send_to_the_main_page(client):
     image_0, image_1, details = client.predict(2, api_name="/browse_show")
     assert "id/attribute/2" in details and "global cosine with image 1" in details
     assert "scored by **world-clip (embedded)**" in details
-    verdicts = dict(line.strip("| ").split(" | ") for line in details.splitlines()[-4:])
-    assert set(verdicts) == {"global cosine", "SGI", "TFLocal", "PowerCLIP"}
+    verdicts = dict(line.strip("| ").split(" | ") for line in details.splitlines()[-len(page_labels()):])
+    assert list(verdicts) == page_labels()
     assert set(verdicts.values()) <= {"right", "**wrong**"}
     scenes = [scene.render(128).resize((320, 320), Image.Resampling.NEAREST)  # shown larger, each pixel a block
               for scene in world.swap_items("id", "attribute", 3)[2].images]

@@ -7,6 +7,8 @@ from pathlib import Path
 import plotly.graph_objects as go
 from PIL import Image
 
+from conftest import page_labels
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -21,7 +23,7 @@ def test_the_notebook_page_runs_as_written(tmp_path, monkeypatch, capsys):
     assert "world-clip (embedded)" in printed and "global cosine" in printed and "prefers" in printed
     table, figures = scope["table"], scope["figures"]
     assert list(table.columns) == ["method", "prefers", "A", "B", "A - B"]
-    assert list(table["method"]) == ["global cosine", "SGI", "TFLocal", "PowerCLIP"]
+    assert list(table["method"]) == page_labels()
     assert set(figures) == {"sgi overlay A", "sgi overlay B", "sgi heatmap", "tflocal A", "tflocal B",
                             "powerclip tree A", "powerclip tree B", "powerclip subset A", "powerclip subset B"}
     assert Image.open(tmp_path / "sgi-A.png").width == 448 and (tmp_path / "sgi-heatmap.html").stat().st_size > 1000

@@ -1,6 +1,18 @@
-"""Scoring methods behind one interface; importing this package registers them all."""
+"""Scoring methods behind one interface. Importing this package imports each of its modules, and each registers its
+methods with their descriptions (``base.register``): a new method is a new file here."""
 
-from explorer.methods import cosine, powerset_method, sgi, tflocal  # noqa: F401  (registering them)
-from explorer.methods.base import REGISTRY, Score, ScoringMethod, get_method
+import importlib
+import pkgutil
 
-__all__ = ["REGISTRY", "Score", "ScoringMethod", "get_method"]
+from explorer.methods.base import REGISTRY, MethodInfo, Score, ScoringMethod, get_method, page_methods, register
+
+__all__ = ["REGISTRY", "MethodInfo", "Score", "ScoringMethod", "discover", "get_method", "page_methods", "register"]
+
+
+def discover() -> None:
+    """Import every module of this package (its ``__path__``), so that each registers its methods."""
+    for module in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{module.name}")
+
+
+discover()

@@ -6,13 +6,12 @@ from typing import Sequence
 
 from PIL import Image
 
-from explorer.methods.base import Score, ScoringMethod, register
+from explorer.methods.base import MethodInfo, Score, ScoringMethod, register
 
 
-@register
+@register(MethodInfo("global", "global cosine", "cosine of the whole image and the whole caption", "-1 to 1",
+                     page_order=0))
 class GlobalCosine(ScoringMethod):
-    name = "global"
-    label = "global cosine"
 
     def score(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
         img = self.encoder.encode_image(image).embedding

@@ -20,7 +20,7 @@ from PIL import Image
 from explorer import proposals
 from explorer.cache import LRUCache
 from explorer.encoders import DualEncoder, image_key
-from explorer.methods.base import Score, ScoringMethod, register
+from explorer.methods.base import MethodInfo, Score, ScoringMethod, register
 from explorer.powerset import RegionGroups, exact_alignment, nla_scan, region_groups, subset_masks
 from explorer.regions import Region, fill_color, patch_mask, random_regions, visible_box
 from explorer.text import parse_many
@@ -85,10 +85,14 @@ def members(rows: np.ndarray) -> list[tuple[int, ...]]:
     return [tuple(np.flatnonzero(row).tolist()) for row in rows]
 
 
-@register
+@register(MethodInfo(
+    "powerset", "PowerCLIP", "each phrase's best region subset, exact powerset value", "-1 to 1",
+    caveat="with the embedded world model it prefers the right pairing of a swap no more often than chance, and its "
+    "scores carry offsets that follow the caption and the image, larger than that signal, so on the world's swap "
+    "items its text and group scores fall below the chance levels (25, 16.7): this model's patch tokens, which the "
+    "subsets pool, do not carry their own object's colour (docs/powerclip-world.md)",
+    page_order=3, tab="powerset_tab"))
 class PowersetAlignment(ScoringMethod):
-    name = "powerset"
-    label = "PowerCLIP"
 
     def __init__(
         self,

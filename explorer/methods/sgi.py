@@ -20,7 +20,7 @@ from explorer import proposals as shared
 from explorer import text
 from explorer.cache import LRUCache
 from explorer.encoders import DualEncoder, image_key
-from explorer.methods.base import Score, ScoringMethod, register
+from explorer.methods.base import MethodInfo, Score, ScoringMethod, register
 from explorer.regions import (
     DEFAULT_SCALES, DEFAULT_STRIDE, Box, CropMode, Region, crop_view, fill_color, multiscale_crops, visible_extent,
 )
@@ -74,10 +74,8 @@ def prompts_of(captions: Sequence[str]) -> list[str]:
     return [p for c in captions for _, p in segment_prompts(c)]
 
 
-@register
+@register(MethodInfo("sgi", "SGI", "each caption segment's best region cosine, averaged", "-1 to 1", page_order=1))
 class StructureGuided(ScoringMethod):
-    name = "sgi"
-    label = "SGI"
 
     def __init__(
         self,

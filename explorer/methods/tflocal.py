@@ -24,7 +24,7 @@ from explorer.cache import LRUCache
 from explorer.modeling.alignment import AlignConfig, AlignmentTransformer, ImageKeys, pair_inputs
 from explorer.encoders import DualEncoder, image_key
 from explorer.loader import EncoderSpec, load_encoder, resolve
-from explorer.methods.base import Score, ScoringMethod, get_method, register
+from explorer.methods.base import MethodInfo, Score, ScoringMethod, get_method, register
 from explorer.regions import visible_box
 
 log = logging.getLogger(__name__)
@@ -116,26 +116,23 @@ class AlignedMethod(ScoringMethod):
         return out
 
 
-@register
+@register(MethodInfo("tflocal", "TFLocal", "the alignment transformer's logit over patch and token features",
+                     "its own scale, about 5 to 15 on this model; compare A with B, not with the cosines",
+                     page_order=2, tab="tflocal_tab"))
 class TFLocal(AlignedMethod):
-    name = "tflocal"
-    label = "TFLocal"
     variant = "local"
 
 
-@register
+@register(MethodInfo("tfglobal", "TFGlobal", "the alignment transformer's logit over the global image and caption "
+                     "vectors", "its own scale; compare A with B, not with the cosines"))
 class TFGlobal(AlignedMethod):
-    name = "tfglobal"
-    label = "TFGlobal"
     variant = "global"
 
 
-@register
+@register(MethodInfo("finetune", "Fine-tuned", "cosine of the whole image and the whole caption under the encoder "
+                     "fine-tuned end to end on the same data", "-1 to 1"))
 class FineTuned(ScoringMethod):
     """Global cosine under the encoder fine-tuned end to end on the same data (the baseline)."""
-
-    name = "finetune"
-    label = "Fine-tuned"
 
     def __init__(self, encoder: DualEncoder, checkpoint: str | None = None) -> None:
         super().__init__(encoder)

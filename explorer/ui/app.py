@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
+
 import gradio as gr
 
 from explorer import settings
 from explorer.engine import Engine
-from explorer.ui import binding_tab, browse_tab, main_tab, powerset_tab, share_link, tflocal_tab, tour
+from explorer.methods import REGISTRY
+from explorer.ui import binding_tab, browse_tab, main_tab, share_link, tour
 from explorer.ui.serving import Serving
 from explorer.ui.shown_tab import follow_tabs
 
@@ -19,6 +23,13 @@ INTRO = (
 )
 
 
+def method_tabs(engine: Engine) -> list[tuple[str, ModuleType]]:
+    """Each of the engine's methods that has a tab, with its tab's module (``explorer/ui/<tab>.py``: a ``TITLE`` and
+    a ``build(main, serving, tab, shown)``), as the registry names it."""
+    tabs = [(name, REGISTRY[name].info.tab) for name in engine.method_names]
+    return [(name, importlib.import_module(f"explorer.ui.{tab}")) for name, tab in tabs if tab]
+
+
 def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
     """The page, queued: heavy events share ``serving.heavy_concurrency``, light ones never wait behind them."""
     serving = serving or Serving.of(settings.current())
@@ -29,15 +40,16 @@ def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
         with gr.Tabs() as tabs:
             with gr.Tab("Compare captions", id="main") as main_page:
                 main = main_tab.build(engine, serving)
-            with gr.Tab("TFLocal attention", id="tflocal") as tflocal_page:
-                tflocal_tab.build(main, serving, tflocal_page, shown)
-            with gr.Tab("PowerCLIP powerset", id="powerset") as powerset_page:
-                powerset_tab.build(main.result, serving, powerset_page, shown)
+            method_pages = []
+            for name, tab in method_tabs(engine):  # a method's tab, named after it
+                with gr.Tab(tab.TITLE, id=name) as page:
+                    tab.build(main, serving, page, shown)
+                method_pages.append(page)
             with gr.Tab("Browse a benchmark", id="browse") as browse_page:
                 browse_tab.build(engine, main, tabs, "main", serving)
             with gr.Tab("Binding geometry", id="binding") as binding_page:
                 binding_tab.build(engine, main.choice, serving)
-        pages = [main_page, tflocal_page, powerset_page, browse_page, binding_page]
+        pages = [main_page, *method_pages, browse_page, binding_page]
         follow_tabs(shown, pages)
         tour.wire(tour_step, tour_text, main, tabs, shown, serving)
         share_link.wire(demo, engine, main, tabs, pages, shown, serving)

@@ -11,12 +11,13 @@ import pandas as pd
 
 from explorer import overview
 from explorer.engine import Engine
+from explorer.methods import REGISTRY
 from explorer.ui.guard import guarded, plain
 from explorer.ui.serving import Serving
 
 EXPORT_DIR = Path(tempfile.mkdtemp(prefix="explorer-slices-"))
 MATRIX_CELLS = {(0, 1): "both right", (1, 1): "fixes", (0, 2): "breaks", (1, 2): "both wrong"}  # (row, column)
-BASELINE = "global cosine"
+BASELINE = REGISTRY["global"].label  # the method the others are set against at first
 
 
 def _slice(table: pd.DataFrame | None, category: str, method: str, baseline: str, cell: str | None,

@@ -14,6 +14,7 @@ from explorer.dataset_loaders import DatasetError
 from explorer.engine import UNTRAINED_MARK, Engine
 from explorer.inputs import whole_number
 from explorer.items import Item, picture
+from explorer.methods import REGISTRY
 from explorer.ui import browse_overview
 from explorer.ui.guard import guarded, plain, warn
 from explorer.ui.main_tab import MainInputs
@@ -23,13 +24,14 @@ SEND_DIR = Path(tempfile.mkdtemp(prefix="explorer-send-"))
 FEWER = ", or with fewer items per category"
 SHOWN_SIDE = 320
 SKIPPED_SHOWN = 10  # bad rows of an own pairs file named in the status, the first ones
+GLOBAL = REGISTRY["global"].label  # the cosines shown are its
 
 
 def _describe(item: Item, reading: Reading, model: str) -> str:
     """The item's global cosines and each method's verdict, as markdown."""
     n = reading.cosines.shape[1]
     lines = [f"**{plain(item.id)}** ({plain(item.category)}), scored by **{plain(model)}**", "",
-             "| caption | " + " | ".join(f"global cosine with image {i}" for i in range(n)) + " |",
+             "| caption | " + " | ".join(f"{GLOBAL} with image {i}" for i in range(n)) + " |",
              "|---|" + "---|" * n]
     for c, caption in enumerate(item.captions):
         lines.append(f"| {c}: {plain(caption)} | " + " | ".join(f"{v:.4f}" for v in reading.cosines[c]) + " |")

@@ -7,6 +7,7 @@ import logging
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 import gradio as gr
 import pandas as pd
@@ -17,26 +18,26 @@ from explorer.encoders import keys_remembered
 from explorer.engine import TABLE_COLUMNS, UNTRAINED_MARK, Analysis, Engine
 from explorer.examples import examples
 from explorer.inputs import InputError, clean_caption, read_image_kept
+from explorer.methods import REGISTRY
 from explorer.ui.guard import guarded, plain, warn
 from explorer.ui.quick_webp import quick_webp
 from explorer.ui.serving import Serving
 
 log = logging.getLogger(__name__)
 
-LEGEND = (
-    "**Reading the table.** *global cosine*: cosine of the whole image and the whole caption (-1 to 1). "
-    "*SGI*: each caption segment's best region cosine, averaged (-1 to 1). *TFLocal*: the alignment transformer's "
-    "logit over patch and token features (its own scale, about 5 to 15 on this model; compare A with B, not with "
-    "the cosines). *PowerCLIP*: each phrase's best region subset, exact powerset value (-1 to 1); with the "
-    "embedded world model it prefers the right pairing of a swap no more often than chance, and its scores carry "
-    "offsets that follow the caption and the image, larger than that signal, so on the world's swap items "
-    "its text and group scores fall below the chance levels (25, 16.7): this model's patch tokens, which the subsets "
-    "pool, do not carry their own object's colour (docs/powerclip-world.md). "
+COLUMNS_LEGEND = (
     "*prefers*: the caption the method scores higher; the right caption is the one that describes the image. "
     "*A*, *B*: each caption's score; *A - B*: their difference. "
     f"*{UNTRAINED_MARK.strip()}*: no trained weights for this model, so the method runs on random weights and its "
     "preference means nothing (n/a)."
 )
+
+
+def legend(methods: Sequence[str]) -> str:
+    """The score table's legend: each of ``methods`` as it describes itself in the registry, then the columns."""
+    said = [f"*{i.label}*: {i.legend} ({i.scale}){'; ' + i.caveat if i.caveat else ''}."
+            for i in (REGISTRY[name].info for name in methods)]
+    return " ".join(["**Reading the table.**", *said, COLUMNS_LEGEND])
 
 
 @dataclass(frozen=True)
@@ -182,7 +183,7 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
             status = gr.Markdown(elem_id="status")
             link = gr.Markdown(elem_id="share-link")
             table = gr.Dataframe(headers=TABLE_COLUMNS, label="Scores", interactive=False, elem_id="scores")
-            gr.Markdown(LEGEND, elem_id="legend")
+            gr.Markdown(legend(engine.method_names), elem_id="legend")
             with gr.Row():
                 report_btn = gr.Button("Download this analysis (HTML that opens offline, and JSON)",
                                        elem_id="report")

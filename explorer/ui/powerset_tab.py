@@ -9,10 +9,12 @@ from explorer import viz
 from explorer.inputs import whole_number
 from explorer.methods.powerset_method import PowersetEvidence
 from explorer.ui.guard import guarded, plain
+from explorer.ui.main_tab import MainInputs
 from explorer.ui.quick_webp import quick_webp
 from explorer.ui.serving import Serving
 from explorer.ui.shown_tab import draw_while_seen
 
+TITLE = "PowerCLIP powerset"
 NODE_COLUMNS = ["caption", "node", "phrase", "exact", "NLA", "exact - NLA", "best regions"]
 
 
@@ -65,7 +67,7 @@ def draw_nodes(result_value: tuple | None, node_a: int | None, node_b: int | Non
     return out[0], out[2], out[1], out[3], ""
 
 
-def build(result: gr.State, serving: Serving, tab: gr.Tab, shown: gr.State) -> None:
+def build(main: MainInputs, serving: Serving, tab: gr.Tab, shown: gr.State) -> None:
     """Lay out the PowerCLIP tab inside ``tab``; it draws from the main tab's last comparison while it is in view
     (``shown``, the page's tab in view), and when it is selected."""
     gr.Markdown("Every subset of the image's regions against every phrase of the caption's tree: each node takes "
@@ -81,6 +83,7 @@ def build(result: gr.State, serving: Serving, tab: gr.Tab, shown: gr.State) -> N
         subset_a = gr.Image(label="Best region subset for the node of A", interactive=False, elem_id="subset-a")
         subset_b = gr.Image(label="Best region subset for the node of B", interactive=False, elem_id="subset-b")
     table = gr.Dataframe(headers=NODE_COLUMNS, label="Exact and NLA per node", interactive=False, elem_id="powerset-table")
+    result = main.result
     inputs = [result, node_a, node_b]
     drawn = [tree_a, tree_b, subset_a, subset_b, gr.Markdown(elem_id="powerset-draw-note")]
     draw_while_seen(tab, shown, result, [(show_alignments, [result], [note, table, node_a, node_b]),

@@ -14,6 +14,7 @@ from explorer.ui.quick_webp import quick_webp
 from explorer.ui.serving import Serving
 from explorer.ui.shown_tab import draw_while_seen
 
+TITLE = "TFLocal attention"
 MEAN = "mean"
 SHOWN_METHODS = ("global", "sgi", "tflocal")
 

@@ -1,0 +1,109 @@
+"""Methods describe themselves in one registry: a method added as one file (and its tab as another) is on the page,
+in its legend, on a tab of its own and in Browse, with no other file touched."""
+
+import importlib
+import sys
+from unittest import mock
+
+import pytest
+from gradio_client import Client, handle_file
+
+import explorer.methods
+import explorer.ui
+from explorer import world
+from explorer.methods import REGISTRY, MethodInfo, ScoringMethod, page_methods, register
+from tests.app_server import running_app
+
+METHOD_FILE = '''"""The global cosine's opposite: a method added as one file."""
+
+from explorer.methods.base import MethodInfo, Score, ScoringMethod, register
+
+
+@register(MethodInfo("contrary", "contrary cosine", "minus the global cosine", "-1 to 1", page_order=99,
+                     tab="contrary_tab"))
+class Contrary(ScoringMethod):
+    def score(self, image, captions):
+        img = self.encoder.encode_image(image).embedding
+        return [Score(self.name, t.caption, -float(img @ t.embedding)) for t in self.encoder.encode_texts(captions)]
+'''
+TAB_FILE = '''"""The contrary cosine's tab."""
+
+import gradio as gr
+
+TITLE = "Contrary cosine"
+
+
+def build(main, serving, tab, shown):
+    gr.Markdown("The global cosine, the other way round.", elem_id="contrary-note")
+'''
+ADDED = ("explorer.methods.contrary", "explorer.ui.contrary_tab")
+
+
+@pytest.fixture
+def contrary(tmp_path, monkeypatch):
+    """The method file dropped beside the package's own modules (a folder on its ``__path__``) and its tab beside
+    the page's, found as the package finds its own; the registry and the modules as they were afterwards."""
+    for package, folder, text in ((explorer.methods, "methods", METHOD_FILE), (explorer.ui, "ui", TAB_FILE)):
+        (tmp_path / folder).mkdir()
+        name = "contrary.py" if folder == "methods" else "contrary_tab.py"
+        (tmp_path / folder / name).write_text(text)
+        monkeypatch.setattr(package, "__path__", [*package.__path__, str(tmp_path / folder)])
+    importlib.invalidate_caches()
+    with mock.patch.dict(REGISTRY):
+        explorer.methods.discover()
+        yield REGISTRY["contrary"]
+    for module in ADDED:
+        sys.modules.pop(module, None)
+        parent, _, child = module.rpartition(".")
+        if hasattr(sys.modules[parent], child):
+            delattr(sys.modules[parent], child)
+
+
+def component(config: dict, kind: str, **props) -> list[dict]:
+    """The props of the page's components of ``kind`` whose props include ``props``, as the browser gets them."""
+    return [c["props"] for c in config["components"]
+            if c["type"] == kind and all(c["props"].get(k) == v for k, v in props.items())]
+
+
+def test_a_method_in_one_file_is_on_the_page_in_the_legend_on_its_tab_and_in_browse(contrary, embedded, tmp_path):
+    assert page_methods()[-1] == "contrary" and contrary.label == "contrary cosine"
+    path = tmp_path / "scene.png"
+    world.swap_items("id", "attribute", 1)[0].images[0].render(128).save(path)
+    with running_app(embedded) as url:
+        client = Client(url, verbose=False)
+        [legend] = component(client.config, "markdown", elem_id="legend")
+        assert "*contrary cosine*: minus the global cosine (-1 to 1)." in legend["value"]
+        assert component(client.config, "tabitem", id="contrary")[0]["label"] == "Contrary cosine"
+        assert component(client.config, "markdown", elem_id="contrary-note")
+
+        status, _, table, *_ = client.predict(handle_file(str(path)), "a red square", "a blue circle",
+                                              api_name="/analyze")
+        rows = {row[0]: row for row in table["data"]}
+        assert status.startswith("Done") and list(rows)[-1] == "contrary cosine"
+        assert rows["contrary cosine"][2:] == pytest.approx([-v for v in rows["global cosine"][2:]], abs=2e-4)
+
+        client.predict("world", "", 1, api_name="/browse_load")
+        *_, details = client.predict(0, api_name="/browse_show")
+        verdicts = dict(line.strip("| ").split(" | ") for line in details.splitlines()[-len(page_methods()):])
+        assert verdicts["contrary cosine"] in ("right", "**wrong**")
+
+
+def test_the_added_method_is_gone_once_its_test_is_over():
+    assert "contrary" not in REGISTRY and not set(ADDED) & set(sys.modules)
+    assert not hasattr(explorer.methods, "contrary")
+
+
+def test_every_registered_method_describes_itself_and_its_tab_exists():
+    orders = [cls.info.page_order for cls in REGISTRY.values() if cls.info.page_order is not None]
+    assert len(orders) == len(set(orders)) and page_methods()
+    for name, cls in REGISTRY.items():
+        info = cls.info
+        assert (info.name, cls.name, cls.label) == (name, name, info.label) and info.legend and info.scale
+        if info.tab:
+            tab = importlib.import_module(f"explorer.ui.{info.tab}")
+            assert tab.TITLE and callable(tab.build) and info.page_order is not None
+
+
+def test_two_methods_under_one_name_are_refused():
+    with mock.patch.dict(REGISTRY), pytest.raises(ValueError, match="two methods named 'global'"):
+        register(MethodInfo("global", "another", "anything", "-1 to 1"))(type("Another", (ScoringMethod,), {}))
