@@ -1,16 +1,17 @@
 """Accuracy on any benchmark: one loop that scores items with methods, one outcome per item, one summary in percent.
 
-An item's outcome comes from its similarities ``s[c, i]`` (caption c, image i). A ``SwapItem`` (two images, two
-captions) is right by text when each image prefers its own caption, by image when each caption prefers its own
-image, and by group when both (Winoground). A ``ChoiceItem`` (one image, several captions) is right when its
-right caption scores strictly above every other (ties fail). The CLI's ``eval``, the Browse tab and the model cards
-all go through ``score_chunk``.
+An item's outcome comes from its similarities ``s[c, i]`` (caption c, image i) by one rule, whatever its shape: it is
+right by text when each image's own caption scores above every other caption on that image, by image when each own
+caption scores higher on its image than on every other image, and by group when both (Winoground's three scores on a
+2 x 2 swap item). Every comparison is strict: a tie fails. An item with one image has no image score; its verdict is
+its top-1 (SugarCrepe's: the right caption above every foil). The CLI's ``eval``, the Browse tab, the model cards, the
+``recognition`` readings and the recipe sweep all go through ``score_chunk``.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
@@ -24,7 +25,7 @@ from explorer.benchmark_registry import benchmark as registered
 from explorer.benchmark_registry import load_items
 from explorer.encoders import keys_remembered
 from explorer.intervals import percent_intervals
-from explorer.items import Item, SwapItem
+from explorer.items import Item
 from explorer.shards import Progress, Shards
 
 if TYPE_CHECKING:  # the methods pull in spaCy; the metrics alone need none of them
@@ -35,19 +36,25 @@ SWAP_SCORES = ("text", "image", "group")
 
 @dataclass(frozen=True)
 class Outcome:
-    text: bool
-    image: bool
+    """What one item's similarities say (``outcome``)."""
+
+    text: bool  # each image's own caption above every other caption on it (one image: the top-1 hit)
+    image: bool | None  # each own caption higher on its image than on every other image; None with one image
+    margin: float  # how far the closest comparison the verdict rests on is from flipping, positive when right
+    picked: tuple[int, ...]  # each image's answer: its own caption if above every other, else the best other one
 
     @property
-    def group(self) -> bool:
-        return self.text and self.image
+    def correct(self) -> bool:
+        """The verdict: the group score (an item with one image: its top-1 hit)."""
+        return self.text and self.image is not False
 
+    def record(self) -> dict:
+        """As a plain dict (a shard file keeps outcomes as JSON)."""
+        return asdict(self)
 
-def swap_outcome(s: np.ndarray) -> Outcome:
-    """``s[c, i]`` = similarity of caption c and image i, for a two-caption, two-image item."""
-    text = s[0, 0] > s[1, 0] and s[1, 1] > s[0, 1]
-    image = s[0, 0] > s[0, 1] and s[1, 1] > s[1, 0]
-    return Outcome(bool(text), bool(image))
+    @classmethod
+    def read(cls, record: dict) -> Outcome:
+        return cls(**{**record, "picked": tuple(record["picked"])})
 
 
 def similarities(method: ScoringMethod, images: Sequence[Image.Image], captions: Sequence[str]) -> np.ndarray:
@@ -56,33 +63,35 @@ def similarities(method: ScoringMethod, images: Sequence[Image.Image], captions:
     return np.array(cols).T
 
 
-def outcome(item: Item, s: np.ndarray) -> dict:
-    """What an item's similarities say: ``{"text", "image", "s"}`` for a swap item, ``{"hit"}`` for a choice item,
-    each with its ``margin``: how far the closest comparison the verdict rests on is from flipping (positive when
-    right; a swap item's four group comparisons, a choice item's right caption against the best other)."""
-    if isinstance(item, SwapItem):
-        o = swap_outcome(s)
-        margin = min(s[0, 0] - s[1, 0], s[1, 1] - s[0, 1], s[0, 0] - s[0, 1], s[1, 1] - s[1, 0])
-        return {"text": o.text, "image": o.image, "s": s.round(6).tolist(), "margin": round(float(margin), 6)}
-    others = np.delete(s[:, 0], item.right)
-    margin = s[item.right, 0] - others.max()
-    return {"hit": bool(s[item.right, 0] > others.max()), "margin": round(float(margin), 6)}
-
-
-def is_right(found: dict) -> bool:
-    """An ``outcome``'s verdict: the group score of a swap item, the hit of a choice item."""
-    return found["hit"] if "hit" in found else found["text"] and found["image"]
+def outcome(item: Item, s: np.ndarray) -> Outcome:
+    """What ``s[c, i]`` says of the item (the module's rule). The margin is the smallest of the differences the
+    verdict rests on, rounded to 6 places: each own caption against the best other caption on its image, and (two
+    images or more) against itself on every other image; a 2 x 2 item's four group comparisons, a one-image item's
+    right caption against its best foil. An own caption tied with another is not picked: the best other one is (the
+    first of them on a tie)."""
+    picked, gaps, image = [], [], None if len(item.images) == 1 else True
+    for i, own in enumerate(item.right):
+        foils = [c for c in range(len(s)) if c != own]
+        best = foils[int(s[foils, i].argmax())]
+        picked.append(own if s[own, i] > s[best, i] else best)
+        gaps.append(s[own, i] - s[best, i])
+        for j in range(s.shape[1]):
+            if j != i:
+                image = image and bool(s[own, i] > s[own, j])
+                gaps.append(s[own, i] - s[own, j])
+    return Outcome(picked == list(item.right), image, round(float(min(gaps)), 6), tuple(picked))
 
 
 def _size(method: ScoringMethod, render_size: int | None) -> int | None:
     return render_size or getattr(method.encoder, "image_size", None)
 
 
-def score_chunk(methods: Sequence[ScoringMethod], part: Sequence[Item], render_size: int | None = None) -> list[dict]:
-    """``{METHOD: outcome}`` for each item of a chunk, the one scoring loop. Each item's images are read (or world
+def score_chunk(methods: Sequence[ScoringMethod], part: Sequence[Item],
+                render_size: int | None = None) -> list[dict[str, Outcome]]:
+    """``{METHOD: Outcome}`` for each item of a chunk, the one scoring loop. Each item's images are read (or world
     scenes rendered, at ``render_size`` or else each method's own input size) once and shared by the methods; each
     method prepares the chunk's images together (batched encoding) before scoring them."""
-    found: list[dict] = [{} for _ in part]
+    found: list[dict[str, Outcome]] = [{} for _ in part]
     loaded: dict[int | None, list[list[Image.Image]]] = {}
     with keys_remembered():
         for method in methods:
@@ -97,11 +106,11 @@ def score_chunk(methods: Sequence[ScoringMethod], part: Sequence[Item], render_s
     return found
 
 
-def percentages(records: Sequence[dict], metric: str = "accuracy") -> dict:
-    """Percent of outcomes right as text / image / group (swap items) or as ``metric`` (choice items), the count,
-    and each score's 95% bootstrap interval (``ci``)."""
-    names = (metric,) if records and "hit" in records[0] else SWAP_SCORES
-    rows = [[r["hit"]] if "hit" in r else [r["text"], r["image"], r["text"] and r["image"]] for r in records]
+def percentages(records: Sequence[Outcome], metric: str = "accuracy") -> dict:
+    """Percent of outcomes right as text / image / group (items with several images) or as ``metric`` (items with
+    one image: their top-1), the count, and each score's 95% bootstrap interval (``ci``)."""
+    names = (metric,) if records and records[0].image is None else SWAP_SCORES
+    rows = [[o.text] if o.image is None else [o.text, o.image, o.correct] for o in records]
     hits = np.array(rows, dtype=bool).reshape(len(records), len(names))
     # from the integer count, so a percentage that ends in an exact half (435 of 800) rounds the same every time
     values = [round(100.0 * int(col.sum()) / len(records), 2) if len(records) else 0.0 for col in hits.T]
@@ -119,17 +128,31 @@ def grouped(groups: Sequence[str], values: Sequence, score: Callable[[Sequence],
     return out
 
 
+def _records(methods: Sequence[ScoringMethod], render_size: int | None, part: Sequence[Item]) -> list[dict]:
+    return [{name: o.record() for name, o in found.items()} for found in score_chunk(methods, part, render_size)]
+
+
+def item_outcomes(methods: Sequence[ScoringMethod], items: Sequence[Item], benchmark: str = "world",
+                  render_size: int | None = None, progress: Progress | None = None, shards: Shards | None = None,
+                  task: str | None = None) -> list[dict[str, Outcome]]:
+    """Each item's ``{METHOD: Outcome}`` from ``score_chunk``, the items scored in chunks of ``benchmark``'s size.
+
+    The items are one task of ``shards`` (default: this process alone, nothing kept on disk; a shard file keeps each
+    outcome's ``record``).
+    """
+    b = registered(benchmark)
+    found = (shards or Shards()).outcomes(task or b.name, items, partial(_records, methods, render_size), b.chunk,
+                                          progress)
+    return [{name: Outcome.read(record) for name, record in f.items()} for f in found]
+
+
 def evaluate_items(methods: Sequence[ScoringMethod], items: Sequence[Item], benchmark: str = "world",
                    render_size: int | None = None, progress: Progress | None = None, shards: Shards | None = None,
                    task: str | None = None) -> dict[str, dict]:
-    """``{METHOD: {KIND: percentages, "all": ...}}`` for items of a benchmark (its chunk size and summary).
-
-    The items are one task of ``shards`` (default: this process alone, nothing kept on disk).
-    """
+    """``{METHOD: {KIND: percentages, "all": ...}}`` for items of a benchmark (its chunk size and summary), their
+    outcomes from ``item_outcomes``."""
     b = registered(benchmark)
-    shards = shards or Shards()
-    found = shards.outcomes(task or b.name, items, partial(score_chunk, methods, render_size=render_size), b.chunk,
-                            progress)
+    found = item_outcomes(methods, items, benchmark, render_size, progress, shards, task)
     kinds = [it.kind for it in items]
     score = partial(percentages, metric=b.metric)
     return {m.name: grouped(kinds, [f[m.name] for f in found], score, b.overall) for m in methods}

@@ -9,9 +9,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 from PIL import Image
 
-from explorer.accuracy import is_right, outcome, score_chunk, similarities
+from explorer.accuracy import outcome, score_chunk, similarities
 from explorer.inputs import whole_number
-from explorer.items import DEFAULT_SIZE, Item, SwapItem
+from explorer.items import DEFAULT_SIZE, Item
 from explorer.methods import ScoringMethod
 from explorer.shards import chunks
 
@@ -37,25 +37,23 @@ class Reading:
 
 def rule(item: Item) -> str:
     """When an item counts as right, in words."""
-    if isinstance(item, SwapItem):
-        return "both captions matched to their own image, and both images to their own caption (the group score)"
-    return f"caption {item.right} scored above every other caption"
+    if len(item.images) == 1:
+        return f"caption {item.right[0]} scored above every other caption"
+    return "each image matched to its own caption, and each of those captions to its own image (the group score)"
 
 
 def read(methods: Mapping[str, ScoringMethod], item: Item, images: Sequence[Image.Image]) -> Reading:
     """Every method's similarities on the item's loaded ``images``, and its verdict (``accuracy.outcome``)."""
     found = {name: similarities(m, images, item.captions) for name, m in methods.items()}
-    verdicts = {m.label: is_right(outcome(item, found[name])) if m.trained else None for name, m in methods.items()}
+    verdicts = {m.label: outcome(item, found[name]).correct if m.trained else None for name, m in methods.items()}
     return Reading(found["global"], rule(item), verdicts)
 
 
 def for_main_page(item: Item) -> tuple[Any, str, str]:
-    """The image and the two captions the main page compares: image 0 and both captions of a swap item; the image,
-    its right caption and the first other one of a choice item."""
-    if isinstance(item, SwapItem):
-        return item.images[0], item.captions[0], item.captions[1]
-    other = next(c for i, c in enumerate(item.captions) if i != item.right)
-    return item.image, item.captions[item.right], other
+    """The image and the two captions the main page compares: image 0, its own caption and the first other one
+    (a swap item's two captions)."""
+    own = item.right[0]
+    return item.images[0], item.captions[own], next(c for i, c in enumerate(item.captions) if i != own)
 
 
 def select(
@@ -71,5 +69,5 @@ def select(
     wrong = []
     for part in progress(chunks(keep, CHUNK)):
         found = score_chunk([wrong_by], [items[i] for i in part], BROWSE_SIZE)
-        wrong += [i for i, f in zip(part, found) if not is_right(f[wrong_by.name])]
+        wrong += [i for i, f in zip(part, found) if not f[wrong_by.name].correct]
     return wrong

@@ -13,12 +13,12 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from PIL import Image
 
 from explorer.inputs import InputError, load_image, normalize_image
-from explorer.items import ChoiceItem, SwapItem
+from explorer.items import Item
 
 log = logging.getLogger(__name__)
 
@@ -60,9 +60,6 @@ class ImageRef:
             return image
         x, y, w, h = self.box
         return normalize_image(image.crop((round(x), round(y), round(x + max(w, 1)), round(y + max(h, 1)))))
-
-
-Item = TypeVar("Item", ChoiceItem, SwapItem)
 
 
 # ---------------------------------------------------------------- reading files and fields
@@ -190,7 +187,7 @@ def _inner(data: Path, marker: Callable[[Path], bool]) -> Path:
 # ---------------------------------------------------------------- the benchmarks
 
 
-def load_sugarcrepe(data: Path, images: Path | None = None, limit: int | None = None) -> list[ChoiceItem]:
+def load_sugarcrepe(data: Path, images: Path | None = None, limit: int | None = None) -> list[Item]:
     """SugarCrepe: ``<data>/<category>.json`` = ``{idx: {filename, caption, negative_caption}}`` over COCO val2017."""
     data = _inner(Path(data), lambda p: any((p / f"{c}.json").is_file() for c in SUGARCREPE_CATEGORIES))
     present = [c for c in SUGARCREPE_CATEGORIES if (data / f"{c}.json").is_file()]
@@ -200,7 +197,7 @@ def load_sugarcrepe(data: Path, images: Path | None = None, limit: int | None = 
         if c not in present:
             log.warning("SugarCrepe: %s.json not in %s; skipping that category", c, data)
     root = _folder(Path(images) if images else data / "val2017", "SugarCrepe image folder")
-    items: list[ChoiceItem] = []
+    items: list[Item] = []
     for cat in present:
         name = f"{cat}.json"
         table = _read_json(data / name)
@@ -208,14 +205,14 @@ def load_sugarcrepe(data: Path, images: Path | None = None, limit: int | None = 
             raise DatasetError(f"{name}: expected an object {{idx: item}}, got {type(table).__name__}")
         for idx, row in list(table.items())[:limit]:
             where = f"{name}: item {idx!r}"
-            items.append(ChoiceItem(
-                cat, ImageRef(where, path=root / _text(row, "filename", where)),
+            items.append(Item(
+                cat, (ImageRef(where, path=root / _text(row, "filename", where)),),
                 (_text(row, "caption", where), _text(row, "negative_caption", where)), id=str(idx),
             ))
     return items
 
 
-def load_winoground(data: Path, images: Path | None = None, limit: int | None = None) -> list[SwapItem]:
+def load_winoground(data: Path, images: Path | None = None, limit: int | None = None) -> list[Item]:
     """Winoground: ``examples.jsonl`` + ``images/<name>.png``, or the Hugging Face parquet export."""
     data = Path(data)
     if data.is_file():
@@ -241,7 +238,7 @@ def load_winoground(data: Path, images: Path | None = None, limit: int | None = 
         key = row.get("id", n) if isinstance(row, Mapping) else n
         where = f"{name}: item {key}"
         _get(row, "id", where)
-        items.append(SwapItem(
+        items.append(Item(
             _text(row, "tag", where), (pick(row, "image_0", where), pick(row, "image_1", where)),
             (_text(row, "caption_0", where), _text(row, "caption_1", where)), id=str(row["id"]),
             info=_extras(row, WINOGROUND_FIELDS),
@@ -249,7 +246,7 @@ def load_winoground(data: Path, images: Path | None = None, limit: int | None = 
     return per_category(items, limit)
 
 
-def load_bivlc(data: Path, images: Path | None = None, limit: int | None = None) -> list[SwapItem]:
+def load_bivlc(data: Path, images: Path | None = None, limit: int | None = None) -> list[Item]:
     """BiVLC: a CSV / JSON / JSONL / parquet table of image, caption, negative_caption, negative_image, type."""
     data = Path(data)
     kinds = (".csv", ".jsonl", ".json", ".parquet")
@@ -267,7 +264,7 @@ def load_bivlc(data: Path, images: Path | None = None, limit: int | None = None)
     for n, row in enumerate(_read_table(files, BIVLC_FIELDS)):
         where = f"{files[0].name}: row {n}"
         refs = tuple(_image_from_cell(_get(row, k, where), root, where, k) for k in ("image", "negative_image"))
-        items.append(SwapItem(
+        items.append(Item(
             _text(row, "type", where), refs, (_text(row, "caption", where), _text(row, "negative_caption", where)),
             id=str(row.get("id", n)), info=_extras(row, BIVLC_FIELDS),
         ))
@@ -287,7 +284,7 @@ def _aro_kind(path: Path, rows: list) -> str:
     raise DatasetError(f"{path.name}: cannot tell VG-Relation from VG-Attribution; use ARO's file names {ARO_FILES}")
 
 
-def load_aro(data: Path, images: Path | None = None, limit: int | None = None) -> list[ChoiceItem]:
+def load_aro(data: Path, images: Path | None = None, limit: int | None = None) -> list[Item]:
     """ARO VG-Relation / VG-Attribution: JSON lists of image_path, bbox, true / false caption; crops to the box."""
     data = Path(data)
     files = [data] if data.is_file() else [data / f for f in ARO_FILES.values() if (data / f).is_file()]
@@ -295,7 +292,7 @@ def load_aro(data: Path, images: Path | None = None, limit: int | None = None) -
         raise DatasetError(f"no ARO file in {data} (expected {' or '.join(ARO_FILES.values())})")
     folder = files[0].parent
     root = Path(images) if images else (folder / "images" if (folder / "images").is_dir() else folder)
-    items: list[ChoiceItem] = []
+    items: list[Item] = []
     for path in files:
         rows = _read_json(path)
         if not isinstance(rows, list):
@@ -305,8 +302,8 @@ def load_aro(data: Path, images: Path | None = None, limit: int | None = None) -
             where = f"{path.name}: item {n}"
             box = tuple(_number(row, k, where) for k in ("bbox_x", "bbox_y", "bbox_w", "bbox_h"))
             ref = ImageRef(where, path=root / _text(row, "image_path", where), box=box)  # type: ignore[arg-type]
-            items.append(ChoiceItem(
-                kind, ref, (_text(row, "true_caption", where), _text(row, "false_caption", where)), id=str(n),
+            items.append(Item(
+                kind, (ref,), (_text(row, "true_caption", where), _text(row, "false_caption", where)), id=str(n),
                 info=_extras(row, ARO_FIELDS),
             ))
     return items

@@ -1,14 +1,17 @@
-"""The two kinds of benchmark item every benchmark is made of, the world's and the public ones alike.
+"""The one kind of benchmark item every benchmark is made of, the world's and the public ones alike: n images and m
+captions, each image with its own caption among them.
 
-An item's images are world scenes (rendered at the size a model wants) or references to image files (read when
-scored): ``picture`` turns either into a PIL image. ``kind`` is what scores are grouped by (the world's swap kind, a
-public benchmark's category or tag); ``category`` adds the world split in front of it, for browsing.
+A Winoground-style swap item is 2 x 2 (caption i belongs to image i, the other pairing is the swap); a SugarCrepe-style
+choice item is 1 x m (one image, its right caption among foils). An item's images are world scenes (rendered at the
+size a model wants) or references to image files (read when scored): ``picture`` turns either into a PIL image.
+``kind`` is what scores are grouped by (the world's swap kind, a public benchmark's category or tag); ``category``
+adds the world split in front of it, for browsing.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Union, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from PIL import Image
 
@@ -25,12 +28,25 @@ def picture(ref: Any, size: int | None = None) -> Image.Image:
     return ref.render(size or DEFAULT_SIZE) if isinstance(ref, Renderable) else ref.load()
 
 
-class _Shown:
-    """What both kinds of item share: the category they are browsed by, and their images as pictures."""
+@dataclass(frozen=True)
+class Item:
+    """``images`` and ``captions``: image i's own caption is ``captions[right[i]]`` (``right`` left out: caption i is
+    image i's), every other caption a foil for it."""
 
     kind: str
-    split: str
     images: tuple[Any, ...]
+    captions: tuple[str, ...] = field(repr=False)
+    right: tuple[int, ...] = ()
+    split: str = ""  # the world's split; "" for a public benchmark
+    id: str = ""
+    info: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.right:
+            object.__setattr__(self, "right", tuple(range(len(self.images))))
+        if len(self.right) != len(self.images) or not all(0 <= c < len(self.captions) for c in self.right):
+            raise ValueError(f"item {self.id!r}: each of its {len(self.images)} images needs one of its "
+                             f"{len(self.captions)} captions, got {self.right}")
 
     @property
     def category(self) -> str:
@@ -38,36 +54,3 @@ class _Shown:
 
     def pictures(self, size: int | None = None) -> list[Image.Image]:
         return [picture(ref, size) for ref in self.images]
-
-
-@dataclass(frozen=True)
-class SwapItem(_Shown):
-    """Two images and two captions, caption i belonging to image i; the other pairing is the swap (Winoground)."""
-
-    kind: str
-    images: tuple[Any, Any]
-    captions: tuple[str, str]
-    split: str = ""  # the world's split; "" for a public benchmark
-    id: str = ""
-    info: dict[str, Any] = field(default_factory=dict, compare=False)
-
-
-@dataclass(frozen=True)
-class ChoiceItem(_Shown):
-    """One image and several captions; ``captions[right]`` is the one that describes it (SugarCrepe, ARO, the world's
-    single objects)."""
-
-    kind: str
-    image: Any
-    captions: tuple[str, ...] = field(repr=False)
-    right: int = 0
-    split: str = ""
-    id: str = ""
-    info: dict[str, Any] = field(default_factory=dict, compare=False)
-
-    @property
-    def images(self) -> tuple[Any]:  # type: ignore[override]
-        return (self.image,)
-
-
-Item = Union[SwapItem, ChoiceItem]

@@ -12,7 +12,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from explorer.accuracy import is_right, score_chunk
+from explorer.accuracy import Outcome, score_chunk
 from explorer.browse import BROWSE_SIZE, CHUNK
 from explorer.cache import LRUCache
 from explorer.items import Item
@@ -21,7 +21,7 @@ from explorer.shards import chunks
 
 SCORED_KEPT = 50_000  # items' outcomes kept, all models together: Browse's largest load is 12,000 items
 CELLS = ("both right", "fixes", "breaks", "both wrong")  # a method against a baseline: the matrix's cells
-_SCORED: LRUCache[dict] = LRUCache(SCORED_KEPT)
+_SCORED: LRUCache[dict[str, Outcome]] = LRUCache(SCORED_KEPT)
 
 
 def _key(model: str, methods: Iterable[str], item: Item) -> str:
@@ -31,7 +31,7 @@ def _key(model: str, methods: Iterable[str], item: Item) -> str:
 
 
 def score_items(methods: Mapping[str, ScoringMethod], model: str, items: Sequence[Item],
-                progress: Callable[[Iterable], Iterable] = lambda it: it) -> list[dict]:
+                progress: Callable[[Iterable], Iterable] = lambda it: it) -> list[dict[str, Outcome]]:
     """Each item's ``{method name: outcome}``, through the one scoring loop; an item this model's methods scored
     before comes from the cache, so a second overview of the same items runs no analysis."""
     keys = [_key(model, methods, it) for it in items]
@@ -42,7 +42,8 @@ def score_items(methods: Mapping[str, ScoringMethod], model: str, items: Sequenc
     return [_SCORED.get(k) for k in keys]
 
 
-def frame(items: Sequence[Item], outcomes: Sequence[dict], methods: Mapping[str, ScoringMethod]) -> pd.DataFrame:
+def frame(items: Sequence[Item], outcomes: Sequence[dict[str, Outcome]],
+          methods: Mapping[str, ScoringMethod]) -> pd.DataFrame:
     """One row per item: its position among the loaded items, id, category, and per method (by label) its verdict
     ("right", "wrong", "n/a" where untrained) and its margin (positive when right; empty where untrained)."""
     rows = []
@@ -50,8 +51,8 @@ def frame(items: Sequence[Item], outcomes: Sequence[dict], methods: Mapping[str,
         row: dict = {"item": position, "id": item.id, "category": item.category}
         for name, method in methods.items():
             trained = method.trained
-            row[method.label] = ("right" if is_right(found[name]) else "wrong") if trained else "n/a"
-            row[f"{method.label} margin"] = found[name]["margin"] if trained else math.nan
+            row[method.label] = ("right" if found[name].correct else "wrong") if trained else "n/a"
+            row[f"{method.label} margin"] = found[name].margin if trained else math.nan
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -16,7 +16,7 @@ from PIL import Image, UnidentifiedImageError
 
 from explorer.dataset_loaders import DatasetError, ImageRef, per_category
 from explorer.inputs import InputError, clean_caption
-from explorer.items import ChoiceItem, Item, SwapItem
+from explorer.items import Item
 
 log = logging.getLogger(__name__)
 
@@ -107,12 +107,12 @@ def _item(row: dict, line: int, root: Path, source: str) -> Item:
     image = _image(row, "image", root, where)
     category = str(row.get("category") or "").strip() or DEFAULT_CATEGORY
     if row.get("image_b") not in (None, ""):
-        return SwapItem(category, (image, _image(row, "image_b", root, where)), (a, b), id=f"line {line}")
-    return ChoiceItem(category, image, (a, b), right=0, id=f"line {line}")
+        return Item(category, (image, _image(row, "image_b", root, where)), (a, b), id=f"line {line}")
+    return Item(category, (image,), (a, b), id=f"line {line}")
 
 
 def _kind(item: Item) -> str:
-    return "two-image" if isinstance(item, SwapItem) else "one-image"
+    return "two-image" if len(item.images) == 2 else "one-image"
 
 
 def read_pairs(path: Path) -> tuple[list[Item], list[BadRow]]:

@@ -9,24 +9,52 @@ Each reading is in percent over the same held-out single-object images (``world.
   and on the same picture turned black and white;
 - ``probe_shape`` / ``probe_colour``: logistic-regression probes on the global image embeddings, fitted on
   seen objects (``id`` items) and read on the held-out ones.
+
+Every top-1 reading is the global cosine's, scored by the evaluation's one loop (``accuracy.item_outcomes``, in the
+chunks of ``world-single``) and judged by its rule: an image's own caption must score strictly above every other
+one, so a tie fails, and the answer counted by ``errors_keep_colour`` is then the best other caption (the first of
+them on a tie).
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from dataclasses import dataclass, replace
+from typing import Callable, Sequence
 
 import numpy as np
+from PIL import Image
 from sklearn.linear_model import LogisticRegression
 
 from explorer import world
+from explorer.accuracy import Outcome, item_outcomes
+from explorer.items import DEFAULT_SIZE, Item, Renderable
+from explorer.methods import ScoringMethod, get_method
 
 STAGES = 4  # how often ``readings`` calls its ``tick``
 
 
-def _top1(scores: np.ndarray, candidates: list[int], labels: np.ndarray) -> float:
-    """Percent of rows whose best-scoring candidate column is the label."""
-    picked = np.array(candidates)[scores[:, candidates].argmax(1)]
-    return float((picked == labels).mean() * 100)
+@dataclass(frozen=True)
+class Grey:
+    """A world scene turned black and white."""
+
+    scene: Renderable
+
+    def render(self, size: int = DEFAULT_SIZE) -> Image.Image:
+        return self.scene.render(size).convert("L").convert("RGB")
+
+
+def _outcomes(method: ScoringMethod, items: Sequence[Item]) -> list[Outcome]:
+    return [found[method.name] for found in item_outcomes([method], items, "world-single")]
+
+
+def _percent(found: Sequence[Outcome]) -> float:
+    """Percent of outcomes right, unrounded (as the readings are recorded)."""
+    return float(np.mean([o.correct for o in found]) * 100)
+
+
+def _among(items: Sequence[Item], captions: tuple[str, ...], own: Callable[[Item], str]) -> list[Item]:
+    """The items, each to be told among ``captions``, its own caption ``own(item)``."""
+    return [replace(it, captions=captions, right=(captions.index(own(it)),)) for it in items]
 
 
 def _probe(train_x: np.ndarray, train_y: np.ndarray, test_x: np.ndarray, test_y: np.ndarray) -> float:
@@ -34,12 +62,20 @@ def _probe(train_x: np.ndarray, train_y: np.ndarray, test_x: np.ndarray, test_y:
     return float(clf.score(test_x, test_y) * 100)
 
 
-def _shape_of(items) -> np.ndarray:
-    return np.array([world.SHAPES.index(i.image.objects[0].shape) for i in items])
+def _shape(item: Item) -> str:
+    return item.images[0].objects[0].shape
 
 
-def _colour_of(items) -> np.ndarray:
-    return np.array([list(world.COLORS).index(i.image.objects[0].color) for i in items])
+def _shape_of(items: Sequence[Item]) -> np.ndarray:
+    return np.array([world.SHAPES.index(_shape(i)) for i in items])
+
+
+def _colour_of(items: Sequence[Item]) -> np.ndarray:
+    return np.array([list(world.COLORS).index(i.images[0].objects[0].color) for i in items])
+
+
+def _shape_caption(shape: str) -> str:
+    return f"{world.article(shape)} {shape}"
 
 
 def readings(encoder, limit: int = 500, probe_limit: int = 600, tick: Callable[[], object] = lambda: None,
@@ -50,32 +86,31 @@ def readings(encoder, limit: int = 500, probe_limit: int = 600, tick: Callable[[
     """
     held = world.single_items(prefix + "heldout", limit)
     seen = world.single_items(prefix + "id", probe_limit)
-    pictures = [item.image.render(encoder.image_size) for item in held]
-    image = encoder.embed_images(pictures).numpy()  # L2-normalized, as the texts are
+    method = get_method("global", encoder)
+    full = _outcomes(method, held)
     tick()
-    grey = encoder.embed_images([p.convert("L").convert("RGB") for p in pictures]).numpy()
+    heldout = tuple(c for c, combo in zip(world.single_captions(), world.ALL_COMBOS) if combo in world.heldout_combos())
+    among_heldout = _outcomes(method, _among(held, heldout, lambda it: it.captions[it.right[0]]))
+    shapes = _among(held, tuple(map(_shape_caption, world.SHAPES)), lambda it: _shape_caption(_shape(it)))
+    shape_only = _outcomes(method, shapes)
     tick()
-    seen_image = encoder.embed_images([item.image.render(encoder.image_size) for item in seen]).numpy()
+    shape_only_grey = _outcomes(method, [replace(it, images=(Grey(it.images[0]),)) for it in shapes])
     tick()
-    full = image @ encoder.embed_texts(world.single_captions()).numpy().T
-    shapes = encoder.embed_texts([f"{world.article(s)} {s}" for s in world.SHAPES]).numpy().T
+    image = encoder.embed_images([it.images[0].render(encoder.image_size) for it in held]).numpy()
+    seen_image = encoder.embed_images([it.images[0].render(encoder.image_size) for it in seen]).numpy()
     tick()
 
-    labels = np.array([item.right for item in held])
-    picked = full.argmax(1)
-    wrong = picked != labels
-    keep_colour = sum(world.ALL_COMBOS[p][0] == world.ALL_COMBOS[t][0] for p, t in zip(picked[wrong], labels[wrong]))
-    heldout_ids = [i for i, c in enumerate(world.ALL_COMBOS) if c in world.heldout_combos()]
+    wrong = [(o.picked[0], it.right[0]) for o, it in zip(full, held) if not o.correct]
+    keep_colour = sum(world.ALL_COMBOS[p][0] == world.ALL_COMBOS[t][0] for p, t in wrong)
     return {
         "n": len(held),
-        "full": _top1(full, list(range(len(world.ALL_COMBOS))), labels),
-        "errors": int(wrong.sum()),
+        "full": _percent(full),
+        "errors": len(wrong),
         "errors_keep_colour": int(keep_colour),
-        "among_heldout": _top1(full, heldout_ids, labels),
-        "shape_only": float(((image @ shapes).argmax(1) == _shape_of(held)).mean() * 100),
-        "shape_only_grey": float(((grey @ shapes).argmax(1) == _shape_of(held)).mean() * 100),
+        "among_heldout": _percent(among_heldout),
+        "shape_only": _percent(shape_only),
+        "shape_only_grey": _percent(shape_only_grey),
         "probe_shape": _probe(seen_image, _shape_of(seen), image, _shape_of(held)),
         "probe_colour": _probe(seen_image, _colour_of(seen), image, _colour_of(held)),
         "probe_n": len(seen),
     }
-

@@ -17,6 +17,7 @@ from explorer import proposals, text, tower, world
 from explorer.accuracy import evaluate_items
 from explorer.encoders import DualEncoder
 from explorer.engine import Engine
+from explorer.items import Item
 from explorer.methods import get_method
 from explorer.methods.powerset_method import PowersetAlignment
 from explorer.methods.sgi import StructureGuided
@@ -50,11 +51,11 @@ def timed_side_by_side(fns: dict[str, Callable[[], object]], repeat: int) -> dic
     return best
 
 
-def bench_items(n: int) -> list[world.SwapItem]:
+def bench_items(n: int) -> list[Item]:
     return world.swap_items("heldout", "attribute", n)
 
 
-def fresh_items(n: int) -> list[world.SwapItem]:
+def fresh_items(n: int) -> list[Item]:
     """``n`` bench items none of whose captions, nor caption B's edit, came in an earlier one: every timed analysis
     parses and encodes its captions, and every timed edit is a caption not seen before (the world repeats some)."""
     seen: set[str] = set()

@@ -5,8 +5,8 @@ import pytest
 
 from explorer import world
 from explorer.cli import main
-from explorer.accuracy import evaluate, is_right, outcome, percentages, swap_outcome
-from explorer.items import ChoiceItem, SwapItem
+from explorer.accuracy import Outcome, evaluate, evaluate_items, outcome, percentages
+from explorer.items import Item
 from explorer.methods import get_method
 
 
@@ -20,12 +20,12 @@ from explorer.methods import get_method
     ],
 )
 def test_swap_outcome(s, text, image):
-    o = swap_outcome(np.array(s))
-    assert (o.text, o.image, o.group) == (text, image, text and image)
+    o = outcome(Item("attribute", (None, None), ("a", "b")), np.array(s))
+    assert (o.text, o.image, o.correct) == (text, image, text and image)
 
 
 def test_summary_in_percent():
-    records = [{"text": t, "image": i} for t, i in ((True, True), (True, False), (False, False), (False, True))] * 25
+    records = [Outcome(t, i, 0.0, (0, 1)) for t, i in ((True, True), (True, False), (False, False), (False, True))] * 25
     out = percentages(records)
     ci = out.pop("ci")
     assert out == {"text": 50.0, "image": 50.0, "group": 25.0, "n": 100}
@@ -63,9 +63,9 @@ def test_world_single_cli(tmp_path, embedded):
     assert main(["eval", "--benchmark", "world-single", "--split", "heldout", "--limit", "5", "--json", str(path)]) == 0
     single = json.loads(path.read_text())["results"]["global"]["heldout"]["single"]
     items = world.single_items("heldout", 5)  # recomputed: the right caption's share of top-1 among all 32
-    images = embedded.embed_images([it.image.render(embedded.image_size) for it in items]).numpy()
+    images = embedded.embed_images([it.images[0].render(embedded.image_size) for it in items]).numpy()
     picked = (images @ embedded.embed_texts(world.single_captions()).numpy().T).argmax(1)
-    assert single["n"] == 5 and single["top1"] == pytest.approx(100 * np.mean(picked == [it.right for it in items]))
+    assert single["n"] == 5 and single["top1"] == pytest.approx(100 * np.mean(picked == [it.right[0] for it in items]))
 
 
 @pytest.fixture(scope="module")
@@ -112,21 +112,44 @@ def test_method_options_from_the_command_line():
         method_options(["crop_mode=resize"])
 
 
-def test_one_outcome_for_both_kinds_of_item():
-    swap = SwapItem("attribute", (None, None), ("a", "b"))
+def test_one_outcome_for_every_shape_of_item():
+    swap = Item("attribute", (None, None), ("a", "b"))
+    assert swap.right == (0, 1)  # caption i is image i's unless said otherwise
     found = outcome(swap, np.array([[0.9, 0.1], [0.2, 0.8]]))
-    assert found == {"text": True, "image": True, "s": [[0.9, 0.1], [0.2, 0.8]], "margin": 0.6} and is_right(found)
+    assert found == Outcome(True, True, 0.6, (0, 1)) and found.correct
     wrong = outcome(swap, np.array([[0.5, 0.6], [0.4, 0.7]]))  # text right, image wrong: group wrong
-    assert not is_right(wrong) and wrong["margin"] == -0.1  # caption 0 prefers image 1 by 0.1: the closest call
-    choice = ChoiceItem("single", None, ("a", "b", "c"), right=1)
-    assert outcome(choice, np.array([[0.1], [0.5], [0.4]])) == {"hit": True, "margin": 0.1}
-    assert not is_right(outcome(choice, np.array([[0.5], [0.5], [0.4]])))  # a tie with another caption fails
-    assert not is_right(outcome(choice, np.array([[0.1], [0.5], [0.6]])))
+    assert not wrong.correct and wrong.margin == -0.1  # caption 0 prefers image 1 by 0.1: the closest call
+    choice = Item("single", (None,), ("a", "b", "c"), right=(1,))
+    assert outcome(choice, np.array([[0.1], [0.5], [0.4]])) == Outcome(True, None, 0.1, (1,))
+    tie = outcome(choice, np.array([[0.5], [0.5], [0.4]]))  # a tie with another caption fails; that one is picked
+    assert not tie.correct and tie.picked == (0,) and tie.margin == 0.0
+    assert outcome(choice, np.array([[0.1], [0.5], [0.6]])) == Outcome(False, None, -0.1, (2,))
+    # 2 images x 3 captions: image 1's own caption is caption 2, caption 1 a foil of both
+    two = Item("foil", (None, None), ("a", "b", "c"), right=(0, 2))
+    s = np.array([[0.9, 0.2], [0.3, 0.7], [0.1, 0.8]])
+    assert outcome(two, s) == Outcome(True, True, 0.1, (0, 2))  # the closest: caption 2 against caption 1 on image 1
+    assert outcome(two, s[[0, 2, 1]]) == Outcome(False, True, -0.1, (0, 1))  # the foil now above on image 1
+    with pytest.raises(ValueError, match="needs one of its 3 captions"):
+        Item("foil", (None, None), ("a", "b", "c"), right=(0, 3))
 
 
 def test_choice_summary_is_named_by_its_benchmark():
-    out = percentages([{"hit": True}, {"hit": False}], "top1")
+    out = percentages([Outcome(True, None, 0.1, (0,)), Outcome(False, None, -0.1, (1,))], "top1")
     assert (out["top1"], out["n"], list(out["ci"])) == (50.0, 2, ["top1"])
+
+
+def test_a_shard_file_gives_back_the_outcomes_it_kept(tmp_path):
+    """Outcomes go to a shard file as JSON and come back as the same outcomes: a rerun reads them, scores none."""
+    from conftest import ColourMethod, sugarcrepe
+
+    from explorer.benchmark_registry import load_items
+    from explorer.shards import Shards
+
+    items, method = load_items("sugarcrepe", sugarcrepe(tmp_path / "sc")), ColourMethod()
+    first = evaluate_items([method], items, "sugarcrepe", shards=Shards(folder=tmp_path / "shards"))
+    scored = method.prepared
+    again = evaluate_items([method], items, "sugarcrepe", shards=Shards(folder=tmp_path / "shards"))
+    assert again == first and method.prepared == scored and first["colour"]["all"]["n"] == 3
 
 
 def test_eval_scores_every_item_of_a_public_benchmark_unless_limited_and_says_how_many(tmp_path):

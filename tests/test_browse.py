@@ -6,7 +6,7 @@ import pytest
 
 from conftest import ColourMethod, LengthMethod, sugarcrepe
 from explorer import world
-from explorer.accuracy import is_right, score_chunk
+from explorer.accuracy import score_chunk
 from explorer.benchmark_registry import load_items
 from explorer.browse import BROWSE_SIZE, for_main_page, read, select
 
@@ -27,7 +27,7 @@ def test_filters_by_category_and_by_what_a_method_gets_wrong(tmp_path):
     # the colour method gets item 1 wrong (a tie); the length method gets both add_obj items wrong
     assert select(items, None, ColourMethod()) == [1]
     assert select(items, "add_obj", LengthMethod()) == [0, 1]
-    assert is_right(score_chunk([ColourMethod()], items[:1])[0]["colour"])
+    assert score_chunk([ColourMethod()], items[:1])[0]["colour"].correct
 
 
 def test_public_benchmark_needs_its_path():
@@ -50,7 +50,7 @@ def test_every_registered_benchmark_can_be_browsed_and_sent():
     single = load_items("world-single", limit=2, split="heldout")
     assert [it.category for it in single] == ["heldout/single"] * 2
     image, a, b = for_main_page(single[0])
-    assert a == single[0].captions[single[0].right] and b != a and image is single[0].image
+    assert a == single[0].captions[single[0].right[0]] and b != a and image is single[0].images[0]
     swap = load_items("world", limit=1, split="id")[0]
     assert for_main_page(swap) == (swap.images[0], *swap.captions)
 

@@ -36,9 +36,9 @@ def test_a_larger_space_sees_every_colour_and_shape_and_holds_out_the_rest_from_
     held = space.heldout(0.25)
     assert len(held) == 192 - len(seen) and not set(held) & seen
     items = space.heldout_items(40, 0.25)
-    assert all(it.captions[it.right] == it.image.objects[0].phrase() and it.image.objects[0].combo in held
+    assert all(it.captions[it.right[0]] == it.images[0].objects[0].phrase() and it.images[0].objects[0].combo in held
                for it in items)
-    assert len(items[0].captions) == 192 and len({it.image.objects[0].combo for it in items}) > 20
+    assert len(items[0].captions) == 192 and len({it.images[0].objects[0].combo for it in items}) > 20
 
 
 def test_bad_spaces_and_mixed_training_data_are_refused(tmp_path):

@@ -14,7 +14,6 @@ from explorer.accuracy import evaluate
 from explorer.accuracy_reports import report_frame, write_reports
 from explorer.benchmark_registry import load_items
 from explorer.dataset_loaders import DatasetError
-from explorer.items import ChoiceItem, SwapItem
 
 NO_BAR = lambda it: it  # noqa: E731
 
@@ -36,8 +35,8 @@ def test_sugarcrepe_loads_and_scores(tmp_path, caplog):
         items = load_items("sugarcrepe", root)
     assert "replace_rel.json" in caplog.text  # a missing category is skipped with a warning
     assert [(it.id, it.category) for it in items] == [("0", "add_obj"), ("1", "add_obj"), ("12", "swap_att")]
-    assert isinstance(items[0], ChoiceItem) and items[0].captions == ("a red square", "a blue square")
-    assert items[0].image.path == root / "val2017" / "000000000001.jpg"
+    assert items[0].right == (0,) and items[0].captions == ("a red square", "a blue square")
+    assert items[0].images[0].path == root / "val2017" / "000000000001.jpg"
 
     colour, length = ColourMethod(), LengthMethod()
     res = evaluate([colour, length], "sugarcrepe", None, data=root, progress=NO_BAR)
@@ -92,11 +91,11 @@ def test_images_load_lazily_and_errors_name_the_item(tmp_path):
     (root / "val2017" / "000000000002.jpg").write_bytes(b"not an image")
     (root / "val2017" / "000000000003.jpg").unlink()
     items = load_items("sugarcrepe", root)  # nothing decoded yet
-    assert items[0].image.load().size == (16, 12)
+    assert items[0].images[0].load().size == (16, 12)
     with pytest.raises(DatasetError, match=r"add_obj\.json: item '1': .*000000000002\.jpg"):
-        items[1].image.load()
+        items[1].images[0].load()
     with pytest.raises(DatasetError, match=r"swap_att\.json: item '12': image file .*000000000003\.jpg not found"):
-        items[2].image.load()
+        items[2].images[0].load()
 
 
 # ---------------------------------------------------------------- Winoground
@@ -131,7 +130,7 @@ def test_winoground_jsonl(tmp_path):
     (tmp_path / "data" / "examples.jsonl").write_text("\n".join(lines) + "\n")
 
     items = load_items("winoground", tmp_path)  # the repository root: finds data/
-    assert isinstance(items[1], SwapItem) and items[1].captions == ("red", "red or blue")
+    assert items[1].right == (0, 1) and items[1].captions == ("red", "red or blue")
     assert items[1].images[1].path == tmp_path / "data" / "images" / "ex_1_img_1.png"
     assert items[1].category == "Relation" and items[1].info["num_main_preds"] == 1
     res = evaluate([ColourMethod()], "winoground", None, data=tmp_path / "data", progress=NO_BAR)
@@ -243,9 +242,9 @@ def test_aro_crops_to_the_box(tmp_path):
     ])
     items = load_items("aro", tmp_path)
     assert [it.category for it in items] == ["VG-Relation", "VG-Relation", "VG-Attribution"]
-    assert items[0].image.box == (0.0, 0.0, 20.0, 30.0) and items[0].info["relation_name"] == "on"
-    assert items[0].image.load().size == (20, 30) and items[2].image.load().size == (10, 8)
-    assert np.asarray(items[0].image.load()).reshape(-1, 3).mean(0)[0] > 200  # the red half
+    assert items[0].images[0].box == (0.0, 0.0, 20.0, 30.0) and items[0].info["relation_name"] == "on"
+    assert items[0].images[0].load().size == (20, 30) and items[2].images[0].load().size == (10, 8)
+    assert np.asarray(items[0].images[0].load()).reshape(-1, 3).mean(0)[0] > 200  # the red half
 
     res = evaluate([ColourMethod()], "aro", None, data=tmp_path, progress=NO_BAR)["colour"]
     assert points(res) == {"VG-Relation": {"accuracy": 50.0, "n": 2}, "VG-Attribution": {"accuracy": 100.0, "n": 1},
@@ -268,7 +267,7 @@ def test_aro_large_image_is_cropped_in_original_pixels(tmp_path):
     """Boxes are in the file's pixels: the crop happens before the image is downscaled."""
     two_colour(tmp_path / "images" / "big.png", split=1500, size=(2400, 100))
     write_json(tmp_path / "visual_genome_relation.json", [aro_row("big.png", (1000, 0, 400, 100), "red", "blue")])
-    assert load_items("aro", tmp_path)[0].image.load().size == (400, 100)
+    assert load_items("aro", tmp_path)[0].images[0].load().size == (400, 100)
     assert evaluate([ColourMethod()], "aro", None, data=tmp_path, progress=NO_BAR)["colour"]["all"]["accuracy"] == 100.0
 
 

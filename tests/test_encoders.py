@@ -175,8 +175,8 @@ def test_on_cuda_the_shipped_model_answers_as_on_the_cpu(embedded):
     gpu = DualEncoder(device="cuda")
     assert gpu.device.startswith("cuda") and next(gpu.model.parameters()).is_cuda
     items = world.single_items("heldout", 500)
-    images = [it.image.render(gpu.image_size) for it in items]
-    labels = torch.tensor([it.right for it in items])
+    images = [it.images[0].render(gpu.image_size) for it in items]
+    labels = torch.tensor([it.right[0] for it in items])
     captions = list(items[0].captions)
 
     def top1(enc: DualEncoder) -> tuple[torch.Tensor, float]:

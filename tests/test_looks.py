@@ -52,7 +52,8 @@ def test_the_style_split_draws_seen_objects_on_held_out_backgrounds_one_look_per
             assert first.look.gradient_to is None or hue_held_out(first.look.gradient_to)
             assert all(o.combo in seen for scene in item.images for o in scene.objects)
     singles = world.single_items("style", 60)
-    assert any(it.image.look.gradient_to for it in singles) and any(it.image.look.gradient_to is None for it in singles)
+    gradients = [it.images[0].look.gradient_to for it in singles]
+    assert any(gradients) and any(g is None for g in gradients)
     assert world.single_items("val-style", 5) != world.single_items("style", 5)
 
 
@@ -103,8 +104,8 @@ def test_drawn_splits_draw_visible_seen_objects_on_their_background(name):
                 inner = ndimage.binary_erosion(mask, iterations=2)
                 assert (pixels[inner] == world.FILLS[obj.color]).all(-1).mean() > 0.9
     singles = world.single_items(f"drawn-{name}", 40)
-    assert all(it.captions[it.right] == it.image.objects[0].phrase() for it in singles)
-    assert all(it.image.objects[0].combo in world.seen_combos() for it in singles)
+    assert all(it.captions[it.right[0]] == it.images[0].objects[0].phrase() for it in singles)
+    assert all(it.images[0].objects[0].combo in world.seen_combos() for it in singles)
 
 
 def test_training_swap_items_share_one_varied_look_and_draw_none_without_it():

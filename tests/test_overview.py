@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from explorer import overview
+from explorer.accuracy import Outcome
 from explorer.benchmark_registry import load_items
 from explorer.methods import get_method
 
@@ -29,15 +30,13 @@ def test_each_item_is_scored_once_per_model(scored, embedded, monkeypatch):
 
 
 def test_the_table_gives_each_methods_verdict_and_margin_as_the_evaluation_does(scored):
-    from explorer.accuracy import is_right
-
     items, methods, found = scored
     table = overview.frame(items, found, methods)
     assert list(table.columns) == ["item", "id", "category", "global cosine", "global cosine margin", "SGI",
                                    "SGI margin"]
     for row, outcome in zip(table.itertuples(index=False), found):
-        assert row[3] == ("right" if is_right(outcome["global"]) else "wrong")
-        assert (row[4] > 0) == is_right(outcome["global"])  # the margin's sign is the verdict
+        assert row[3] == ("right" if outcome["global"].correct else "wrong")
+        assert (row[4] > 0) == outcome["global"].correct  # the margin's sign is the verdict
     counts = overview.matrix(table, "SGI", "global cosine")
     cells = overview.cell_of(table["SGI"], table["global cosine"])
     assert counts.iloc[1, 1] == f"fixes: {(cells == 'fixes').sum()}" and (cells != "n/a").all()
@@ -64,8 +63,8 @@ def test_five_thousand_items_filter_in_milliseconds_without_scoring(monkeypatch)
     """The overview of 5,000 items is built, sliced by a matrix cell and sorted by margin with no analysis."""
     rng = np.random.default_rng(0)
     items = load_items("world", limit=1250, split="id")  # 4 kinds x 1250
-    found = [{"global": {"hit": bool(a > 0), "margin": float(a)}, "sgi": {"hit": bool(b > 0), "margin": float(b)},
-              "tflocal": {"hit": False, "margin": 0.0}} for a, b in rng.normal(size=(len(items), 2))]
+    found = [{"global": Outcome(bool(a > 0), None, float(a), (0,)), "sgi": Outcome(bool(b > 0), None, float(b), (0,)),
+              "tflocal": Outcome(False, None, 0.0, (1,))} for a, b in rng.normal(size=(len(items), 2))]
 
     class Named:
         def __init__(self, label):

@@ -10,7 +10,6 @@ from explorer import world
 from explorer.benchmark_registry import load_items
 from explorer.cli import main
 from explorer.dataset_loaders import DatasetError
-from explorer.items import ChoiceItem, SwapItem
 from explorer.pairs import read_pairs
 
 
@@ -38,7 +37,7 @@ def test_a_csv_loads_its_good_rows_and_names_each_bad_one_by_line_and_field(tmp_
     path = tmp_path / "pairs.csv"
     path.write_text("\n".join(lines) + "\n")
     items, bad = read_pairs(path)
-    assert [it.id for it in items] == ["line 2", "line 7"] and all(isinstance(it, ChoiceItem) for it in items)
+    assert [it.id for it in items] == ["line 2", "line 7"] and all(len(it.images) == 1 for it in items)
     assert [it.category for it in items] == ["colour", "pairs"] and items[1].captions[0].endswith(", on grey")
     assert [(b.line, b.field) for b in bad] == [(3, "image"), (4, "caption_a"), (5, "image"), (6, "caption_b")]
     assert "no image file at" in bad[0].problem and "gone.png" in str(bad[0])
@@ -57,7 +56,7 @@ def test_jsonl_with_two_images_is_a_swap_file_and_other_kinds_are_left_out(tmp_p
     path = tmp_path / "pairs.jsonl"
     path.write_text("\n".join(rows) + "\n")
     items, bad = read_pairs(path)
-    assert len(items) == 1 and isinstance(items[0], SwapItem) and items[0].captions == tuple(good[0][2:])
+    assert len(items) == 1 and len(items[0].images) == 2 and items[0].captions == tuple(good[0][2:])
     assert [(b.line, b.field) for b in bad] == [(2, "(row)"), (3, "(row)"), (4, "image_b"), (6, "caption_a")]
     assert "not valid JSON" in bad[0].problem and "a one-image pair in a file of two-image pairs" in bad[2].problem
 

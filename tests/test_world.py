@@ -107,8 +107,8 @@ def test_splits_follow_their_rules():
     for item in world.swap_items("shift", "object", 20):
         assert all(sc.style == "shift" for sc in item.images)
     singles = world.single_items("heldout", 50)
-    assert all(it.image.objects[0].combo not in seen for it in singles)
-    assert all(it.captions[it.right] == it.image.objects[0].phrase() for it in singles)
+    assert all(it.images[0].objects[0].combo not in seen for it in singles)
+    assert all(it.captions[it.right[0]] == it.images[0].objects[0].phrase() for it in singles)
     assert len(set(world.single_captions())) == len(world.ALL_COMBOS)
 
 
@@ -237,8 +237,8 @@ def test_validation_splits_hold_the_same_kinds_of_items_from_a_stream_of_their_o
                 assert all(c in seen for c in combos)
         assert [it.images[0].style for it in val] == [it.images[0].style for it in test]
     val_single = world.single_items("val-heldout", 50)
-    assert all(it.image.objects[0].combo not in seen for it in val_single)
-    assert [it.image for it in val_single] != [it.image for it in world.single_items("heldout", 50)]
+    assert all(it.images[0].objects[0].combo not in seen for it in val_single)
+    assert [it.images[0] for it in val_single] != [it.images[0] for it in world.single_items("heldout", 50)]
     assert world.swap_items("val-id", "size", 5) == world.swap_items("val-id", "size", 5)  # deterministic
     with pytest.raises(ValueError, match="val-heldout"):
         world.swap_items("val-nothing", "size", 1)

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from explorer.items import ChoiceItem, SwapItem
+from explorer.items import Item
 from explorer.world.captions import list_caption, relation_caption
 from explorer.world.coverage import DEFAULT_COVERAGE, DEFAULT_WORLD_SEED, heldout_combos, seen_combos
 from explorer.world.drawings import DRAWN_BACKGROUNDS, DRAWN_PREFIX, Drawing, visible_on
@@ -69,7 +69,7 @@ def _pictures(rng: np.random.Generator, split: str, *objects: tuple[WorldObject,
     return tuple(Scene(objs, style) for objs in objects)
 
 
-def _swap_item(rng: np.random.Generator, kind: str, split: str, seen: frozenset[Combo]) -> SwapItem:
+def _swap_item(rng: np.random.Generator, kind: str, split: str, seen: frozenset[Combo]) -> Item:
     colors, shapes = _colours(split), list(SHAPES)
     while True:
         c1, c2 = rng.choice(colors, size=2, replace=False)
@@ -111,10 +111,10 @@ def _swap_item(rng: np.random.Generator, kind: str, split: str, seen: frozenset[
         with_size = kind == "size"
         cap0 = list_caption([(a, b)[i] for i in order], with_size)
         cap1 = list_caption([(a2, b2)[i] for i in order], with_size)
-    return SwapItem(kind, (img0, img1), (cap0, cap1), split)
+    return Item(kind, (img0, img1), (cap0, cap1), split=split)
 
 
-def training_swaps(rng: np.random.Generator, n: int, seen: frozenset[Combo], varied: float = 0.0) -> list[SwapItem]:
+def training_swaps(rng: np.random.Generator, n: int, seen: frozenset[Combo], varied: float = 0.0) -> list[Item]:
     """Swap items of random kinds over training objects only, drawn from ``rng`` (not the benchmark's streams); with
     probability ``varied`` an item's two scenes share one random training look (``world.looks.random_look``)."""
     items = [_swap_item(rng, str(rng.choice(KINDS)), "id", seen) for _ in range(n)]
@@ -148,7 +148,7 @@ def swap_items(
     n: int,
     coverage: float = DEFAULT_COVERAGE,
     seed: int = DEFAULT_WORLD_SEED,
-) -> list[SwapItem]:
+) -> list[Item]:
     """``n`` deterministic swap items of one kind for one split."""
     base, offset = _parse_split(split)
     if kind not in KINDS:
@@ -169,20 +169,20 @@ def single_captions() -> tuple[str, ...]:
 
 
 def object_items(rng: np.random.Generator, combos: list[Combo], captions: tuple[str, ...], n: int, split: str,
-                 style: Style = "plain", draw_as: str | None = None) -> list[ChoiceItem]:
+                 style: Style = "plain", draw_as: str | None = None) -> list[Item]:
     """``n`` single-object images of objects drawn from ``combos``, each to be told among ``captions``; ``draw_as``:
     the split whose pictures they are (style, drawn-*), when not the world's ``style`` of scene."""
     items = []
     for _ in range(n):
         scene = random_scene(rng, (combos[rng.integers(len(combos))],), 1, style)
         picture = _pictures(rng, draw_as, scene.objects)[0] if draw_as else scene
-        items.append(ChoiceItem("single", picture, captions, captions.index(scene.objects[0].phrase()), split))
+        items.append(Item("single", (picture,), captions, (captions.index(scene.objects[0].phrase()),), split))
     return items
 
 
 def single_items(
     split: str, n: int, coverage: float = DEFAULT_COVERAGE, seed: int = DEFAULT_WORLD_SEED
-) -> list[ChoiceItem]:
+) -> list[Item]:
     """``n`` single-object images, each to be told among all objects' captions (kind ``single``); heldout uses the
     unseen objects, every other split the seen ones (on a drawing, those that stand out from its background)."""
     base, offset = _parse_split(split)

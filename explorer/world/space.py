@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from explorer.items import ChoiceItem
+from explorer.items import Item
 from explorer.world.benchmark import object_captions, object_items, split_rng
 from explorer.world.coverage import DEFAULT_WORLD_SEED, seen_in
 from explorer.world.palette import COLORS, EXTRA_COLORS, EXTRA_SHAPES, SHAPES, Combo
@@ -66,7 +66,7 @@ class ObjectSpace:
     def captions(self) -> tuple[str, ...]:
         return object_captions(self.colors, self.shapes)
 
-    def heldout_items(self, n: int, coverage: float, seed: int = DEFAULT_WORLD_SEED) -> list[ChoiceItem]:
+    def heldout_items(self, n: int, coverage: float, seed: int = DEFAULT_WORLD_SEED) -> list[Item]:
         """``n`` single-object images of held-out objects, each to be named among every object's caption."""
         combos = self.heldout(coverage, seed)
         if not combos:
