@@ -1,5 +1,5 @@
 """The explainers (explorer/explain/): faithful hooks, maps on the object they name, maps that follow the image,
-Grad-CAM on a ResNet."""
+Grad-CAM on a ResNet, TFLocal's maps for a segment and the randomization check."""
 
 import json
 
@@ -13,6 +13,8 @@ from explorer import world
 from explorer.explain import explainers_for, get_explainer
 from explorer.explain.attention import attention_hooks
 from explorer.explain.gradcam import feature_layer
+from explorer.explain.sanity import randomized, tower_blocks
+from explorer.explain.sources import segment_tokens, tflocal_source
 from explorer.methods.sgi import segment_prompts
 from explorer.text import segments
 
@@ -125,3 +127,29 @@ def tiny_resnet(tmp_path_factory):
     (folder / "world-clip-tiny-resnet.json").write_text(json.dumps(config))
     open_clip.add_model_config(folder)
     return "world-clip-tiny-resnet"
+
+
+def test_tflocal_points_with_each_segments_tokens(embedded):
+    item = world.swap_items("val-id", "attribute", 1)[0]
+    maps = tflocal_source(embedded)(item.images[0].render(128), list(item.captions))
+    for caption, found in zip(item.captions, maps):
+        assert set(found) == {s.chars for s in segments(caption)}
+    caption = "a red square and a blue circle"
+    token_word = embedded.encode_text(caption).token_word
+    red_square, blue_circle = segments(caption)[:2]
+    assert [token_word[t] for t in segment_tokens(caption, red_square, token_word)] == [1, 2]
+    assert [token_word[t] for t in segment_tokens(caption, blue_circle, token_word)] == [5, 6]
+
+
+def test_randomizing_the_top_blocks_keeps_the_others_and_moves_rollouts_maps(embedded):
+    blocks = tower_blocks(embedded.model)
+    copy = randomized(embedded.model, 1)
+    changed = [not all(torch.equal(a, b) for a, b in zip(x.parameters(), y.parameters()))
+               for x, y in zip(blocks, tower_blocks(copy))]
+    assert changed == [False] * (len(blocks) - 1) + [True]
+    from explorer.explain.sanity import sanity_report
+
+    item = world.swap_items("val-id", "attribute", 1)[0]
+    curve = sanity_report(embedded, ["rollout"], [(item.images[0], item.captions[0])])["explainers"]["rollout"]
+    assert curve["randomized_blocks"] == list(range(1, len(blocks) + 1))
+    assert curve["spearman"][-1] < 0.9
