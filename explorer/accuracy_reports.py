@@ -32,16 +32,27 @@ def report_frame(results: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["method", "category", "metric", "value", "low", "high", "n"])
 
 
-def write_reports(report: dict, json_path: Path) -> list[Path]:
-    """Writes ``report`` ({"benchmark", "model", "results"}) as JSON, and a CSV and an HTML chart beside it."""
-    import plotly.express as px
-
+def write_reports(report: dict, json_path: Path, tables: tuple[str, ...] = ("results",)) -> list[Path]:
+    """Writes ``report`` ({"benchmark", "model", "results"}) as JSON, and beside it a CSV of each of its ``tables``
+    (the first as PATH.csv, the others as PATH-TABLE.csv) and an HTML chart of the first; none with ``tables=()``."""
     json_path = Path(json_path)
     json_path.parent.mkdir(parents=True, exist_ok=True)
     json_path.write_text(json.dumps(report, indent=2) + "\n")
-    frame = report_frame(report["results"])
-    csv_path, html_path = json_path.with_suffix(".csv"), json_path.with_suffix(".html")
-    frame.to_csv(csv_path, index=False)
+    paths = [json_path]
+    for i, table in enumerate(tables):
+        paths.append(json_path.with_suffix(".csv") if i == 0 else json_path.with_name(f"{json_path.stem}-{table}.csv"))
+        report_frame(report[table]).to_csv(paths[-1], index=False)
+    if tables:
+        paths.append(json_path.with_suffix(".html"))
+        _chart(report, report_frame(report[tables[0]]), paths[-1])
+    log.info("wrote %s", ", ".join(str(p) for p in paths))
+    return paths
+
+
+def _chart(report: dict, frame: pd.DataFrame, path: Path) -> None:
+    """The table's figures as grouped bars with their intervals, plotly.js embedded (the page must work offline)."""
+    import plotly.express as px
+
     fig = px.bar(
         frame.assign(above=frame["high"] - frame["value"], below=frame["value"] - frame["low"]),
         x="category", y="value", color="method", barmode="group", facet_row="metric", hover_data=["n", "low", "high"],
@@ -49,6 +60,4 @@ def write_reports(report: dict, json_path: Path) -> list[Path]:
         title=f"{report.get('benchmark', '')}: {report.get('model', '')}", range_y=[0, 100],
         labels={"value": "%", "category": ""},
     )
-    fig.write_html(html_path, include_plotlyjs=True)  # embedded: the page must work offline
-    log.info("wrote %s, %s, %s", json_path, csv_path, html_path)
-    return [json_path, csv_path, html_path]
+    fig.write_html(path, include_plotlyjs=True)

@@ -119,10 +119,8 @@ def _shard_config(args: argparse.Namespace, encoder) -> dict:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from explorer import distributed
-    from explorer import intervals
+    from explorer import distributed, intervals
     from explorer.accuracy import evaluate
-    from explorer.accuracy_reports import write_reports
     from explorer.methods import get_method
     from explorer.shards import Shards
 
@@ -142,20 +140,25 @@ def _eval(args: argparse.Namespace) -> int:
         said = BENCHMARKS[args.benchmark].skipped
         if said is not None:
             report["skipped"] = said(Path(args.data))
-    if not ctx.is_main:
-        return 0
-    print(json.dumps(report, indent=2))
-    if args.json:
-        for path in write_reports(report, Path(args.json)):
-            logging.getLogger(__name__).info("wrote %s", path)
-    return 0
+    return _print_report(report, args.json, ("results",)) if ctx.is_main else 0
 
 
-def _print_report(report: dict, path: str | None) -> int:
-    """Print a command's report, and write it to ``path`` when one is given."""
+def _pointing(args: argparse.Namespace) -> int:
+    from explorer.explain.pointing import pointing_report
+
+    report = pointing_report(load_encoder(encoder_spec(args.settings)), args.split.split(","), args.limit,
+                             args.sources and args.sources.split(","), args.sanity, " ".join([prog(), *args.argv]))
+    return _print_report(report, args.json, ("results", "swap_probe"))
+
+
+def _print_report(report: dict, path: str | None, tables: tuple[str, ...] = ()) -> int:
+    """Print a command's report, and write it to ``path`` when one is given, with a CSV of each of its ``tables``
+    and an HTML chart of the first beside it (``accuracy_reports.write_reports``)."""
+    from explorer.accuracy_reports import write_reports
+
     print(json.dumps(report, indent=2))
     if path:
-        Path(path).write_text(json.dumps(report, indent=2) + "\n")
+        write_reports(report, Path(path), tables)
     return 0
 
 
@@ -309,6 +312,13 @@ def build_parser(settings: Settings | None = None) -> argparse.ArgumentParser:
                                      "(default: JSON.shards beside --json; none without it)")
     e.add_argument("--set", action="append", default=[], metavar="METHOD.OPTION=VALUE",
                    help="a method option, e.g. sgi.crop_mode=resize (repeatable)")
+
+    q = model_command(sub, settings, "pointing", "where each map source looks on world scenes, judged by the objects' "
+                      "masks", _pointing, json="write the report here, with CSVs and an HTML bar chart beside it")
+    q.add_argument("--split", default=",".join(world.SPLITS), help="comma-separated world splits, as eval's")
+    q.add_argument("--limit", type=int, default=WORLD_LIMIT, help="swap items per split and kind (default %(default)s)")
+    q.add_argument("--sources", help="comma-separated map sources (default: every one that applies to the model)")
+    q.add_argument("--sanity", type=int, default=0, metavar="N", help="also the randomization check over N pictures")
 
     b = model_command(sub, settings, "bench", "speed figures, measured side by side in one run", _bench,
                       json="write the figures here", precision="native")  # the page's precision

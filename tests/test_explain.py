@@ -1,10 +1,11 @@
 """The explainers (explorer/explain/): faithful hooks, maps on the object they name, maps that follow the image,
-Grad-CAM on a ResNet, TFLocal's maps for a segment and the randomization check."""
+Grad-CAM on a ResNet, the pointing report's sources and the randomization check."""
 
 import json
 
 import numpy as np
 import open_clip
+import pandas as pd
 import pytest
 import torch
 from conftest import TINY
@@ -139,6 +140,30 @@ def test_tflocal_points_with_each_segments_tokens(embedded):
     red_square, blue_circle = segments(caption)[:2]
     assert [token_word[t] for t in segment_tokens(caption, red_square, token_word)] == [1, 2]
     assert [token_word[t] for t in segment_tokens(caption, blue_circle, token_word)] == [5, 6]
+
+
+def test_pointing_reports_every_source_and_both_baselines(tiny_model, tmp_path):
+    """The command, on a tiny random model: every source but TFLocal (untrained for it, and said so), the swap probe
+    and the randomization check in the JSON, a CSV of each table and the chart beside it."""
+    from explorer.cli import main
+
+    path = tmp_path / "pointing.json"
+    argv = ["pointing", "--model", tiny_model, "--split", "val-id", "--limit", "1", "--sanity", "1", "--json", str(path)]
+    assert main(argv) == 0
+    report = json.loads(path.read_text())
+    sources = {"rollout", "grad-eclip", "sgi", "powerset", "random", "center"}
+    assert set(report["results"]) == sources and report["not_available"] == ["tflocal"]
+    for source in sources:
+        cell = report["results"][source]["val-id"]
+        assert cell["n"] > 0 and 0 <= cell["pointing"] <= 100 and 0 <= cell["energy"] <= 100
+        assert set(cell["ci"]) == {"pointing", "energy"}
+        probe = report["swap_probe"][source]["val-id"]  # the attribute and object items swap a colour and a shape
+        assert set(probe) == {"shape_pointing", "colour_pointing", "shape_energy", "colour_energy", "n", "ci"}
+    assert set(report["sanity"]["explainers"]) == {"rollout", "grad-eclip"}
+    assert set(pd.read_csv(path.with_suffix(".csv")).method) == sources
+    assert set(pd.read_csv(tmp_path / "pointing-swap_probe.csv").metric) == {"shape_pointing", "colour_pointing",
+                                                                           "shape_energy", "colour_energy"}
+    assert path.with_suffix(".html").is_file()
 
 
 def test_randomizing_the_top_blocks_keeps_the_others_and_moves_rollouts_maps(embedded):
