@@ -148,8 +148,8 @@ def test_pointing_reports_every_source_and_both_baselines(tiny_model, tmp_path):
     from explorer.cli import main
 
     path = tmp_path / "pointing.json"
-    argv = ["pointing", "--model", tiny_model, "--split", "val-id", "--limit", "1", "--sanity", "1", "--json", str(path)]
-    assert main(argv) == 0
+    assert main(["pointing", "--model", tiny_model, "--split", "val-id", "--limit", "1", "--sanity", "1",
+                 "--json", str(path)]) == 0
     report = json.loads(path.read_text())
     sources = {"rollout", "grad-eclip", "sgi", "powerset", "random", "center"}
     assert set(report["results"]) == sources and report["not_available"] == ["tflocal"]

@@ -131,8 +131,8 @@ class Explainer(ABC):
         out = []
         for i, (text, feats) in enumerate(zip(texts, read)):
             shares = _content_shares(token_shares, i, ids[i, 0].item(), len(feats.token_text), self.encoder.tokenizer)
-            out.append(Relevance(text, None, float(cosines[i].detach()), grids[i].numpy(), upsample(grids[i], image.size, box),
-                                 box, feats.token_text, shares))
+            out.append(Relevance(text, None, float(cosines[i].detach()), grids[i].numpy(),
+                                 upsample(grids[i], image.size, box), box, feats.token_text, shares))
         return out
 
 

@@ -23,7 +23,8 @@ from explorer.explain.base import register
 
 # True: the paper's loosened attention; False: the block's own softmax attention from the class token, head by head.
 # Chosen on val-id and val-heldout (40 items per kind, the embedded model): the softmax's peak lies on the named object
-# for 47.2 and 53.0% of segments, the loosened one's for 37.0 and 37.3 (energy inside it 26.9 / 28.1 against 17.1 / 15.1)
+# for 47.2 and 53.0% of segments, the loosened one's for 37.0 and 37.3 (energy inside it 26.9 / 28.1 against
+# 17.1 / 15.1)
 LOOSE = False
 
 

@@ -77,7 +77,8 @@ def _each_caption(method: ScoringMethod, caption_maps: Callable[[Image.Image, st
 
 def explainer_source(explainer: Explainer) -> Source:
     def maps(image: Image.Image, captions: Sequence[str]) -> list[Maps]:
-        return [{r.segment.chars: peak(r.map) for r in found.segments} for found in explainer.explain_all(image, captions)]
+        found = explainer.explain_all(image, captions)
+        return [{r.segment.chars: peak(r.map) for r in explanation.segments} for explanation in found]
 
     return maps
 
@@ -127,8 +128,9 @@ def powerset_source(encoder: DualEncoder) -> Source:
     def caption_maps(image: Image.Image, caption: str, evidence: Any) -> Maps:
         out = {}
         for seg in segments(caption):
-            holding = [a for a in evidence.alignments if a.node.chars[0] <= seg.chars[0] and seg.chars[1] <= a.node.chars[1]]
-            chosen = min(holding, key=lambda a: a.node.chars[1] - a.node.chars[0])
+            (start, end), holding = seg.chars, evidence.alignments
+            chosen = min((a for a in holding if a.node.chars[0] <= start and end <= a.node.chars[1]),
+                         key=lambda a: a.node.chars[1] - a.node.chars[0])
             mask = np.any([evidence.regions[r].mask for r in chosen.best], axis=0)
             if mask.any():
                 out[seg.chars] = region(mask)
