@@ -3,7 +3,7 @@
 ``python scripts/shape_confusions.py --checkpoint runs/varied/world-clip-v0.5-s3000.safetensors --split
 val-style,val-drawn-white --limit 500 --json docs/results/drawings/warm-v0.5-s3000-val-confusions.json`` scores the
 same items as ``eval --benchmark world-single --methods global`` (top-1 by the global cosine among all objects'
-captions) and counts each wrong answer by its (true, chosen) caption pair.
+captions, through the evaluation's one scoring loop) and counts each wrong answer by its (true, chosen) caption pair.
 """
 
 from __future__ import annotations
@@ -14,11 +14,10 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-import torch
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as python scripts/shape_confusions.py
+from explorer.accuracy import item_outcomes  # noqa: E402
 from explorer.encoders import DualEncoder  # noqa: E402
-from explorer.items import picture  # noqa: E402
+from explorer.methods import get_method  # noqa: E402
 from explorer.world.benchmark import single_items  # noqa: E402
 
 
@@ -26,10 +25,8 @@ def confusions(encoder: DualEncoder, split: str, limit: int) -> dict:
     """Top-1 of ``limit`` single-object items of ``split``, and its wrong answers by kind and by caption pair."""
     items = single_items(split, limit)
     captions = items[0].captions
-    texts = torch.stack([t.embedding for t in encoder.encode_texts(captions, companions=False)])
-    images = torch.stack([f.embedding for f in encoder.encode_images([picture(it.images[0]) for it in items])])
-    chosen = (images @ texts.T).argmax(1).tolist()
-    wrong = Counter((captions[it.right[0]], captions[c]) for it, c in zip(items, chosen) if c != it.right[0])
+    found = [o["global"] for o in item_outcomes([get_method("global", encoder)], items, "world-single")]
+    wrong = Counter((captions[it.right[0]], captions[o.picked[0]]) for it, o in zip(items, found) if not o.correct)
     shape = sum(n for (true, said), n in wrong.items() if true.split()[1] == said.split()[1])
     colour = sum(n for (true, said), n in wrong.items() if true.split()[-1] == said.split()[-1])
     return {"n": len(items), "top1": round(100 * (1 - sum(wrong.values()) / len(items)), 1),
