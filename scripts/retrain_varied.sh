@@ -7,8 +7,13 @@
 #                                          thread each when there are several; PRECISION=fp32 on a CPU without native bf16,
 #                                          where bf16 matrix products are emulated (AMD EPYC, AVX2:
 #                                          3.6 s against 0.046 s in fp32 for an 8192x256 by 256x1024 product, 2 threads)
-#   scripts/retrain_varied.sh choose       each run's world-single top-1 on the val splits; the rule picks one among every
-#                                          run reported in docs/results/drawings/warm-*-val-single.json
+#   scripts/retrain_varied.sh continue RUN STEPS SEED
+#                                          run RUN's weights plus STEPS more steps of the same recipe with --seed SEED
+#                                          (fresh batches) and the looks as they are now: RUN-pSTEPS (the varied looks
+#                                          draw triangles and stars in varied proportions since stop 46)
+#   scripts/retrain_varied.sh choose       each run's world-single top-1 on the val splits (every run in runs/varied not yet
+#                                          read); the rule picks one among every run reported in
+#                                          docs/results/drawings/warm-*-val-single.json
 #   scripts/retrain_varied.sh ship RUN     the pick (RUN: e.g. v0.5-s3000) becomes explorer/shipped/checkpoints/world-clip,
 #                                          stored in bf16 (its card measured from what is stored), the choice recorded
 #   scripts/retrain_varied.sh align F      TFLocal, TFGlobal and the fine-tuned baseline over it, with --varied-renders F
@@ -46,12 +51,19 @@ case "${1:-}" in
         > "$RUNS/log-v$v-s$WARM_STEPS.txt" 2>&1 &
     done
     wait ;;
+  continue)
+    from="${2:?the run to continue, e.g. v0.5-s3000-c1000}"; steps="${3:?steps}"; seed="${4:?seed}"
+    run="$from-p$steps"
+    "$PY" -m explorer train-world "${RECIPE[@]}" --steps "$steps" --lr 0.0003 --seed "$seed" --threads 2 \
+      --varied-renders 0.5 --init "$RUNS/world-clip-$from.safetensors" --no-card \
+      --out "$RUNS/world-clip-$run.safetensors" --run-dir "$RUNS/run-$run" > "$RUNS/log-$run.txt" 2>&1
+    cp "$RUNS/world-clip-$run.json" "$OUT/train-warm-$run.json" ;;
   choose)
     mkdir -p "$OUT"
     [ -f "$OUT/former-val-single.json" ] || "$PY" -m explorer eval --benchmark world-single --methods global \
       --split "$VAL" --limit 500 --checkpoint "$RUNS/former-world-clip.safetensors" --json "$OUT/former-val-single.json" > /dev/null
-    for v in "${SHARES[@]}"; do
-      run="v$v-s$WARM_STEPS"
+    for weights in "$RUNS"/world-clip-v*.safetensors; do  # every run made here, each read once
+      run="${weights#"$RUNS"/world-clip-}"; run="${run%.safetensors}"
       [ -f "$OUT/warm-$run-val-single.json" ] || "$PY" -m explorer eval --benchmark world-single --methods global \
         --split "$VAL" --limit 500 --checkpoint "$RUNS/world-clip-$run.safetensors" --json "$OUT/warm-$run-val-single.json" > /dev/null
     done
@@ -88,5 +100,5 @@ PYEOF
       "$PY" -m explorer train-align --variant "$variant" --seed 0 --steps 1200 --batch-items 16 --varied-renders "$v" \
         --run-dir "$RUNS/align-$variant"
     done ;;
-  *) echo "usage: $0 scratch | candidates | choose | ship F | align F" >&2; exit 2 ;;
+  *) echo "usage: $0 scratch | candidates | continue RUN STEPS SEED | choose | ship RUN | align F" >&2; exit 2 ;;
 esac

@@ -7,7 +7,7 @@ from scipy import ndimage
 
 from explorer import world
 from explorer.world.drawings import DRAWN_BACKGROUNDS
-from explorer.world.looks import MIN_CONTRAST, Look, hue_held_out, style_look
+from explorer.world.looks import MIN_CONTRAST, Look, Proportions, hue_held_out, style_look
 from explorer.world.sampling import varied_look
 
 COMBOS = world.training_combos(0.75, 16)
@@ -31,6 +31,8 @@ def test_training_looks_never_use_the_held_out_hues_or_gradients_and_keep_every_
     assert min(greys) < 20 and max(greys) > 235, "white through dark"
     assert {look.strokes for look in looks} == {True, False} and {look.smooth for look in looks} == {True, False}
     assert any(look.jpeg for look in looks) and any(look.noise for look in looks) and any(look.tilt for look in looks)
+    apexes, depths = [look.proportions.apex for look in looks], [look.proportions.star_depth for look in looks]
+    assert min(apexes) < 0.3 and max(apexes) > 0.7 and min(depths) < 0.35 and max(depths) > 0.55, "varied proportions"
 
 
 def test_a_training_batch_draws_the_varied_share_and_captions_them_as_the_worlds_look_would():
@@ -49,6 +51,7 @@ def test_the_style_split_draws_seen_objects_on_held_out_backgrounds_one_look_per
         for item in world.swap_items("style", kind, 15):
             first, second = item.images
             assert first.look == second.look and hue_held_out(first.look.background)
+            assert first.look.proportions == Proportions(), "the style split holds backgrounds out, not shapes"
             assert first.look.gradient_to is None or hue_held_out(first.look.gradient_to)
             assert all(o.combo in seen for scene in item.images for o in scene.objects)
     singles = world.single_items("style", 60)
@@ -70,6 +73,27 @@ def test_a_tilted_or_line_drawn_scene_is_drawn_where_its_masks_are():
             assert painted.sum() > 20 and (painted & ~ndimage.binary_dilation(mask)).sum() == 0
             inner = ndimage.binary_erosion(mask, iterations=6)
             assert (painted[inner].mean() < 0.05) if strokes else painted[mask].mean() > 0.95
+
+
+def test_triangles_and_stars_are_drawn_in_their_looks_proportions_where_their_masks_are():
+    def drawn(shape: str, proportions: Proportions) -> tuple[np.ndarray, np.ndarray]:
+        scene = world.Scene((world.WorldObject("red", shape, "large", 0.5, 0.5),),
+                            look=Look(background=(255, 255, 255), proportions=proportions))
+        return (np.asarray(scene.render(128)) == world.FILLS["red"]).all(-1), scene.masks(128)[0]
+
+    leaning, _ = drawn("triangle", Proportions(apex=0.25))
+    upright, _ = drawn("triangle", Proportions())
+    assert np.nonzero(leaning[np.nonzero(leaning.any(1))[0][0]])[0].mean() < 64 - 10, "the apex moved left"
+    assert abs(np.nonzero(upright[np.nonzero(upright.any(1))[0][0]])[0].mean() - 64) < 2
+    thin, _ = drawn("star", Proportions(star_depth=0.3))
+    fat, _ = drawn("star", Proportions(star_depth=0.62))
+    assert thin.sum() < 0.75 * fat.sum()
+    small, small_mask = drawn("square", Proportions(fill=0.7))
+    whole, _ = drawn("square", Proportions())
+    assert 0.4 < small.sum() / whole.sum() < 0.6  # 0.7 squared
+    for shape in ("triangle", "star"):
+        painted, mask = drawn(shape, Proportions(fill=0.8, apex=0.7, base=0.4, width=0.75, star_depth=0.35, star_turn=20))
+        assert (painted == mask).mean() > 0.99
 
 
 def test_a_look_renders_at_any_size_with_noise_and_jpeg_deterministically():

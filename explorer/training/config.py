@@ -55,8 +55,8 @@ class TrainConfig:
     unnamed_colours: float = option(0.0, "how often a training scene's objects are painted in random colours outside "
                                          "the palette, captioned without colours", recipe="u")
     varied_renders: float = option(0.0, "how often a training scene is drawn in a varied look: any background but a "
-                                        "held-out band, line drawings, smooth edges, noise, JPEG, other sizes, tilts "
-                                        "(world.looks)", recipe="v")
+                                        "held-out band, line drawings, smooth edges, noise, JPEG, other sizes, tilts, "
+                                        "triangles and stars in other proportions (world.looks)", recipe="v")
     extra_concepts: int = option(0, "also train on objects of the first K training-only colours and shapes "
                                     "(world.EXTRA_COLORS, EXTRA_SHAPES)", metavar="K", recipe="k")
     benchmark_share: float | None = option(None, "with --extra-concepts: draw an object from the benchmark's own "

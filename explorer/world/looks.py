@@ -1,5 +1,6 @@
 """How a scene is drawn: the world's own look (flat fills, hard edges, grey) or one of the varied looks a person's
-drawing may have (any background, smooth edges, line drawings, noise, JPEG, other sizes, tilted objects).
+drawing may have (any background, smooth edges, line drawings, noise, JPEG, other sizes, tilted objects, shapes in
+other proportions).
 
 Training draws varied looks from ``random_look``; the ``style`` split draws from ``style_look``, whose backgrounds
 come from a band of hues (``HELD_OUT_HUES``) and a style (two-colour gradients) that no training look uses.
@@ -25,6 +26,22 @@ SMOOTH_MAX = 512  # smooth edges are drawn at up to 4x (at most this many pixels
 
 
 @dataclass(frozen=True)
+class Proportions:
+    """How the world's triangles and stars are proportioned, and how much of its box a shape fills. ``Proportions()``
+    is the world's own; a varied look draws other ones, as people's triangles and stars differ (``world.drawings``)."""
+
+    fill: float = 1.0  # every shape drawn in this share of its box, about the box's centre
+    apex: float = 0.5  # a triangle's top corner, this share of its box's width from the left
+    base: float = 0.15  # a triangle's base, this share of the box's half-side above the box's bottom
+    width: float = 1.0  # a triangle's base, this share of its box's width
+    star_depth: float = 0.45  # a star's inner corners, this share of its points' radius
+    star_turn: float = 0.0  # a star's points turned this many degrees within it (``Look.tilt`` turns the whole object)
+
+
+WORLD_PROPORTIONS = Proportions()
+
+
+@dataclass(frozen=True)
 class Look:
     """Everything about a picture that is not its objects. ``Look()`` is the world's own: grey, flat, hard edges."""
 
@@ -36,6 +53,7 @@ class Look:
     jpeg: int | None = None  # a JPEG round trip at this quality
     scale: float = 1.0  # drawn at this many times the size asked, then resized to it
     tilt: float = 0.0  # every object turned by this many degrees
+    proportions: Proportions = WORLD_PROPORTIONS
     seed: int = 0  # the noise's
 
     def canvas(self, side: int) -> Image.Image:
@@ -126,9 +144,18 @@ def _finish_options(rng: np.random.Generator) -> dict:
             "seed": int(rng.integers(2**31))}
 
 
+def _varied_proportions(rng: np.random.Generator) -> Proportions:
+    """Triangles and stars in other proportions than the world's, in a smaller share of their boxes."""
+    return Proportions(fill=float(rng.uniform(0.7, 1.0)), apex=float(rng.uniform(0.25, 0.75)),
+                       base=float(rng.uniform(0.0, 0.5)), width=float(rng.uniform(0.7, 1.0)),
+                       star_depth=float(rng.uniform(0.3, 0.62)), star_turn=float(rng.uniform(-36.0, 36.0)))
+
+
 def random_look(rng: np.random.Generator, fills: list[RGB]) -> Look:
-    """A training look: a background clear of every fill (no held-out hue, no gradient) and the shared options."""
-    return Look(background=_pick(rng, _training_background, fills), **_finish_options(rng))
+    """A training look: a background clear of every fill (no held-out hue, no gradient), the shared options and
+    shapes in varied proportions (the ``style`` split keeps the world's, so that it measures backgrounds alone)."""
+    return Look(background=_pick(rng, _training_background, fills), **_finish_options(rng),
+                proportions=_varied_proportions(rng))
 
 
 def style_look(rng: np.random.Generator, fills: list[RGB]) -> Look:

@@ -93,9 +93,10 @@ def training_batch(
     With probability ``grey`` a scene is a black-and-white picture, with probability ``unnamed``
     its objects are painted in random colours outside the palette; either way its caption names
     shapes only. With probability ``varied`` a scene is drawn in a random look (``world.looks.random_look``: any
-    background but the held-out ones, line drawings, smooth edges, noise, JPEG, other sizes, tilts) with its
-    objects' paints jittered; its caption is the same as in the world's look. ``benchmark_share`` weighs the objects as ``random_scene`` says; since a repeated caption is
-    drawn again, and single benchmark objects repeat most, their share of a batch ends a little lower.
+    background but the held-out ones, line drawings, smooth edges, noise, JPEG, other sizes, tilts, proportions) with
+    its objects' paints jittered; its caption is the same as in the world's look. ``benchmark_share`` weighs the
+    objects as ``random_scene`` says; since a repeated caption is drawn again, and single benchmark objects repeat
+    most, their share of a batch ends a little lower.
     """
     scenes: list[Scene] = []
     captions: list[str] = []

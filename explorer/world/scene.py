@@ -8,7 +8,7 @@ from typing import Literal
 import numpy as np
 from PIL import Image, ImageDraw
 
-from explorer.world.looks import WORLD_LOOK, Look
+from explorer.world.looks import WORLD_LOOK, WORLD_PROPORTIONS, Look, Proportions
 from explorer.world.palette import BACKGROUND, EXTRA_SHAPES, FILLS, OUTLINE, SHAPES, SIZES, Combo, Style
 
 
@@ -59,9 +59,9 @@ class Scene:
         fills = self.paints or [FILLS[obj.color] for obj in self.objects]
         for obj, fill in zip(self.objects, fills):
             if look.strokes:
-                _draw(draw, obj, side, None, fill, look.tilt, stroke=round(side * 0.03))
+                _draw(draw, obj, side, None, fill, look, stroke=round(side * 0.03))
             else:
-                _draw(draw, obj, side, fill, OUTLINE if self.style == "shift" else None, look.tilt)
+                _draw(draw, obj, side, fill, OUTLINE if self.style == "shift" else None, look)
         img = look.finish(img, size)
         return img.convert("L").convert("RGB") if self.style == "grey" else img
 
@@ -70,7 +70,7 @@ class Scene:
         out = np.zeros((len(self.objects), size, size), dtype=bool)
         for i, obj in enumerate(self.objects):
             m = Image.new("L", (size, size), 0)
-            _draw(ImageDraw.Draw(m), obj, size, 255, 255 if self.style == "shift" else None, self.look.tilt)
+            _draw(ImageDraw.Draw(m), obj, size, 255, 255 if self.style == "shift" else None, self.look)
             out[i] = np.asarray(m) > 0
         return out
 
@@ -113,11 +113,12 @@ def article(word: str) -> str:
     return "an" if word[0] in "aeiou" else "a"
 
 
-def _draw(draw: ImageDraw.ImageDraw, obj: WorldObject, size: int, fill, outline, tilt: float = 0.0,
+def _draw(draw: ImageDraw.ImageDraw, obj: WorldObject, size: int, fill, outline, look: Look = WORLD_LOOK,
           stroke: int = 0) -> None:
     """One object: filled with ``fill`` (None: not filled), its edge in ``outline`` (``stroke`` pixels wide, or the
-    shift style's width), turned ``tilt`` degrees about its centre."""
-    x0, y0, x1, y1 = (v * size for v in obj.box)
+    shift style's width), in the look's proportions, turned its ``tilt`` degrees about its centre."""
+    tilt = look.tilt
+    x0, y0, x1, y1 = _shrunk(*(v * size for v in obj.box), look.proportions.fill)
     width = max(1, stroke or round(size / 64)) if outline is not None else 0
     if obj.shape == "ring":
         colour = fill if fill is not None else outline
@@ -126,7 +127,7 @@ def _draw(draw: ImageDraw.ImageDraw, obj: WorldObject, size: int, fill, outline,
         inset = (x1 - x0) * 0.22 if obj.shape == "oval" else 0
         draw.ellipse((x0 + inset, y0, x1 - inset, y1), fill=fill, outline=outline, width=width)
     else:
-        corners = _polygon(obj.shape, x0, y0, x1, y1)
+        corners = _polygon(obj.shape, x0, y0, x1, y1, look.proportions)
         draw.polygon(_turned(corners, (x0 + x1) / 2, (y0 + y1) / 2, tilt) if tilt else corners, fill=fill,
                      outline=outline, width=width)
 
@@ -136,8 +137,17 @@ def _turned(corners: list[tuple[float, float]], cx: float, cy: float, degrees: f
     return [(cx + (x - cx) * c - (y - cy) * s, cy + (x - cx) * s + (y - cy) * c) for x, y in corners]
 
 
-def _polygon(shape: str, x0: float, y0: float, x1: float, y1: float) -> list[tuple[float, float]]:
-    """The corners of a polygonal shape drawn in the box (x0, y0, x1, y1)."""
+def _shrunk(x0: float, y0: float, x1: float, y1: float, share: float) -> tuple[float, float, float, float]:
+    """The box (x0, y0, x1, y1) scaled by ``share`` about its centre (the very same box at 1.0)."""
+    if share == 1.0:
+        return x0, y0, x1, y1
+    cx, cy, hx, hy = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2 * share, (y1 - y0) / 2 * share
+    return cx - hx, cy - hy, cx + hx, cy + hy
+
+
+def _polygon(shape: str, x0: float, y0: float, x1: float, y1: float,
+             p: Proportions = WORLD_PROPORTIONS) -> list[tuple[float, float]]:
+    """The corners of a polygonal shape drawn in the box (x0, y0, x1, y1), triangles and stars in proportions ``p``."""
     cx, cy, r = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2
     if shape == "oval":  # as a polygon only when turned (upright, it is drawn as an ellipse)
         a = np.linspace(0, 2 * np.pi, 36, endpoint=False)
@@ -146,11 +156,14 @@ def _polygon(shape: str, x0: float, y0: float, x1: float, y1: float) -> list[tup
         s = r * 0.88
         return [(cx - s, cy - s), (cx + s, cy - s), (cx + s, cy + s), (cx - s, cy + s)]
     if shape == "triangle":
-        return [(cx, y0), (x1, y1 - r * 0.15), (x0, y1 - r * 0.15)]
+        left, _, right, _ = _shrunk(x0, y0, x1, y1, p.width)
+        return [(cx + (p.apex - 0.5) * (x1 - x0), y0), (right, y1 - r * p.base), (left, y1 - r * p.base)]
     if shape in ("star", "hexagon"):
         corners = {"star": 10, "hexagon": 6}[shape]
         angles = np.pi / 2 + np.arange(corners) * 2 * np.pi / corners
-        radii = np.where(np.arange(corners) % 2 == 0, r, r * 0.45) if shape == "star" else np.full(corners, r)
+        if shape == "star" and p.star_turn:
+            angles = angles + np.radians(p.star_turn)
+        radii = np.where(np.arange(corners) % 2 == 0, r, r * p.star_depth) if shape == "star" else np.full(corners, r)
         return [(cx + rr * np.cos(a), cy - rr * np.sin(a)) for a, rr in zip(angles, radii)]
     if shape == "cross":
         t = r * 0.35
