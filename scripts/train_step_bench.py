@@ -48,14 +48,14 @@ def main(argv: list[str] | None = None) -> dict:
     batches = StepBatches(cfg, 0, preprocess, open_clip.get_tokenizer(EMBEDDED_MODEL), model.visual.image_size[0])
     draw_s, batch = timed(lambda: batches[0], args.repeat)
 
-    steps = {}
+    steps, first_loss = {}, {}
     for name, (precision, fp32_patches) in VARIANTS.items():
         copy_ = copy.deepcopy(model).train()
         if fp32_patches:
             keep_patch_embedding_fp32(copy_)
         optimizer = make_optimizer(copy_, cfg)
         steps[name] = lambda m=copy_, o=optimizer, prec=precision: train_step(m, o, batch, "cpu", prec)
-        steps[name]()  # a first step allocates the optimizer's state
+        first_loss[name] = round(steps[name](), 4)  # the same model on the same batch; also allocates the optimizer
     best = timed_side_by_side(steps, args.repeat)
     fp32 = best["fp32"][0]
     report = {
@@ -63,6 +63,7 @@ def main(argv: list[str] | None = None) -> dict:
         "draw_batch_s": round(draw_s, 3),
         "step_s": {name: round(seconds, 3) for name, (seconds, _) in best.items()},
         "speed_up_over_fp32": {name: round(fp32 / seconds, 2) for name, (seconds, _) in best.items()},
+        "first_step_loss": first_loss,  # every variant's loss on its first step: they must train the same model
     }
     print(json.dumps(report, indent=2))
     if args.json:

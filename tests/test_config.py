@@ -1,4 +1,5 @@
-"""The training configs are the one source: the CLI's flags, the cards' commands and the sweep's recipe names."""
+"""The training configs (``explorer/training/config.py``) are the one source: the CLI's flags, the cards' commands and
+the sweep's recipe names."""
 
 import json
 import re
@@ -10,7 +11,8 @@ import pytest
 from explorer import checkpoints
 from explorer.cli import build_parser
 from explorer.training.card import align_command, train_command
-from explorer.training.config import AlignTrainConfig, TrainConfig, flag, from_args, options, recipe_fields
+from explorer.training.config import (AlignTrainConfig, TrainConfig, flag, from_args, options, recipe_fields,
+                                      value_type)
 
 ROOT = Path(__file__).resolve().parents[1]  # the project root: the cards name paths from it
 COMMANDS = {TrainConfig: "train-world", AlignTrainConfig: "train-align"}
@@ -55,9 +57,14 @@ def test_each_shipped_card_prints_the_command_its_recorded_config_gives(name, mo
         assert align_command(entry.config) == printed
 
 
-def test_recipe_letters_come_from_the_fields():
-    assert recipe_fields() == {"s": "seed", "p": "partial_captions", "g": "grey_images", "u": "unnamed_colours", "v": "varied_renders",
-                               "k": "extra_concepts", "b": "benchmark_share"}
+def test_each_recipe_letter_is_one_field_a_recipe_name_can_spell():
+    """A sweep's recipe names (``k16-v0.5-s3``) spell numbers after one letter per field: two fields sharing a letter
+    would lose one of them, and a field that is not a number could not be spelled."""
+    marked = [f for f in options(TrainConfig) if f.metadata["recipe"]]
+    letters = recipe_fields()
+    assert len(letters) == len(marked) and all(re.fullmatch("[a-z]", letter) for letter in letters)
+    assert {"seed", "varied_renders", "extra_concepts", "benchmark_share"} <= set(letters.values())
+    assert all(value_type(TrainConfig, name) in (int, float) for name in letters.values())
 
 
 @pytest.mark.parametrize("card", sorted((ROOT / "docs" / "results" / "recognition").glob("*.md")), ids=lambda p: p.stem)

@@ -29,8 +29,24 @@ def test_powerset_figures_match_enumeration(embedded):
     assert figures["powerset.nla_ms_m16"] > 0 and figures["powerset.nla_speedup_m6"] > 0
 
 
-def test_tflocal_time_per_pair(embedded):
-    assert bench.tflocal_figures(embedded, n=2)["tflocal.ms_per_pair"] > 0
+def test_tflocal_time_per_pair_is_the_rescore_path_on_cached_features(embedded, monkeypatch):
+    """The figure stands for the page's re-score after a caption edit: it must time the alignment model alone, with
+    both towers' features taken from the encoder's cache, over every pair."""
+    from explorer.methods.tflocal import TFLocal
+
+    forwards, pairs = [], []
+    embedded.encode_images([it.images[0].render(embedded.image_size) for it in bench.bench_items(2)])
+    for tower in ("_encode_image_batch", "_encode_text_batch"):
+        own = getattr(embedded, tower)
+        monkeypatch.setattr(embedded, tower, lambda batch, own=own, tower=tower: forwards.extend(
+            (tower, x) for x in batch) or own(batch))
+    score_pairs = TFLocal.score_pairs
+    monkeypatch.setattr(TFLocal, "score_pairs", lambda self, im, caps: pairs.append(len(caps)) or score_pairs(self, im, caps))
+    figures = bench.tflocal_figures(embedded, n=2)
+    captions = [c for it in bench.bench_items(2) for c in it.captions]
+    assert not [x for tower, x in forwards if tower == "_encode_image_batch"]  # the images came from the cache
+    assert sorted(x for _, x in forwards if x in captions) == sorted(captions)  # each caption once, before timing
+    assert sum(pairs) == 2 * 2 * 3 and figures["tflocal.ms_per_pair"] > 0  # 2 items x 2 captions, best of 3 runs
 
 
 def test_parse_figures_time_spacys_layers_beside_the_pages(monkeypatch):

@@ -1,6 +1,8 @@
 """How the towers run: precision settings, batch buckets, the background warm-up and the compiled tower."""
 
+import re
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -32,12 +34,13 @@ def test_precision_settings(monkeypatch):
         tower_dtypes("int8", "cpu")
 
 
-@pytest.mark.parametrize("amx, avx512_bf16, native", [(True, False, True), (False, True, True), (False, False, False)])
-def test_native_bf16_means_amx_or_avx512_bf16(monkeypatch, amx, avx512_bf16, native):
-    """Intel's AMX tiles and AMD Zen 4's AVX512-BF16 multiply bf16 natively; plain AVX512 only emulates it."""
-    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: amx)
-    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: avx512_bf16)
-    assert tower.cpu_has_native_bf16() is native
+@pytest.mark.skipif(not Path("/proc/cpuinfo").exists(), reason="reads the CPU's flags from Linux's /proc/cpuinfo")
+def test_native_bf16_is_what_this_cpus_flags_say():
+    """Intel's AMX tiles and AVX512-BF16 (AMD Zen 4 too) multiply bf16 natively; elsewhere oneDNN emulates it (an AMD
+    EPYC with AVX2 only: 3.6 s against 0.046 s in fp32 for one 8192x256 by 256x1024 product), so the page's
+    ``native`` precision and train-world's warning must read this CPU right."""
+    flags = set(re.search(r"^flags\s*:(.*)$", Path("/proc/cpuinfo").read_text(), re.M)[1].split())
+    assert tower.cpu_has_native_bf16() is bool(flags & {"amx_tile", "avx512_bf16"})
 
 
 def _tiny(x: torch.Tensor) -> torch.Tensor:
