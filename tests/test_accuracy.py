@@ -1,3 +1,6 @@
+"""The evaluation (``explorer/accuracy.py``): swap outcomes by the benchmark's rule, the summaries in percent, the eval
+command's reports, and the embedded model's recognition of seen and held-out objects."""
+
 import json
 
 import numpy as np

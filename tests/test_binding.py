@@ -1,3 +1,6 @@
+"""The binding geometry (``explorer/binding.py``): additive embeddings decompose and cannot tell a swap, the probes see a
+binding rule only where one exists, their splits keep training scenes out, and the binding command's figures."""
+
 import numpy as np
 import pytest
 

@@ -1,3 +1,6 @@
+"""The docs' tables (``scripts/doc_tables.py``, ``scripts/count_intervals.py``): a report becomes rows with their
+intervals, and every table in ``docs/`` is the table its committed report gives."""
+
 import json
 from pathlib import Path
 

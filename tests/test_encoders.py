@@ -1,3 +1,6 @@
+"""The dual encoder (``explorer/encoders.py``): patch tokens and dimensions, open_clip's blocks, registry models with
+random weights, token-to-word alignment, batching, the content-keyed caches and a clear error for an unreachable hub."""
+
 import time
 
 import numpy as np

@@ -1,3 +1,6 @@
+"""What a user gives the page (``explorer/inputs.py``): any image file becomes an RGB picture of bounded size, and bad
+captions get a clear message."""
+
 import numpy as np
 import pytest
 from PIL import Image

@@ -1,3 +1,6 @@
+"""PowerCLIP's region-subset to parse-tree alignment (``explorer/powerset.py``, ``methods/powerset_method.py``): the
+exact and batched paths against brute-force enumeration, the NLAs against the surrogate, and the method's scores."""
+
 import itertools
 import math
 

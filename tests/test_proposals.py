@@ -1,3 +1,6 @@
+"""Region proposals (``explorer/proposals.py``): SGI and PowerCLIP share one segmentation made beside the towers, new
+captions bring their methods' texts in one batch, and the cores are given back."""
+
 import threading
 
 import numpy as np

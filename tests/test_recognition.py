@@ -1,3 +1,6 @@
+"""Recognition readings (``explorer/recognition.py``): consistent with each other, read through the evaluation's one
+scoring loop, and written by the recognition command."""
+
 import json
 
 import numpy as np

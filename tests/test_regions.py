@@ -1,3 +1,6 @@
+"""Image regions (``explorer/regions.py``): multiscale crops cover the image, crop views keep their aspect, the
+segmentation finds the world's objects, random regions are seeded."""
+
 import numpy as np
 import pytest
 from PIL import Image

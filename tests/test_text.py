@@ -1,3 +1,6 @@
+"""Caption parsing (``explorer/text.py``): segments of objects and relations, the fallback to the whole caption, and the
+swaps the page proposes."""
+
 import pytest
 
 from explorer.text import articles_agreeing, propose_swap, propose_swaps, segments

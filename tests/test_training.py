@@ -1,3 +1,6 @@
+"""Training the embedded model (``explorer/training/world_clip.py``): the loss, weights and records, warm starts,
+drawing workers, resuming, and bf16 towers with fp32 weights."""
+
 import json
 from pathlib import Path
 

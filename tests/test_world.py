@@ -1,3 +1,6 @@
+"""The synthetic world (``explorer/world/``): deterministic scenes, masks, coverage and held-out objects, training
+captions, swap items of each kind, the splits' rules and relation words."""
+
 import numpy as np
 import pytest
 from scipy import ndimage
