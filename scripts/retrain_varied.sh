@@ -90,6 +90,12 @@ sys.exit(1 if moved else 0)
 PYEOF
     then cp "$RUNS/world-clip-$run.safetensors" "$SHIPPED/world-clip.safetensors"; fi  # fp32 where bf16 moves a figure
     cp "$RUNS/world-clip-$run.json" "$SHIPPED/world-clip.json"
+    IFS=- read -r -a parts <<< "$run"; prefix="${parts[0]}-${parts[1]}"; stages=()  # v0.5-s3000-c1000-p2500
+    for part in "${parts[@]:2}"; do  # each warm start before the run's own: its record and the weights it wrote
+      stages+=("$OUT/train-warm-$prefix.json:$RUNS/world-clip-$prefix.safetensors"); prefix="$prefix-$part"
+    done
+    "$PY" scripts/record_lineage.py "$SHIPPED/world-clip.json" --origin "$RUNS/former-world-clip.safetensors" \
+      --what "the model shipped at commit $FORMER" --how "scripts/retrain_varied.sh" "${stages[@]}"
     "$PY" scripts/choose_on_val.py v0="$OUT/former-val-single.json" $(ls "$OUT"/warm-v*-val-single.json | sed -E 's#.*/warm-(.*)-val-single.json#\1=&#') \
       --splits "$RULE" --incumbent v0 --varied "\`--varied-renders\` and the warm steps (v0: the model shipped before)" \
       --record "$SHIPPED/world-clip.json" --as "$run"

@@ -201,3 +201,33 @@ def test_the_shipped_card_measures_what_its_training_record_in_docs_measured():
     card = EMBEDDED_CHECKPOINT.with_suffix(".md").read_text()
     size = shipped["measured"]["swaps"]["heldout"]["size"]
     assert f"{size['text']} / {size['image']} / {size['group']}" in card
+
+
+def test_a_lineage_links_each_warm_start_by_its_weights_and_the_card_names_each(tmp_path):
+    """A model made by several warm starts (``scripts/retrain_varied.sh``) keeps each in its record, each link checked:
+    a stage that did not start from the weights before it is refused."""
+    import hashlib
+
+    from explorer.training.card import init_line
+    from scripts.record_lineage import lineage
+
+    weights = [tmp_path / f"world-clip-{name}.safetensors" for name in ("former", "a", "b")]
+    for i, path in enumerate(weights):
+        path.write_bytes(bytes([i]) * 64)
+    sha = [hashlib.sha256(p.read_bytes()).hexdigest() for p in weights]
+    stages = []
+    for i, seed in ((1, 1), (2, 2)):
+        record = tmp_path / f"stage{i}.json"
+        record.write_text(json.dumps({"init_sha256": sha[i - 1], "wall_s": 600.0 * i,
+                                      "config": {"steps": 1000 * i, "seed": seed}}))
+        stages.append((record, weights[i]))
+    run = {"init_sha256": sha[2]}
+    chain = lineage(weights[0], "the model shipped before", "scripts/retrain_varied.sh", stages, run)
+    assert [s["sha256"] for s in chain] == sha and [s.get("run") for s in chain] == [None, "a", "b"]
+    line = init_line({"init": "runs/varied/world-clip-b.safetensors"}, {**run, "lineage": chain})
+    assert "the model shipped before" in line and "2 warm starts" in line
+    assert "a: 1000 steps, `--seed 1`, 10.0 min" in line and "b: 2000 steps, `--seed 2`, 20.0 min" in line
+    with pytest.raises(ValueError, match="did not start from the weights before it"):
+        lineage(weights[0], "x", "y", stages[1:], run)
+    with pytest.raises(ValueError, match="the record did not start from the last stage"):
+        lineage(weights[0], "x", "y", stages[:1], run)

@@ -89,11 +89,19 @@ def caption_line(cfg: dict) -> str:
 
 
 def init_line(cfg: dict, record: dict) -> str:
-    """Where the weights started, when not from a random initialisation ("" then), ending its bullet."""
+    """Where the weights started, when not from a random initialisation ("" then), ending its bullet; a record with a
+    ``lineage`` (``scripts/record_lineage.py``) names each warm start that led to this run's starting weights."""
     if not cfg.get("init"):
         return ""
-    return (f"- Started from the weights of `{cfg['init']}` (sha256 {record['init_sha256'][:12]}, a train-world "
-            f"checkpoint with its own card), with a fresh optimizer, warm-up and schedule.\n")
+    if "lineage" not in record:
+        return (f"- Started from the weights of `{cfg['init']}` (sha256 {record['init_sha256'][:12]}, a train-world "
+                f"checkpoint with its own card), with a fresh optimizer, warm-up and schedule.\n")
+    origin, *stages = record["lineage"]
+    steps = "; ".join(f"{s['run']}: {s['steps']} steps, `--seed {s['seed']}`, {s['wall_s'] / 60:.1f} min "
+                      f"(sha256 {s['sha256'][:12]})" for s in stages)
+    return (f"- Started from {origin['what']} (sha256 {origin['sha256'][:12]}), then {len(stages)} warm starts before "
+            f"this run, each with the flags above but its steps and seed, a fresh optimizer, warm-up and schedule "
+            f"({origin['how']}): {steps}. This run started from the last of them.\n")
 
 
 def precision_line(precision: str) -> str:
