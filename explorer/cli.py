@@ -179,6 +179,7 @@ def _bench(args: argparse.Namespace) -> int:
     figures |= bench.eval_figures(encoder, "embedded")
     figures |= bench.powerset_figures(encoder)
     figures |= bench.tflocal_figures(encoder)
+    figures |= bench.explain_figures(encoder, "embedded")
     figures |= bench.parse_figures()
     figures["memory.peak_mb.embedded"] = bench.peak_memory_mb()
     registry = [("vitb32", "ViT-B-32")] * (not args.skip_vitb32)
@@ -186,6 +187,7 @@ def _bench(args: argparse.Namespace) -> int:
     for tag, name in registry:
         other = load_encoder(EncoderSpec(name, device=args.settings.device, precision=args.precision))
         figures |= bench.analysis_figures(other, tag, runs=max(3, args.runs // 4))
+        figures |= bench.explain_figures(other, tag)
         figures[f"memory.peak_mb.{tag}"] = bench.peak_memory_mb()
     command = "python -m explorer bench" + "".join(
         f" {flag}" for flag, on in (("--device cuda", encoder.device.startswith("cuda")),

@@ -238,6 +238,28 @@ def tflocal_figures(encoder: DualEncoder, n: int = 32) -> dict[str, float]:
     return {"tflocal.ms_per_pair": round(1e3 * seconds / (2 * n), 3)}
 
 
+def explain_figures(encoder: DualEncoder, tag: str, n: int = 4, repeat: int = 3) -> dict[str, float]:
+    """Each explainer that applies to the encoder's image tower (``explorer.explain``) against one forward pass of
+    the same model (the image and the caption, no gradients, no cache), side by side over ``n`` images: milliseconds
+    per caption and the ratio. An explanation also maps each of the caption's segments, in the same pass."""
+    from explorer.explain import explainers_for, get_explainer
+
+    items = bench_items(n)
+    pairs = [(it.images[0].render(encoder.image_size), it.captions[0]) for it in items]
+    runs = {"forward": lambda: [(encoder.embed_images([im]), encoder.embed_texts([c])) for im, c in pairs]}
+    for name in explainers_for(encoder.model):
+        explainer = get_explainer(name, encoder)
+        runs[name] = lambda e=explainer: [e.explain(im, c) for im, c in pairs]
+    best = timed_side_by_side(runs, repeat)
+    forward = best["forward"][0]
+    out = {f"explain.forward_ms.{tag}": round(1e3 * forward / n, 2)}
+    for name, (seconds, _) in best.items():
+        if name != "forward":
+            out[f"explain.{name}_ms.{tag}"] = round(1e3 * seconds / n, 2)
+            out[f"explain.{name}_over_forward.{tag}"] = round(seconds / forward, 2)
+    return out
+
+
 def parse_figures(n: int = 40, repeat: int = 3) -> dict[str, float]:
     """A caption's token vectors by spaCy's own thinc layers and by ``explorer.tok2vec``, side by side on the bench's
     edited captions, and a whole parse (the page's pipeline), per caption."""

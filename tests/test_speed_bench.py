@@ -1,5 +1,6 @@
 """The performance harness's own checks: both SGI paths agree; the NLAs match what they compute."""
 
+import pytest
 import torch
 
 from explorer import speed_bench as bench
@@ -103,3 +104,16 @@ def test_each_timed_run_segments_its_images_anew(embedded, monkeypatch):
     first = len(calls)
     bench.analysis_figures(embedded, "again", runs=1)  # the same images: as the fp32 run after the page's
     assert first == 1 + bench.WARM_UP_ANALYSES and len(calls) == 2 * first
+
+
+def test_explain_figures_time_every_explainer_of_the_tower_against_its_forward(embedded):
+    from explorer.explain import explainers_for
+
+    figures = bench.explain_figures(embedded, "embedded", n=1, repeat=1)
+    names = explainers_for(embedded.model)
+    assert sorted(names) == ["grad-eclip", "rollout"]  # the embedded tower is a ViT: no Grad-CAM
+    forward = figures["explain.forward_ms.embedded"]
+    for name in names:
+        ms, ratio = figures[f"explain.{name}_ms.embedded"], figures[f"explain.{name}_over_forward.embedded"]
+        assert ratio == pytest.approx(ms / forward, rel=0.02, abs=0.01)
+        assert ratio > 1  # a backward pass over the caption and its segments costs more than one forward
