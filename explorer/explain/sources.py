@@ -83,60 +83,63 @@ def explainer_source(explainer: Explainer) -> Source:
     return maps
 
 
+def tflocal_maps(encoder: DualEncoder, image: Image.Image, caption: str, evidence: Any,
+                 layer: int | None = TFLOCAL_LAYER) -> Maps:
+    """TFLocal's cross-attention of each segment's tokens over the patches, read off its evidence (averaged over the
+    tokens, the heads and the layers or the one ``layer``)."""
+    attention = evidence.attention.mean(0) if layer is None else evidence.attention[layer]
+    token_word = encoder.encode_texts([caption])[0].token_word
+    out = {}
+    for seg in segments(caption):
+        chosen = segment_tokens(caption, seg, token_word)
+        if chosen:
+            grid = torch.from_numpy(attention.mean(0)[chosen].mean(0).reshape(evidence.grid))
+            out[seg.chars] = peak(upsample(grid, image.size, evidence.box))
+    return out
+
+
+def sgi_maps(image: Image.Image, caption: str, evidence: Any) -> Maps:
+    """SGI's chosen crop for each segment, read off its evidence: its box."""
+    out = {}
+    for match in evidence.matches:
+        x0, y0, x1, y1 = evidence.regions[match.crop].box
+        mask = np.zeros((image.height, image.width), dtype=bool)
+        mask[y0:y1, x0:x1] = True
+        out[match.segment.chars] = region(mask)
+    return out
+
+
+def powerset_maps(image: Image.Image, caption: str, evidence: Any) -> Maps:
+    """PowerCLIP's chosen subset for each segment (the smallest phrase of its tree that holds the segment), read off
+    its evidence: the union of the subset's regions."""
+    out = {}
+    for seg in segments(caption):
+        (start, end), holding = seg.chars, evidence.alignments
+        chosen = min((a for a in holding if a.node.chars[0] <= start and end <= a.node.chars[1]),
+                     key=lambda a: a.node.chars[1] - a.node.chars[0])
+        mask = np.any([evidence.regions[r].mask for r in chosen.best], axis=0)
+        if mask.any():
+            out[seg.chars] = region(mask)
+    return out
+
+
 def tflocal_source(encoder: DualEncoder, layer: int | None = TFLOCAL_LAYER) -> Source | None:
-    """TFLocal's cross-attention of each segment's tokens over the patches (averaged over the tokens, the heads and
-    the layers or the one ``layer``); None where no trained TFLocal exists for this encoder."""
+    """TFLocal's maps (``tflocal_maps``); None where no trained TFLocal exists for this encoder."""
     method = get_method("tflocal", encoder)
     if not method.trained:
         return None
-
-    def caption_maps(image: Image.Image, caption: str, evidence: Any) -> Maps:
-        attention = evidence.attention.mean(0) if layer is None else evidence.attention[layer]
-        token_word = encoder.encode_texts([caption])[0].token_word
-        out = {}
-        for seg in segments(caption):
-            chosen = segment_tokens(caption, seg, token_word)
-            if chosen:
-                grid = torch.from_numpy(attention.mean(0)[chosen].mean(0).reshape(evidence.grid))
-                out[seg.chars] = peak(upsample(grid, image.size, evidence.box))
-        return out
-
-    return _each_caption(method, caption_maps)
+    return _each_caption(method, lambda image, caption, evidence: tflocal_maps(encoder, image, caption, evidence,
+                                                                               layer))
 
 
 def sgi_source(encoder: DualEncoder) -> Source:
-    """SGI's chosen crop for each segment: its box."""
-    method = get_method("sgi", encoder)
-
-    def caption_maps(image: Image.Image, caption: str, evidence: Any) -> Maps:
-        out = {}
-        for match in evidence.matches:
-            x0, y0, x1, y1 = evidence.regions[match.crop].box
-            mask = np.zeros((image.height, image.width), dtype=bool)
-            mask[y0:y1, x0:x1] = True
-            out[match.segment.chars] = region(mask)
-        return out
-
-    return _each_caption(method, caption_maps)
+    """SGI's chosen crop for each segment (``sgi_maps``)."""
+    return _each_caption(get_method("sgi", encoder), sgi_maps)
 
 
 def powerset_source(encoder: DualEncoder) -> Source:
-    """PowerCLIP's chosen subset for each segment (the smallest phrase of its tree that holds the segment): the union
-    of the subset's regions."""
-    method = get_method("powerset", encoder)
-
-    def caption_maps(image: Image.Image, caption: str, evidence: Any) -> Maps:
-        out = {}
-        for seg in segments(caption):
-            (start, end), holding = seg.chars, evidence.alignments
-            chosen = min((a for a in holding if a.node.chars[0] <= start and end <= a.node.chars[1]),
-                         key=lambda a: a.node.chars[1] - a.node.chars[0])
-            mask = np.any([evidence.regions[r].mask for r in chosen.best], axis=0)
-            if mask.any():
-                out[seg.chars] = region(mask)
-        return out
-
-    return _each_caption(method, caption_maps)
+    """PowerCLIP's chosen subset for each segment (``powerset_maps``)."""
+    return _each_caption(get_method("powerset", encoder), powerset_maps)
 
 
 def random_source(grid: tuple[int, int], seed: int = 0) -> Source:
