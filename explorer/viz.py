@@ -215,7 +215,7 @@ def _span(maps: Sequence[np.ndarray]) -> tuple[float, float]:
     return min(float(m.min()) for m in maps), max(float(m.max()) for m in maps)
 
 
-def _veiled(image: Image.Image, heat: np.ndarray, box: tuple[int, int, int, int], scale: tuple[float, float],
+def veiled(image: Image.Image, heat: np.ndarray, box: tuple[int, int, int, int], scale: tuple[float, float],
             side: int) -> Image.Image:
     """The image darkened where ``heat`` is low on ``scale`` (low, high), down to VEIL_FLOOR of its brightness; its
     pixels scaled, never tinted, so every colour keeps its hue and the most attended part its true colour."""
@@ -237,7 +237,7 @@ def attention_overlay(
     most, darkened where they attend least (a colour map would tint the objects whose colours the captions name).
     ``scale``: the attention at the darkest veil and at none; by default the map's own least and most."""
     heat = attention_map(evidence, tokens, layer, head)
-    return _veiled(image, heat, evidence.box, scale or _span([heat]), side)
+    return veiled(image, heat, evidence.box, scale or _span([heat]), side)
 
 
 def _scale_bar(canvas: Image.Image, scale: tuple[float, float], side: int) -> Image.Image:
@@ -253,7 +253,7 @@ def attention_pictures(
     """Each (evidence, tokens) as ``attention_overlay`` draws it, all on one scale, each with that scale's bar below."""
     maps = [attention_map(ev, tokens, layer, head) for ev, tokens in shown]
     scale = _span(maps)
-    return [_scale_bar(_veiled(image, heat, ev.box, scale, side), scale, side) for heat, (ev, _) in zip(maps, shown)]
+    return [_scale_bar(veiled(image, heat, ev.box, scale, side), scale, side) for heat, (ev, _) in zip(maps, shown)]
 
 
 def _pooled(evidence: PowersetEvidence, i: int) -> str:

@@ -1,0 +1,192 @@
+"""The page's "Where the model looks" view, without gradio: for a segment of the captions (or the whole caption), A's
+and B's map from an explainer or from a scoring method's own evidence (TFLocal's attention, SGI's chosen crop,
+PowerCLIP's chosen subset, read as ``pointing`` reads them), each text's tokens with their share of the cosine, and
+what a reader must know (random weights, a source this model lacks). Explanations are kept per model in an LRU by
+image, caption and explainer, as the methods keep their scores."""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+from PIL import Image
+
+from explorer.cache import LRUCache
+from explorer.encoders import DualEncoder, image_key
+from explorer.explain.base import REGISTRY, Explanation, Relevance, explainers_for, get_explainer
+from explorer.explain.sources import Maps, peak, powerset_maps, sgi_maps, tflocal_maps
+from explorer.inputs import InputError
+from explorer.methods import Score
+from explorer.methods.sgi import segment_prompts
+
+WHOLE = -1  # the segment menu's entry for the whole caption
+EXPLAINER = "explainer"  # the source menu's entry for the chosen explainer's map
+# The menu's order: rollout first, as it points best on val-id / val-heldout (65.9 / 68.5% against Grad-ECLIP's
+# 47.2 / 53.0; docs/explanations.md); an explainer registered later comes after these
+EXPLAINER_ORDER = ("rollout", "grad-eclip", "gradcam")
+SOURCES = {EXPLAINER: "the explainer's map", "tflocal": "TFLocal's attention", "sgi": "SGI's chosen crop",
+           "powerset": "PowerCLIP's chosen subset"}
+METHODS = {"tflocal": "TFLocal", "sgi": "SGI", "powerset": "PowerCLIP"}  # the scoring methods a map is read from
+SCALE_TITLES = {EXPLAINER: "relevance to the cosine", "tflocal": "TFLocal attention (share per patch)",
+                "sgi": "inside SGI's crop", "powerset": "inside PowerCLIP's subset"}
+READING = {
+    EXPLAINER: "Each picture is clear where that caption's global cosine draws most on the image and darkened where "
+               "it draws least (A and B on one scale); where both light the same objects, the cosine cannot be "
+               "telling the two bindings apart there.",
+    "tflocal": "Each picture is clear where TFLocal's tokens for the segment attend most and darkened where they "
+               "attend least (A and B on one scale).",
+    "sgi": "Each picture is clear inside the crop SGI chose for the segment (its best-matching region) and darkened "
+           "outside it.",
+    "powerset": "Each picture is clear over the region subset PowerCLIP chose for the smallest phrase holding the "
+                "segment, and darkened outside it.",
+}
+EXPLANATIONS_MB = 64  # each model's explanations kept, by the bytes of their maps
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One caption's side of the view."""
+
+    caption: str
+    text: str  # what the map is for: the caption, or its segment's prompt ("a red square")
+    map: np.ndarray | None  # (H, W) >= 0 over the image; None where the source has none for this text
+    point: tuple[int, int] | None  # where it points: the map's peak, a crop's or a subset's centre
+    tokens: tuple[str, ...]  # the text's tokens as the encoder reads them
+    shares: np.ndarray  # each token's share of the text's cosine (the explainer's backward pass)
+    cosine: float | None  # the global cosine of the image and the text
+    missing: str = ""  # why there is no map
+
+
+@dataclass(frozen=True)
+class View:
+    """A and B's panels, what their maps are and how to read them, and what the reader must know first."""
+
+    panels: tuple[Panel, Panel]
+    source: str
+    explainer: str
+    scale_title: str
+    reading: str
+    notes: tuple[str, ...]
+
+
+def explainer_menu(model: Any) -> list[tuple[str, str]]:
+    """(label, name) of each explainer that applies to ``model``'s image tower, the best pointing first."""
+    names = sorted(explainers_for(model), key=lambda n: EXPLAINER_ORDER.index(n) if n in EXPLAINER_ORDER else 99)
+    return [(REGISTRY[n].label, n) for n in names]
+
+
+def caption_segments(caption: str) -> list[str]:
+    """The prompts of a caption's segments, as the explainers read them ("a red square"); none for one segment."""
+    return [prompt for seg, prompt in segment_prompts(caption) if seg.kind != "caption"]
+
+
+def segment_menu(captions: Sequence[str]) -> list[tuple[str, int]]:
+    """(label, index) of the whole caption and each segment, A's and B's at one index side by side."""
+    found = [caption_segments(c) for c in captions]
+    out = [("whole caption", WHOLE)]
+    for i in range(max(map(len, found))):
+        said = [f"{k}: \u201c{segs[i]}\u201d" if i < len(segs) else f"{k}: none" for k, segs in zip("AB", found)]
+        out.append((f"segment {i + 1} ({', '.join(said)})", i))
+    return out
+
+
+def random_weights(encoder: DualEncoder) -> bool:
+    """Whether the encoder was made with random weights (a hub model with no pretrained tag and no file)."""
+    return encoder.checkpoint is None and not encoder.pretrained
+
+
+_KEPT: weakref.WeakKeyDictionary[DualEncoder, LRUCache[Explanation]] = weakref.WeakKeyDictionary()
+_KEPT_LOCK = threading.Lock()
+
+
+def _weight(explanation: Explanation) -> int:
+    return sum(r.map.nbytes + r.grid.nbytes for r in (explanation.whole, *explanation.segments))
+
+
+def explanations(encoder: DualEncoder, name: str, image: Image.Image, captions: Sequence[str]) -> list[Explanation]:
+    """``name``'s explanation of each caption on ``image``, kept per model by image, caption and explainer: the
+    captions not kept are explained together, in one pass (a caption edit explains the edited caption alone)."""
+    with _KEPT_LOCK:
+        kept = _KEPT.setdefault(encoder, LRUCache(max_bytes=EXPLANATIONS_MB * 2**20, weigh=_weight))
+    key = image_key(image)
+    new = [c for c in dict.fromkeys(captions) if f"{key}:{name}:{c}" not in kept]
+    for caption, found in zip(new, get_explainer(name, encoder).explain_all(image, new) if new else []):
+        kept.put(f"{key}:{name}:{caption}", found)
+    return [kept.get(f"{key}:{name}:{c}") for c in captions]
+
+
+def _chosen(explanation: Explanation, segment: int) -> Relevance | None:
+    if segment == WHOLE:
+        return explanation.whole
+    return explanation.segments[segment] if 0 <= segment < len(explanation.segments) else None
+
+
+def _method_maps(source: str, encoder: DualEncoder, image: Image.Image, score: Score) -> Maps:
+    if source == "tflocal":
+        return tflocal_maps(encoder, image, score.caption, score.evidence)
+    return (sgi_maps if source == "sgi" else powerset_maps)(image, score.caption, score.evidence)
+
+
+def _unavailable(source: str, encoder: DualEncoder, scores: dict[str, tuple[Score, Score]] | None) -> str:
+    """Why ``source`` has no map for this comparison ("" where it has)."""
+    if source == EXPLAINER:
+        return ""
+    if scores is None:
+        return (f"{SOURCES[source]} is read from the page's comparison of A and B, and these captions have none on "
+                f"this image with {encoder.label} (compare them on the first tab).")
+    if source not in scores:
+        return f"{SOURCES[source]} is not available: this page does not run {METHODS[source]}."
+    if source == "tflocal" and not scores[source][0].evidence.trained:
+        return (f"TFLocal's attention is not available for {encoder.label}: TFLocal has no trained weights for this "
+                f"model (only the project's world models ship them), and an untrained head's attention means nothing.")
+    return ""
+
+
+def _panel(relevance: Relevance | None, caption: str, segment: int, source: str, maps: Maps | None,
+           missing: str) -> Panel:
+    """One caption's panel: the explainer's map, or the method's for the same segment, or why there is none."""
+    if relevance is None:
+        return Panel(caption, "", None, None, (), np.zeros(0), None, f"this caption has no segment {segment + 1}")
+    base = dict(caption=caption, text=relevance.text, tokens=relevance.tokens, shares=relevance.shares,
+                cosine=relevance.cosine)
+    if missing:  # the view's note says why at length
+        return Panel(**base, map=None, point=None, missing=f"{SOURCES[source]} is not available here (see the note)")
+    if source == EXPLAINER:
+        return Panel(**base, map=relevance.map, point=peak(relevance.map).point)
+    if segment == WHOLE:
+        return Panel(**base, map=None, point=None,
+                     missing=f"{METHODS[source]} reads the caption by segments: pick a segment to see its map")
+    found = (maps or {}).get(relevance.segment.chars)
+    if found is None:
+        return Panel(**base, map=None, point=None, missing=f"{SOURCES[source]} has none for this segment")
+    return Panel(**base, map=found.map, point=found.point)
+
+
+def view(encoder: DualEncoder, image: Image.Image, captions: Sequence[str],
+         scores: dict[str, tuple[Score, Score]] | None, explainer: str, segment: int = WHOLE,
+         source: str = EXPLAINER) -> View:
+    """A's and B's maps for ``segment`` (``WHOLE`` or an index of ``segment_menu``) from ``source``, on the model and
+    device of ``encoder``. ``scores``: the methods' scores of the image and ``captions`` with their evidence (the
+    page's comparison), None where there is none: the explainers need none, the methods' maps are read from them."""
+    applies = [name for _, name in explainer_menu(encoder.model)]
+    if explainer not in applies:
+        raise InputError(f"The explainer {explainer!r} does not apply to {encoder.label}; those that do: "
+                         f"{', '.join(applies) or 'none'}.")
+    if source not in SOURCES:
+        raise InputError(f"The map source must be one of {', '.join(SOURCES)}; got {source!r}.")
+    found = explanations(encoder, explainer, image, captions)
+    missing = _unavailable(source, encoder, scores)
+    method = scores[source] if scores and source != EXPLAINER and not missing and segment != WHOLE else None
+    maps = [_method_maps(source, encoder, image, s) for s in method] if method else [None, None]
+    panels = tuple(_panel(_chosen(e, segment), c, segment, source, m, missing)
+                   for e, c, m in zip(found, captions, maps))
+    notes = [missing] if missing else []
+    if random_weights(encoder):
+        notes.insert(0, f"Random weights: {encoder.label} was loaded with random weights (no pretrained weights "
+                        f"given, or none reachable), so these maps show how an untrained network responds, not where "
+                        f"a trained one looks.")
+    title = f"{SCALE_TITLES[source]} ({explainer})" if source == EXPLAINER else SCALE_TITLES[source]
+    return View(panels, source, explainer, title, READING[source], tuple(notes))

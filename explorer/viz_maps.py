@@ -1,0 +1,100 @@
+"""The "Where the model looks" view as pictures: A's and B's maps side by side over the image, under the veil the
+TFLocal tab uses (clear where a map is high, darkened where it is low: a colour map would tint the objects whose
+colours the captions name), with a titled grey colour bar, and each text's tokens shaded by their share of the
+cosine (HTML). No gradio here."""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import textwrap
+from typing import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from PIL import Image
+from plotly.subplots import make_subplots
+
+from explorer.explain.view import Panel, View
+from explorer.viz import VEIL_FLOOR, veiled
+
+PANEL_SIDE = 320  # each picture's longest side, in pixels
+TITLE_CHARS = 38  # a panel's title wrapped to lines this long
+SHARE_RGB = (255, 127, 14)  # a token's shade, at full strength for the text's largest share
+VEIL_GREY = round(255 * VEIL_FLOOR)
+POINT = dict(symbol="x", size=13, color="white", line=dict(color="black", width=1.5))  # a map's point, on any colour
+MASKS = ("sgi", "powerset")  # sources whose map is a region, 1 inside and 0 outside
+
+
+def _uri(image: Image.Image) -> str:
+    buffer = io.BytesIO()
+    image.save(buffer, format="WEBP", quality=90, method=0)
+    return "data:image/webp;base64," + base64.b64encode(buffer.getvalue()).decode()
+
+
+def scale_of(panels: Sequence[Panel]) -> tuple[float, float]:
+    """A and B on one scale: from no relevance (0) to the larger of their maps' peaks (1 where neither has one)."""
+    peaks = [float(p.map.max()) for p in panels if p.map is not None]
+    return 0.0, max(peaks, default=0.0) or 1.0
+
+
+def _title(which: str, panel: Panel) -> str:
+    said = textwrap.wrap(f"{which}: \u201c{panel.text or panel.caption}\u201d", TITLE_CHARS)
+    cosine = f"cosine {panel.cosine:.3f}" if panel.cosine is not None else "no such segment"
+    return "<br>".join(html.escape(line) for line in [*said, cosine])
+
+
+def maps_figure(image: Image.Image, shown: View, side: int = PANEL_SIDE) -> go.Figure:
+    """A's and B's pictures side by side, each map's point marked, a panel without a map saying why, and one colour
+    bar titled with what the maps are."""
+    titles = [_title(k, p) for k, p in zip("AB", shown.panels)]
+    fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.04)
+    scale = scale_of(shown.panels)
+    whole = (0, 0, image.width, image.height)
+    for col, panel in enumerate(shown.panels, start=1):
+        heat = panel.map if panel.map is not None else np.zeros((image.height, image.width), dtype=np.float32)
+        picture = veiled(image, heat, whole, scale, side)
+        f = picture.width / image.width
+        fig.add_trace(go.Image(source=_uri(picture), hoverinfo="skip", name=f"map {'AB'[col - 1]}"), 1, col)
+        if panel.point is not None:
+            fig.add_trace(go.Scatter(x=[panel.point[0] * f], y=[panel.point[1] * f], mode="markers", marker=POINT,
+                                     name="where it points", legendgroup="point", showlegend=col == 1), 1, col)
+        if panel.map is None:
+            fig.add_annotation(text="<br>".join(textwrap.wrap(html.escape(f"No map: {panel.missing}."), 30)),
+                               x=picture.width / 2, y=picture.height / 2, showarrow=False, bgcolor="white",
+                               row=1, col=col)
+        fig.update_xaxes(range=[0, picture.width], visible=False, row=1, col=col)
+        fig.update_yaxes(range=[picture.height, 0], visible=False, scaleanchor=f"x{'' if col == 1 else col}",
+                         row=1, col=col)
+    masks = shown.source in MASKS
+    bar = dict(title=dict(text=f"{html.escape(shown.scale_title)}<br>(dark: least, clear: most)", side="right"),
+               outlinewidth=1, **(dict(tickvals=[0, 1], ticktext=["outside", "inside"]) if masks else {}))
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", hoverinfo="skip", showlegend=False,
+                             marker=dict(color=list(scale), cmin=scale[0], cmax=scale[1], showscale=True, colorbar=bar,
+                                         colorscale=[[0, f"rgb({VEIL_GREY},{VEIL_GREY},{VEIL_GREY})"],
+                                                     [1, "rgb(255,255,255)"]])), 1, 1)
+    fig.update_layout(height=side + 130, margin=dict(l=10, r=10, t=80, b=10), plot_bgcolor="white",
+                      legend=dict(orientation="h", x=0, y=-0.02, yanchor="top"))
+    return fig
+
+
+def token_row(tokens: Sequence[str], shares: np.ndarray) -> str:
+    """A text's tokens as HTML, each shaded by its share of the cosine (full strength for the largest) and with it."""
+    top = float(np.max(shares)) if len(shares) else 0.0
+    spans = []
+    for token, share in zip(tokens, shares):
+        alpha = share / top if top > 0 else 0.0
+        spans.append(f'<span class="share" style="background: rgba{(*SHARE_RGB, round(float(alpha), 2))}; '
+                     f'padding: 1px 4px; border-radius: 3px" title="{100 * share:.1f}% of the cosine">'
+                     f'{html.escape(token)}<sub>{100 * share:.0f}%</sub></span>')
+    return " ".join(spans)
+
+
+def token_rows(shown: View) -> str:
+    """A's and B's tokens, shaded by their share of each text's cosine, with a line on what the shade is."""
+    rows = [f"<div><b>{k}</b>: {token_row(p.tokens, p.shares) if p.tokens else '(no such segment)'}</div>"
+            for k, p in zip("AB", shown.panels)]
+    key = ("<div><small>Shade: each token's share of its text's cosine (|gradient \u00d7 input| on the token's "
+           "embedding), darkest for the largest.</small></div>")
+    return f'<div class="token-shares">{"".join(rows)}{key}</div>'
