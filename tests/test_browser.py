@@ -353,3 +353,28 @@ def test_a_shared_link_opens_the_same_analysis_on_the_same_tab(embedded):
         third = browser.new_page()
         third.goto(url.rstrip("/") + "/?example=nonesuch&a=x&b=y")
         expect(third.locator("#share-link")).to_contain_text("no example called 'nonesuch'", timeout=30_000)
+
+
+def test_where_the_model_looks_draws_both_maps_and_switches_to_sgis_crop_for_a_segment(embedded, tmp_path):
+    from playwright.sync_api import expect
+
+    with _page(embedded) as (browser, page, url):
+        _compare(page, _scene(tmp_path), RIGHT, WRONG)
+        page.get_by_role("tab", name="Where the model looks").click()
+        expect(page.locator("#looks-note")).to_contain_text("rollout", timeout=60_000)
+        maps = page.locator("#looks-maps .js-plotly-plot")
+        expect(maps.locator("image")).to_have_count(2, timeout=30_000)  # A's map and B's, side by side
+        assert maps.evaluate("el => el.data.filter(t => t.type === 'image').map(t => t.xaxis)") == ["x", "x2"]
+        expect(maps).to_contain_text("relevance to the cosine")  # the colour bar's title
+        expect(page.locator("#looks-tokens .share")).to_have_count(14)  # "a red square and a blue circle", A and B
+        first = maps.evaluate("el => el.data[0].source")
+
+        page.locator("#looks-segment input").click()
+        page.get_by_role("option", name=re.compile(r"^segment 1 ")).click()
+        page.get_by_label("SGI's chosen crop").check()  # one click: the same segment as SGI sees it
+        expect(page.locator("#looks-reading")).to_contain_text("inside the crop SGI chose", timeout=60_000)
+        expect(maps).to_contain_text("inside SGI's crop")
+        expect(maps.locator("image")).to_have_count(2)
+        expect(maps).to_contain_text("a red square")
+        expect(page.locator("#looks-maps")).not_to_contain_text("No map")
+        assert maps.evaluate("el => el.data[0].source") != first

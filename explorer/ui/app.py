@@ -10,7 +10,7 @@ import gradio as gr
 from explorer import settings
 from explorer.engine import Engine
 from explorer.methods import REGISTRY
-from explorer.ui import binding_tab, browse_tab, main_tab, share_link, tour
+from explorer.ui import binding_tab, browse_tab, looks_tab, main_tab, share_link, tour
 from explorer.ui.serving import Serving
 from explorer.ui.shown_tab import follow_tabs
 
@@ -45,11 +45,13 @@ def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
                 with gr.Tab(tab.TITLE, id=name) as page:
                     tab.build(main, serving, page, shown)
                 method_pages.append(page)
+            with gr.Tab(looks_tab.TITLE, id="looks") as looks_page:  # drawn only while seen: no analysis waits for it
+                looks_tab.build(engine, main, serving, looks_page, shown)
             with gr.Tab("Browse a benchmark", id="browse") as browse_page:
                 browse_tab.build(engine, main, tabs, "main", serving)
             with gr.Tab("Binding geometry", id="binding") as binding_page:
                 binding_tab.build(engine, main.choice, serving)
-        pages = [main_page, *method_pages, browse_page, binding_page]
+        pages = [main_page, *method_pages, looks_page, browse_page, binding_page]
         follow_tabs(shown, pages)
         tour.wire(tour_step, tour_text, main, tabs, shown, serving)
         share_link.wire(demo, engine, main, tabs, pages, shown, serving)
