@@ -7,10 +7,11 @@
 #                                          thread each when there are several; PRECISION=fp32 on a CPU without native bf16,
 #                                          where bf16 matrix products are emulated (AMD EPYC, AVX2:
 #                                          3.6 s against 0.046 s in fp32 for an 8192x256 by 256x1024 product, 2 threads)
-#   scripts/retrain_varied.sh continue RUN STEPS SEED
+#   scripts/retrain_varied.sh continue RUN STEPS SEED [TAG]
 #                                          run RUN's weights plus STEPS more steps of the same recipe with --seed SEED
-#                                          (fresh batches) and the looks as they are now: RUN-pSTEPS (the varied looks
-#                                          draw triangles and stars in varied proportions since stop 46)
+#                                          (fresh batches) and the looks as they are now: RUN-TAGSTEPS (TAG p, the
+#                                          default: the varied looks draw triangles and stars in varied proportions;
+#                                          m: and mottled backgrounds)
 #   scripts/retrain_varied.sh choose       each run's world-single top-1 on the val splits (every run in runs/varied not yet
 #                                          read); the rule picks one among every run reported in
 #                                          docs/results/drawings/warm-*-val-single.json
@@ -53,7 +54,7 @@ case "${1:-}" in
     wait ;;
   continue)
     from="${2:?the run to continue, e.g. v0.5-s3000-c1000}"; steps="${3:?steps}"; seed="${4:?seed}"
-    run="$from-p$steps"
+    run="$from-${5:-p}$steps"
     "$PY" -m explorer train-world "${RECIPE[@]}" --steps "$steps" --lr 0.0003 --seed "$seed" --threads 2 \
       --varied-renders 0.5 --init "$RUNS/world-clip-$from.safetensors" --no-card \
       --out "$RUNS/world-clip-$run.safetensors" --run-dir "$RUNS/run-$run" > "$RUNS/log-$run.txt" 2>&1
@@ -106,5 +107,5 @@ PYEOF
       "$PY" -m explorer train-align --variant "$variant" --seed 0 --steps 1200 --batch-items 16 --varied-renders "$v" \
         --run-dir "$RUNS/align-$variant"
     done ;;
-  *) echo "usage: $0 scratch | candidates | continue RUN STEPS SEED | choose | ship RUN | align F" >&2; exit 2 ;;
+  *) echo "usage: $0 scratch | candidates | continue RUN STEPS SEED [TAG] | choose | ship RUN | align F" >&2; exit 2 ;;
 esac

@@ -33,6 +33,8 @@ def test_training_looks_never_use_the_held_out_hues_or_gradients_and_keep_every_
     assert any(look.jpeg for look in looks) and any(look.noise for look in looks) and any(look.tilt for look in looks)
     apexes, depths = [look.proportions.apex for look in looks], [look.proportions.star_depth for look in looks]
     assert min(apexes) < 0.3 and max(apexes) > 0.7 and min(depths) < 0.35 and max(depths) > 0.55, "varied proportions"
+    mottled = [look.texture for look in looks if look.texture]
+    assert 0.2 < len(mottled) / len(looks) < 0.4 and min(mottled) < 12 and max(mottled) > 26
 
 
 def test_a_training_batch_draws_the_varied_share_and_captions_them_as_the_worlds_look_would():
@@ -52,6 +54,7 @@ def test_the_style_split_draws_seen_objects_on_held_out_backgrounds_one_look_per
             first, second = item.images
             assert first.look == second.look and hue_held_out(first.look.background)
             assert first.look.proportions == Proportions(), "the style split holds backgrounds out, not shapes"
+            assert first.look.texture == 0.0, "flat or two-colour backgrounds: its own style, never mottled"
             assert first.look.gradient_to is None or hue_held_out(first.look.gradient_to)
             assert all(o.combo in seen for scene in item.images for o in scene.objects)
     singles = world.single_items("style", 60)
@@ -94,6 +97,17 @@ def test_triangles_and_stars_are_drawn_in_their_looks_proportions_where_their_ma
     for shape in ("triangle", "star"):
         painted, mask = drawn(shape, Proportions(fill=0.8, apex=0.7, base=0.4, width=0.75, star_depth=0.35, star_turn=20))
         assert (painted == mask).mean() > 0.99
+
+
+def test_a_mottled_background_varies_smoothly_within_its_texture_of_its_colour():
+    look = Look(background=(120, 60, 200), texture=25.0, seed=7)
+    pixels = np.asarray(look.canvas(128), dtype=float)
+    away = pixels - np.array(look.background)
+    assert np.abs(away).max() <= 25.5 and away.std() > 5  # mottled, never further than its texture
+    assert (away[..., 0] == away[..., 1]).all() and (away[..., 1] == away[..., 2]).all()  # each channel alike
+    assert np.abs(np.diff(pixels, axis=0)).max() <= 3  # smooth: no pixel far from its neighbour
+    assert np.asarray(Look(background=(120, 60, 200), texture=25.0, seed=8).canvas(128)).tobytes() != pixels.astype(
+        np.uint8).tobytes()  # each seed its own
 
 
 def test_a_look_renders_at_any_size_with_noise_and_jpeg_deterministically():

@@ -1,6 +1,6 @@
 """How a scene is drawn: the world's own look (flat fills, hard edges, grey) or one of the varied looks a person's
 drawing may have (any background, smooth edges, line drawings, noise, JPEG, other sizes, tilted objects, shapes in
-other proportions).
+other proportions, mottled backgrounds).
 
 Training draws varied looks from ``random_look``; the ``style`` split draws from ``style_look``, whose backgrounds
 come from a band of hues (``HELD_OUT_HUES``) and a style (two-colour gradients) that no training look uses.
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from PIL import Image
+from scipy import ndimage
 
 from explorer.world.palette import BACKGROUND
 
@@ -54,14 +55,18 @@ class Look:
     scale: float = 1.0  # drawn at this many times the size asked, then resized to it
     tilt: float = 0.0  # every object turned by this many degrees
     proportions: Proportions = WORLD_PROPORTIONS
+    texture: float = 0.0  # a mottled background: up to this far (RGB, each channel alike) from its colour; 0 flat
     seed: int = 0  # the noise's
 
     def canvas(self, side: int) -> Image.Image:
-        if self.gradient_to is None:
+        if self.gradient_to is None and not self.texture:
             return Image.new("RGB", (side, side), self.background)
         t = np.linspace(0.0, 1.0, side)[:, None, None]
-        rows = (1 - t) * np.array(self.background) + t * np.array(self.gradient_to)
-        return Image.fromarray(np.repeat(rows, side, axis=1).round().astype(np.uint8))
+        to = self.background if self.gradient_to is None else self.gradient_to
+        pixels = np.repeat((1 - t) * np.array(self.background) + t * np.array(to), side, axis=1)
+        if self.texture:
+            pixels = pixels + self.texture * _mottle(side, self.seed)[:, :, None]
+        return Image.fromarray(pixels.clip(0, 255).round().astype(np.uint8))
 
     def work_side(self, size: int) -> tuple[int, int]:
         """(the side objects are drawn at, the side the picture has before its final resize) for ``size``."""
@@ -87,6 +92,13 @@ class Look:
 
 
 WORLD_LOOK = Look()
+MOTTLE_CELLS = 5  # a mottled background's random field: this many cells a side, smoothly interpolated
+
+
+def _mottle(side: int, seed: int) -> np.ndarray:
+    """A smooth random field in [-1, 1] over a ``side`` x ``side`` picture."""
+    cells = np.random.default_rng(seed + 1).uniform(-1.0, 1.0, (MOTTLE_CELLS, MOTTLE_CELLS))
+    return ndimage.zoom(cells, side / MOTTLE_CELLS, order=3, mode="nearest")[:side, :side].clip(-1.0, 1.0)
 
 
 def hue_held_out(rgb: RGB) -> bool:
@@ -152,10 +164,12 @@ def _varied_proportions(rng: np.random.Generator) -> Proportions:
 
 
 def random_look(rng: np.random.Generator, fills: list[RGB]) -> Look:
-    """A training look: a background clear of every fill (no held-out hue, no gradient), the shared options and
-    shapes in varied proportions (the ``style`` split keeps the world's, so that it measures backgrounds alone)."""
+    """A training look: a background clear of every fill (no held-out hue, no gradient; mottled 30% of the time), the
+    shared options and shapes in varied proportions (the ``style`` split keeps the world's proportions and flat or
+    two-colour backgrounds, so that it measures held-out backgrounds alone)."""
     return Look(background=_pick(rng, _training_background, fills), **_finish_options(rng),
-                proportions=_varied_proportions(rng))
+                proportions=_varied_proportions(rng),
+                texture=float(rng.uniform(8.0, 30.0)) if rng.random() < 0.3 else 0.0)
 
 
 def style_look(rng: np.random.Generator, fills: list[RGB]) -> Look:
