@@ -250,15 +250,30 @@ class DualEncoder:
         return all(t.warmed.wait(timeout) for t in (self._views_tower, self._features_tower))
 
     def _image_features(self, pixels: torch.Tensor) -> dict[str, torch.Tensor]:
+        visual = self.model.visual
+        if hasattr(visual, "attnpool"):  # a ResNet tower: its last feature map has no NLC form and no ``proj``
+            out = self.model.forward_intermediates(image=pixels, image_indices=1, image_output_fmt="NCHW")
+            pool = visual.attnpool  # each cell as the pool's value of it, projected as its output is (MaskCLIP)
+            cells = out["image_intermediates"][-1].flatten(2).transpose(1, 2) + pool.positional_embedding[1:]
+            tokens = pool.c_proj(pool.v_proj(cells))  # (N, h*w, D)
+            return {"global": out["image_features"], "tokens": tokens}
         out = self.model.forward_intermediates(
             image=pixels, image_indices=1, normalize_intermediates=True, image_output_fmt="NLC"
         )
-        tokens = _project(out["image_intermediates"][-1], getattr(self.model.visual, "proj", None))  # autocast's dtype
+        tokens = _project(out["image_intermediates"][-1], getattr(visual, "proj", None))  # autocast's dtype
         return {"global": out["image_features"], "tokens": tokens}
+
+    @property
+    def grid(self) -> tuple[int, int]:
+        """The image tower's token grid: a ViT's patches, a ResNet's last feature map (1/32 of the image's side)."""
+        visual = self.model.visual
+        if hasattr(visual, "grid_size"):
+            return tuple(visual.grid_size)  # type: ignore[return-value]
+        return (self.image_size // 32, self.image_size // 32)
 
     def _encode_image_batch(self, images: Sequence[Image.Image]) -> list[ImageFeatures]:
         x = torch.stack([self.preprocess(im.convert("RGB")) for im in images])
-        grid = tuple(self.model.visual.grid_size)
+        grid = self.grid
         feats = []
         for out in self._features_tower(x):
             patches = F.normalize(out["tokens"].float(), dim=-1).cpu()

@@ -1,5 +1,5 @@
 """The "Where the model looks" view: its figure (two maps, a titled colour bar, tokens shaded by share), its cache,
-and its handler on the embedded model, a random ViT and a random ResNet."""
+and its handler on the embedded model, a random ViT and a random ResNet (which the page compares with too)."""
 
 import json
 import re
@@ -170,20 +170,23 @@ def test_a_random_vit_gets_its_explainers_says_its_weights_are_random_and_tfloca
     assert all("No map" in a.text for a in fig.layout.annotations[2:]) and len(fig.layout.annotations) == 4
 
 
-def test_a_resnet_the_page_cannot_compare_with_still_gets_its_maps(page, tiny_models):
-    """The engine reads patch tokens of ViTs alone, so the page's comparison fails on a ResNet; the view needs none:
-    Grad-CAM's maps of the main tab's image and captions, the weights said to be random."""
+def test_a_resnet_is_compared_on_the_page_and_gets_grad_cam_and_the_methods_maps(page, tiny_models):
+    """A ResNet tower's patch tokens are its last feature map read through its attention pool's value and output
+    projections (``DualEncoder._image_features``), so the page compares with it; the view gives Grad-CAM's maps, the
+    weights said to be random, with or without a comparison, and SGI's crop for the same segment."""
     import torch
 
     from explorer.encoders import DualEncoder
 
     torch.manual_seed(0)
     engine = Engine(DualEncoder(tiny_models[1], pretrained=None, device="cpu"))
-    _, path, _ = page
+    _, path, (image, _) = page
     note, menu, segments, fig, tokens, _ = draw(engine, path, None, None, 1)
     assert [n for _, n in menu["choices"]] == ["gradcam"] and segments["value"] == 1
     assert "Random weights" in note and "Something went wrong" not in note
     pictures = [t for t in fig.data if t.type == "image"]
     assert len(pictures) == 2 and pictures[0].source != pictures[1].source and "circle" in tokens
-    note = draw(engine, path, None, "gradcam", 1, "powerset")[0]
-    assert "PowerCLIP's chosen subset is read from the page's comparison" in note
+    analysis = engine.analyze(image, RIGHT, WRONG)
+    assert {"global", "sgi", "powerset"} <= set(analysis.scores)
+    note, *_, fig, _, _ = draw(engine, path, (image, analysis), "gradcam", 1, "sgi")
+    assert "not available" not in note and len([t for t in fig.data if t.type == "image"]) == 2

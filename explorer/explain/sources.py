@@ -168,7 +168,7 @@ def center_source() -> Source:
 
 def sources(encoder: DualEncoder, names: list[str], explainers: dict[str, Explainer]) -> dict[str, Source]:
     """The named sources that exist for this encoder (``tflocal`` only with trained weights)."""
-    grid = tuple(getattr(encoder.model.visual, "grid_size", (7, 7)))
+    grid = encoder.grid
     makers: dict[str, Callable[[], Source | None]] = {
         "tflocal": lambda: tflocal_source(encoder), "sgi": lambda: sgi_source(encoder),
         "powerset": lambda: powerset_source(encoder), "random": lambda: random_source(grid),
