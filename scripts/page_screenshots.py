@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from explorer import world  # noqa: E402
 from explorer.encoders import DualEncoder  # noqa: E402
 from tests.app_server import running_app  # noqa: E402
-from tests.test_browser import FLAGS  # noqa: E402
+from tests.ui.test_browser import FLAGS  # noqa: E402
 
 log = logging.getLogger("page_screenshots")
 RIGHT, WRONG = "a red square and a blue circle", "a blue square and a red circle"

@@ -9,7 +9,7 @@ import pytest
 
 from explorer.training.choice import candidates, choice_record, choice_section, choose
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def report(top1: float, low: float, high: float, split: str = "val-heldout") -> dict:

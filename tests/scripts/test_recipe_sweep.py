@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).parents[1] / "scripts" / "recipe_sweep.py"
+SCRIPT = Path(__file__).parents[2] / "scripts" / "recipe_sweep.py"
 
 
 def load_script():

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-SCRIPT = Path(__file__).parents[1] / "scripts" / "attention_figures.py"
+SCRIPT = Path(__file__).parents[2] / "scripts" / "attention_figures.py"
 
 
 def test_figures_have_a_tile_per_content_token_and_shares_are_read_on_each_object(tmp_path, capsys):
@@ -46,7 +46,7 @@ def test_the_docs_share_table_is_the_committed_record():
     (docs/results/tflocal-attention-shares.json)."""
     import json
 
-    root = Path(__file__).parents[1]
+    root = Path(__file__).parents[2]
     record = json.loads((root / "docs" / "results" / "tflocal-attention-shares.json").read_text())
     doc = (root / "docs" / "tflocal-world.md").read_text()
     sides = []

@@ -11,7 +11,7 @@ from explorer.intervals import percent_intervals
 from scripts.count_intervals import count_interval, rewrite
 from scripts.doc_tables import cell, kind_table, named_table, table
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def test_a_report_becomes_one_row_per_split_and_method_with_the_group_interval():

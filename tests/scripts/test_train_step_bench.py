@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).parents[1] / "scripts" / "train_step_bench.py"
+SCRIPT = Path(__file__).parents[2] / "scripts" / "train_step_bench.py"
 
 
 def test_the_step_bench_times_every_variant_against_fp32(tmp_path):

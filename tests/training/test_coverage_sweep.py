@@ -17,7 +17,7 @@ from explorer.training.config import TrainConfig
 from explorer.training.world_clip import training_objects
 from explorer.world.space import ObjectSpace
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_benchmarks_space_keeps_the_benchmarks_split_of_seen_and_held_out_objects():
@@ -118,7 +118,7 @@ def test_the_command_summarizes_without_training_and_refuses_a_bad_space(tmp_pat
 
 def test_the_recorded_cells_are_the_rows_of_docs_binding_md():
     """Every committed cell record is a row of docs/binding.md's sweep table, to the digit it prints."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     doc = (root / "docs" / "binding.md").read_text()
     records = sorted((root / "docs" / "results" / "coverage-sweep").glob("*.json"))
     assert records, "no cell recorded"
@@ -134,7 +134,7 @@ def test_the_recorded_cells_are_the_rows_of_docs_binding_md():
 
 def test_docs_binding_md_quotes_the_summary_of_the_recorded_cells():
     """docs/coverage-sweep.json is the summary of the committed records, and the page quotes its correlations."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     written = json.loads((root / "docs" / "coverage-sweep.json").read_text())
     assert written["rows"] == sweep.summarize(root / "docs" / "results" / "coverage-sweep")["rows"]
     doc = (root / "docs" / "binding.md").read_text()

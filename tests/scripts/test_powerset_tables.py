@@ -11,8 +11,8 @@ import torch
 
 from explorer.powerset import exact_alignment, nla_max, region_scores, subset_masks
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "powerset_tables.py"
-DOC_JSON = Path(__file__).resolve().parents[1] / "docs" / "results" / "powerset-tables.json"
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "powerset_tables.py"
+DOC_JSON = Path(__file__).resolve().parents[2] / "docs" / "results" / "powerset-tables.json"
 QUANTITIES = {
     "nla_max_vs_enumerated", "nla_soft_vs_enumerated_lse", "soft_minus_max", "soft_minus_max_min", "soft_gap_bound",
     "soft_gap_slack_min", "r2t_estimate_vs_enumerated", "r2t_error_bound", "r2t_slack", "surrogate_max_vs_cosine_max",

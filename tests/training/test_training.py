@@ -194,7 +194,7 @@ def test_the_shipped_card_measures_what_its_training_record_in_docs_measured():
     from explorer.checkpoints import EMBEDDED_CHECKPOINT
 
     shipped = json.loads(EMBEDDED_CHECKPOINT.with_suffix(".json").read_text())
-    docs = Path(__file__).parents[1] / "docs/results/recognition/world-clip-k16-b35-s4000-bf16-s1.json"
+    docs = Path(__file__).parents[2] / "docs/results/recognition/world-clip-k16-b35-s4000-bf16-s1.json"
     record = json.loads(docs.read_text())
     assert record["config"] == shipped["config"]
     assert _without_intervals(record["measured"]) == _without_intervals(shipped["measured"])
