@@ -39,7 +39,7 @@ def main() -> None:
     parser.add_argument("--what", required=True, help="what those weights are, in the card's words")
     parser.add_argument("--how", required=True, help="the script that made the stages")
     parser.add_argument("stages", nargs="*", help="RECORD:WEIGHTS of each stage, in order")
-    args = parser.parse_args()
+    args = parser.parse_intermixed_args()  # RECORD, then the flags, then the stages
     record = json.loads(args.record.read_text())
     stages = [tuple(Path(p) for p in s.split(":", 1)) for s in args.stages]
     record["lineage"] = lineage(args.origin, args.what, args.how, stages, record)

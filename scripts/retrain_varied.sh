@@ -15,8 +15,12 @@
 #   scripts/retrain_varied.sh choose       each run's world-single top-1 on the val splits (every run in runs/varied not yet
 #                                          read); the rule picks one among every run reported in
 #                                          docs/results/drawings/warm-*-val-single.json
-#   scripts/retrain_varied.sh ship RUN     the pick (RUN: e.g. v0.5-s3000) becomes explorer/shipped/checkpoints/world-clip,
-#                                          stored in bf16 (its card measured from what is stored), the choice recorded
+#   scripts/retrain_varied.sh stage RUN    the pick's weights in bf16 (fp32 where bf16 moves a val figure) and its record
+#                                          with the lineage of its warm starts, in checkpoints/candidates/ (in git: the
+#                                          runs behind it need not outlive the machine they were made on)
+#   scripts/retrain_varied.sh ship RUN     the staged pick (staged first if it is not) becomes
+#                                          explorer/shipped/checkpoints/world-clip, its card measured from what is
+#                                          stored, the choice recorded
 #   scripts/retrain_varied.sh align F      TFLocal, TFGlobal and the fine-tuned baseline over it, with --varied-renders F
 # Runs and their resumable state live in runs/varied/ (not in git); the reports the choice reads in docs/results/drawings/.
 set -euo pipefail
@@ -34,6 +38,7 @@ WARM=(--steps "$WARM_STEPS" --lr 0.0003 --init "$RUNS/former-world-clip.safetens
 VAL=val-id,val-heldout,val-shift,val-style,val-drawn-white,val-drawn-light,val-drawn-grey,val-drawn-dark
 RULE=val-heldout,val-style,val-drawn-white,val-drawn-light,val-drawn-grey,val-drawn-dark
 SHIPPED=explorer/shipped/checkpoints
+CANDIDATES=checkpoints/candidates  # a chosen run's weights (as they will ship) and record, kept in git until shipped
 
 case "${1:-}" in
   scratch)
@@ -70,10 +75,10 @@ case "${1:-}" in
     done
     "$PY" scripts/choose_on_val.py v0="$OUT/former-val-single.json" $(ls "$OUT"/warm-v*-val-single.json | sed -E 's#.*/warm-(.*)-val-single.json#\1=&#') \
       --splits "$RULE" --incumbent v0 --varied "\`--varied-renders\` (v0: the model shipped before, its recipe without it)" ;;
-  ship)
-    run="${2:?the chosen run, e.g. v0.5-s3000 (its --varied-renders share and warm steps)}"
-    v="${run%%-s*}"; v="${v#v}"
-    "$PY" - "$RUNS/world-clip-$run.safetensors" "$SHIPPED/world-clip.safetensors" <<'PYEOF'
+  stage)
+    run="${2:?the chosen run, e.g. v0.5-s3000-c1000-p2500-m2000}"
+    cand="$CANDIDATES/world-clip-$run"; mkdir -p "$CANDIDATES"
+    "$PY" - "$RUNS/world-clip-$run.safetensors" "$cand.safetensors" <<'PYEOF'
 import sys
 import torch
 from safetensors.torch import load_file, save_file
@@ -81,7 +86,7 @@ weights = load_file(sys.argv[1])
 save_file({k: t.to(torch.bfloat16) if t.is_floating_point() else t for k, t in weights.items()}, sys.argv[2])
 PYEOF
     "$PY" -m explorer eval --benchmark world-single --methods global --split "$VAL" --limit 500 \
-      --checkpoint "$SHIPPED/world-clip.safetensors" --json "$RUNS/bf16-val-single.json" > /dev/null
+      --checkpoint "$cand.safetensors" --json "$RUNS/bf16-val-single.json" > /dev/null
     if ! "$PY" - "$OUT/warm-$run-val-single.json" "$RUNS/bf16-val-single.json" <<'PYEOF'
 import json, sys
 full, half = (json.load(open(p))["results"]["global"] for p in sys.argv[1:])
@@ -89,14 +94,20 @@ moved = {s: (full[s]["single"]["top1"], half[s]["single"]["top1"]) for s in full
 print("bf16 storage moves" if moved else "bf16 storage moves no figure", moved or "")
 sys.exit(1 if moved else 0)
 PYEOF
-    then cp "$RUNS/world-clip-$run.safetensors" "$SHIPPED/world-clip.safetensors"; fi  # fp32 where bf16 moves a figure
-    cp "$RUNS/world-clip-$run.json" "$SHIPPED/world-clip.json"
+    then cp "$RUNS/world-clip-$run.safetensors" "$cand.safetensors"; fi  # fp32 where bf16 moves a figure
+    cp "$RUNS/world-clip-$run.json" "$cand.json"
     IFS=- read -r -a parts <<< "$run"; prefix="${parts[0]}-${parts[1]}"; stages=()  # v0.5-s3000-c1000-p2500
     for part in "${parts[@]:2}"; do  # each warm start before the run's own: its record and the weights it wrote
       stages+=("$OUT/train-warm-$prefix.json:$RUNS/world-clip-$prefix.safetensors"); prefix="$prefix-$part"
     done
-    "$PY" scripts/record_lineage.py "$SHIPPED/world-clip.json" --origin "$RUNS/former-world-clip.safetensors" \
-      --what "the model shipped at commit $FORMER" --how "scripts/retrain_varied.sh" "${stages[@]}"
+    "$PY" scripts/record_lineage.py "$cand.json" --origin "$RUNS/former-world-clip.safetensors" \
+      --what "the model shipped at commit $FORMER" --how "scripts/retrain_varied.sh" "${stages[@]}" ;;
+  ship)
+    run="${2:?the chosen run, e.g. v0.5-s3000-c1000-p2500-m2000}"
+    cand="$CANDIDATES/world-clip-$run"
+    [ -f "$cand.safetensors" ] || "$0" stage "$run"
+    git mv -f "$cand.safetensors" "$SHIPPED/world-clip.safetensors"  # the same bytes: git keeps them once
+    git mv -f "$cand.json" "$SHIPPED/world-clip.json"
     "$PY" scripts/choose_on_val.py v0="$OUT/former-val-single.json" $(ls "$OUT"/warm-v*-val-single.json | sed -E 's#.*/warm-(.*)-val-single.json#\1=&#') \
       --splits "$RULE" --incumbent v0 --varied "\`--varied-renders\` and the warm steps (v0: the model shipped before)" \
       --record "$SHIPPED/world-clip.json" --as "$run"
@@ -107,5 +118,5 @@ PYEOF
       "$PY" -m explorer train-align --variant "$variant" --seed 0 --steps 1200 --batch-items 16 --varied-renders "$v" \
         --run-dir "$RUNS/align-$variant"
     done ;;
-  *) echo "usage: $0 scratch | candidates | continue RUN STEPS SEED [TAG] | choose | ship RUN | align F" >&2; exit 2 ;;
+  *) echo "usage: $0 scratch | candidates | continue RUN STEPS SEED [TAG] | choose | stage RUN | ship RUN | align F" >&2; exit 2 ;;
 esac
