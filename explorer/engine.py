@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 UNTRAINED_MARK = " (untrained)"
 TABLE_COLUMNS = ["method", "prefers", "A", "B", "A - B"]  # the verdict beside the method: seen on a phone too
 WORLD_LIKE = 0.5  # a world scene's frame is all background grey (share 1.0), a photo's or a drawing's on white ~0
-DRAWING_LIKE = 0.8  # a drawing's frame is flat or evenly fading (share near 1.0, world.flat_frame), a photo's <= 0.55
+DRAWING_LIKE = 0.8  # a drawing's frame is plain (share near 1.0, world.flat_frame), a photo's <= 0.66
 OFF_WORLD = ("This image is far from the world the world-clip models were trained on: flat shapes on a plain grey "
              "(128, 128, 128) background, and its border is not that grey. Their scores here may mean little (the "
              "embedded model names objects drawn on white or dark backgrounds poorly); a hub model such as ViT-B-32 "

@@ -46,7 +46,8 @@ def test_tflocal_time_per_pair_is_the_rescore_path_on_cached_features(embedded, 
     figures = bench.tflocal_figures(embedded, n=2)
     captions = [c for it in bench.bench_items(2) for c in it.captions]
     assert not [x for tower, x in forwards if tower == "_encode_image_batch"]  # the images came from the cache
-    assert sorted(x for _, x in forwards if x in captions) == sorted(captions)  # each caption once, before timing
+    encoded = [x for _, x in forwards if x in captions]  # none where an earlier test encoded them: the cache holds them
+    assert len(encoded) == len(set(encoded))  # at most once each, before timing: never inside the timed runs
     assert sum(pairs) == 2 * 2 * 3 and figures["tflocal.ms_per_pair"] > 0  # 2 items x 2 captions, best of 3 runs
 
 

@@ -92,10 +92,12 @@ def test_the_method_tabs_draw_for_a_new_comparison_only_while_in_view(page):
     demo, path, choice = page
     result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-2]
     gated = {f.name: f.fn for f in demo.fns.values() if f.fn.__qualname__.startswith("while_shown")}
-    assert set(gated) == {"show_scores", "draw_heatmaps", "show_alignments", "draw_nodes"}
+    assert set(gated) == {"show_scores", "draw_heatmaps", "show_alignments", "draw_nodes", "draw_looks"}
     calls = {"show_scores": (result,), "draw_heatmaps": (result, [], [], "mean", "mean"),
-             "show_alignments": (result,), "draw_nodes": (result, 0, 0)}
-    tab_of = {"show_scores": "tflocal", "draw_heatmaps": "tflocal", "show_alignments": "powerset", "draw_nodes": "powerset"}
+             "show_alignments": (result,), "draw_nodes": (result, 0, 0),
+             "draw_looks": (path, RIGHT, WRONG, choice, result, None, None, "explainer")}
+    tab_of = {"show_scores": "tflocal", "draw_heatmaps": "tflocal", "show_alignments": "powerset", "draw_nodes": "powerset",
+              "draw_looks": "looks"}
     for name, fn in gated.items():
         assert not any(map(sent, fn(*calls[name], "main")))  # a caption edit on the main tab draws nothing here
         drawn = fn(*calls[name], tab_of[name])
