@@ -86,6 +86,7 @@ def test_embedded_model_generalises_to_heldout_objects(single_top1):
     assert single_top1["heldout"] >= 95
 
 
+@pytest.mark.slow
 def test_eval_cli_on_a_public_benchmark_writes_json_csv_and_chart(tmp_path):
     from conftest import sugarcrepe
 

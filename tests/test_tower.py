@@ -156,6 +156,7 @@ def test_a_failing_compiled_tower_falls_back_to_eager_for_good():
     assert out.shape == (5, 5) and runner.compiled is None
 
 
+@pytest.mark.slow
 def test_bf16_changes_the_page_scores_little_and_no_clear_verdict():
     """What `--precision native` costs on a CPU with AMX or AVX512-BF16 (forced to bf16 here, so it runs on any CPU)."""
     from explorer.encoders import DualEncoder

@@ -28,6 +28,7 @@ def test_recipe_names_spell_the_training_config():
         sweep.recipe_config("k16-x3", steps=1, batch_size=1)
 
 
+@pytest.mark.slow
 def test_a_tiny_sweep_trains_and_reads_each_recipe(tmp_path):
     cmd = [sys.executable, str(SCRIPT), "--out", str(tmp_path / "out"), "--weights-dir", str(tmp_path / "w"),
            "--steps", "2", "--batch-size", "8", "--device", "cpu", "--limit", "16", "k2-b0.5"]

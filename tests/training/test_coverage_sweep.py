@@ -69,6 +69,7 @@ def test_the_correlation_reads_the_named_probes_fit():
     assert sweep.correlation(rows[:2])["r"] is None  # two cells: no correlation
 
 
+@pytest.mark.slow
 def test_a_cell_trains_once_is_recorded_and_the_sweep_summarizes_the_recorded_cells(tmp_path, tiny_model,
                                                                                       monkeypatch):
     budget = {"model": tiny_model, "steps": 2, "batch_size": 8, "lr": 1e-3, "warmup": 1, "weight_decay": 0.1,

@@ -155,6 +155,7 @@ def _compare(page, path, caption_a: str, caption_b: str) -> None:
     expect(page.locator("#status")).to_contain_text("Done", timeout=60_000)
 
 
+@pytest.mark.slow
 def test_deleting_cutting_and_pasting_in_a_caption_score_it_again(embedded, tmp_path):
     """Backspace, Delete, cut and paste change a caption as typing does: the scores follow, or clear when a caption is
     emptied; never the previous caption's scores under the new text."""
@@ -235,6 +236,7 @@ def test_browse_refuses_an_impossible_number_of_items_with_a_message(embedded, l
         expect(status).not_to_contain_text("Loaded")
 
 
+@pytest.mark.slow
 def test_browse_overview_filters_through_a_matrix_cell_opens_an_item_and_exports_the_slice(embedded):
     from playwright.sync_api import expect
 

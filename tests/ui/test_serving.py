@@ -52,6 +52,7 @@ def test_the_project_twin_is_a_menu_entry():
 
 
 @pytest.mark.timeout(300)
+@pytest.mark.slow
 def test_many_clients_at_once_get_their_own_results_while_another_switches_models(url, tmp_path):
     items = world.swap_items("id", "attribute", 40)
     jobs = []  # (client index, image path, caption A, caption B): 8 clients x 5 analyses, each its own
