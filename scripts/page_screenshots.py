@@ -25,7 +25,7 @@ from tests.ui.test_browser import FLAGS  # noqa: E402
 log = logging.getLogger("page_screenshots")
 RIGHT, WRONG = "a red square and a blue circle", "a blue square and a red circle"
 TABS = {"compare": "Compare captions", "tflocal": "TFLocal attention", "powerclip": "PowerCLIP powerset",
-        "browse": "Browse a benchmark", "binding": "Binding geometry"}
+        "looks": "Where the model looks", "browse": "Browse a benchmark", "binding": "Binding geometry"}
 
 
 def scene(folder: Path) -> Path:
@@ -67,6 +67,8 @@ def shoot(url: str, chromium: str, width: int, picture: Path, out: Path) -> list
                 page.locator("#overview-run").click()
                 expect(page.locator("#overview-note")).to_contain_text(f"of {5 * len(world.SPLITS) * len(world.KINDS)} items",
                                                                      timeout=300_000)
+            elif name == "looks":
+                expect(page.locator("#looks-maps .js-plotly-plot")).to_be_visible(timeout=180_000)
             elif name == "binding":
                 page.locator("#binding-run").click()
                 expect(page.locator("#binding-mds .js-plotly-plot")).to_be_visible(timeout=180_000)
