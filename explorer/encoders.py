@@ -210,13 +210,18 @@ class DualEncoder:
         return int(self.encode_text("a").embedding.shape[0])
 
     @property
+    def random_weights(self) -> bool:
+        """Made with random weights: a registry model with no pretrained tag and no weights file."""
+        return self.checkpoint is None and not self.pretrained
+
+    @property
     def label(self) -> str:
         """How the model is named to a user: ``world-clip (embedded)``, ``ViT-B-32 / openai``."""
         if self.is_embedded:
             return f"{EMBEDDED_MODEL} (embedded)"
         if self.checkpoint is not None:
             return f"{self.name} @ {self.checkpoint.name}"
-        return f"{self.name} / {self.pretrained or 'random weights'}"
+        return f"{self.name} / {'random weights' if self.random_weights else self.pretrained}"
 
     def _create(self):
         if self.name not in open_clip.list_models():

@@ -194,15 +194,6 @@ VEIL_FLOOR = 0.3  # the brightness kept where attention is least; where it is mo
 ATTENTION_TITLE = "attention per patch (share of the token's total)"
 
 
-def attention_map(evidence: AttentionEvidence, tokens: list[int], layer: int | None, head: int | None) -> np.ndarray:
-    """The chosen tokens' attention over the patch grid (h, w): mean over tokens, and over layers / heads when None."""
-    maps = evidence.attention  # (layers, heads, tokens, patches)
-    maps = maps.mean(0) if layer is None else maps[layer]
-    maps = maps.mean(0) if head is None else maps[head]
-    chosen = [t for t in tokens if 0 <= t < maps.shape[0]] or list(range(maps.shape[0]))
-    return maps[chosen].mean(0).reshape(evidence.grid)
-
-
 def _grid_over(grid: np.ndarray, box: tuple[int, int, int, int], f: float,
                resample: Image.Resampling) -> tuple[Image.Image, tuple[int, int]]:
     """A (h, w) uint8 patch grid scaled over the part of a display canvas (scaled by ``f``) that ``box`` covers in
@@ -236,7 +227,7 @@ def attention_overlay(
     """The image under a dark veil over the part the encoder sees: in its own colours where the chosen tokens attend
     most, darkened where they attend least (a colour map would tint the objects whose colours the captions name).
     ``scale``: the attention at the darkest veil and at none; by default the map's own least and most."""
-    heat = attention_map(evidence, tokens, layer, head)
+    heat = evidence.attention_map(tokens, layer, head)
     return veiled(image, heat, evidence.box, scale or _span([heat]), side)
 
 
@@ -251,7 +242,7 @@ def attention_pictures(
     side: int = DISPLAY_SIDE,
 ) -> list[Image.Image]:
     """Each (evidence, tokens) as ``attention_overlay`` draws it, all on one scale, each with that scale's bar below."""
-    maps = [attention_map(ev, tokens, layer, head) for ev, tokens in shown]
+    maps = [ev.attention_map(tokens, layer, head) for ev, tokens in shown]
     scale = _span(maps)
     return [_scale_bar(veiled(image, heat, ev.box, scale, side), scale, side) for heat, (ev, _) in zip(maps, shown)]
 

@@ -87,13 +87,12 @@ def tflocal_maps(encoder: DualEncoder, image: Image.Image, caption: str, evidenc
                  layer: int | None = TFLOCAL_LAYER) -> Maps:
     """TFLocal's cross-attention of each segment's tokens over the patches, read off its evidence (averaged over the
     tokens, the heads and the layers or the one ``layer``)."""
-    attention = evidence.attention.mean(0) if layer is None else evidence.attention[layer]
     token_word = encoder.encode_texts([caption])[0].token_word
     out = {}
     for seg in segments(caption):
         chosen = segment_tokens(caption, seg, token_word)
         if chosen:
-            grid = torch.from_numpy(attention.mean(0)[chosen].mean(0).reshape(evidence.grid))
+            grid = torch.from_numpy(evidence.attention_map(chosen, layer, None))
             out[seg.chars] = peak(upsample(grid, image.size, evidence.box))
     return out
 

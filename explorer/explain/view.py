@@ -93,11 +93,6 @@ def segment_menu(captions: Sequence[str]) -> list[tuple[str, int]]:
     return out
 
 
-def random_weights(encoder: DualEncoder) -> bool:
-    """Whether the encoder was made with random weights (a hub model with no pretrained tag and no file)."""
-    return encoder.checkpoint is None and not encoder.pretrained
-
-
 _KEPT: weakref.WeakKeyDictionary[DualEncoder, LRUCache[Explanation]] = weakref.WeakKeyDictionary()
 _KEPT_LOCK = threading.Lock()
 
@@ -184,7 +179,7 @@ def view(encoder: DualEncoder, image: Image.Image, captions: Sequence[str],
     panels = tuple(_panel(_chosen(e, segment), c, segment, source, m, missing)
                    for e, c, m in zip(found, captions, maps))
     notes = [missing] if missing else []
-    if random_weights(encoder):
+    if encoder.random_weights:
         notes.insert(0, f"Random weights: {encoder.label} was loaded with random weights (no pretrained weights "
                         f"given, or none reachable), so these maps show how an untrained network responds, not where "
                         f"a trained one looks.")

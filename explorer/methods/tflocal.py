@@ -43,6 +43,14 @@ class AttentionEvidence:
     cosine: float  # the global cosine the score head adds to
     trained: bool  # False: seeded random weights (no trained head for this encoder)
 
+    def attention_map(self, tokens: Sequence[int], layer: int | None, head: int | None) -> np.ndarray:
+        """The chosen tokens' attention over the patch grid (h, w): mean over tokens (all where none of them is a
+        token here), and over layers / heads when None."""
+        maps = self.attention.mean(0) if layer is None else self.attention[layer]
+        maps = maps.mean(0) if head is None else maps[head]
+        chosen = [t for t in tokens if 0 <= t < maps.shape[0]] or list(range(maps.shape[0]))
+        return maps[chosen].mean(0).reshape(self.grid)
+
 
 def load_aligner(path: str | Path) -> AlignmentTransformer:
     """Weights from ``train-align`` (safetensors) with the config in the ``.json`` beside them."""

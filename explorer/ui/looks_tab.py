@@ -47,7 +47,7 @@ def draw(engine: Engine, path: str | None, caption_a: str, caption_b: str, choic
          explainer: str | None, segment: Any, source: str):
     """The note, both menus (the explainers that apply to the page's model, the captions' segments), the maps, the
     tokens shaded by their share and how to read the maps. The image and captions are the main tab's: the explainers
-    need no comparison (a model the page cannot compare with gets its maps too); the methods' maps come from it."""
+    need no comparison (the maps are there before one has run, or where it failed); the methods' maps come from it."""
     if not path:
         empty = gr.update(choices=[], value=None)
         return WAITING, empty, empty, None, "", ""
