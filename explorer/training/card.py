@@ -101,7 +101,8 @@ def init_line(cfg: dict, record: dict) -> str:
                       f"(sha256 {s['sha256'][:12]})" for s in stages)
     return (f"- Started from {origin['what']} (sha256 {origin['sha256'][:12]}), then {len(stages)} warm starts before "
             f"this run, each with the flags above but its steps and seed, a fresh optimizer, warm-up and schedule "
-            f"({origin['how']}): {steps}. This run started from the last of them.\n")
+            f"({origin['how']}): {steps}. This run started from the last of them; with it, the warm starts took "
+            f"{(sum(s['wall_s'] for s in stages) + record['wall_s']) / 60:.1f} min.\n")
 
 
 def precision_line(precision: str) -> str:
@@ -198,6 +199,13 @@ def varied_swaps(cfg: dict) -> str:
     return f"; with probability {share} an item's two scenes share one varied look (`world.looks`)" if share else ""
 
 
+def trained_over_line(record: dict) -> str:
+    """For aligners trained over a staged model before it shipped (``retrain_varied.sh ship-align``): which file."""
+    if "trained_over" not in record:
+        return ""
+    return f"- Trained over {record['trained_over']}: `--checkpoint` that file, the command above otherwise.\n"
+
+
 def write_align_card(checkpoint: Path, limit: int = 200, remeasure: bool = True) -> Path:
     """Evaluate a ``train-align`` checkpoint on the world with the embedded encoder (or, without ``remeasure``, take
     its recorded figures); write ``<checkpoint>.md``."""
@@ -225,7 +233,7 @@ def write_align_card(checkpoint: Path, limit: int = 200, remeasure: bool = True)
   item and {RANDOM_NEGATIVES} other captions of the batch; cross-entropy image -> caption and caption -> image.
 - AdamW lr {cfg['finetune_lr'] if cfg['variant'] == 'finetune' else cfg['lr']}, warm-up {cfg['warmup']}, cosine decay,
   weight decay {cfg['weight_decay']}; seed {cfg['seed']}.
-{init_line(cfg, record)}- Wall time {record['wall_s'] / 60:.1f} min on {cfg['threads']} CPU threads; final loss {record['final_loss']:.3f}.
+{init_line(cfg, record)}{trained_over_line(record)}- Wall time {record['wall_s'] / 60:.1f} min on {cfg['threads']} CPU threads; final loss {record['final_loss']:.3f}.
 
 {choice_section(record)}
 ## Measured (`{method.name}`, {limit} items per split and kind)

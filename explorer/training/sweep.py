@@ -33,8 +33,10 @@ COLUMNS = ("space", "coverage", "seed", "heldout_top1", "heldout_ci", "product_f
 
 
 def shipped_budget() -> dict:
-    """The embedded model's training budget (steps, batch, schedule, precision, model), from its record."""
-    config = json.loads(EMBEDDED_CHECKPOINT.with_suffix(".json").read_text())["config"]
+    """The embedded model's training budget from scratch (steps, batch, schedule, precision, model), from its record:
+    for a model made by warm starts, that of the model its lineage starts from (a sweep cell trains from scratch)."""
+    record = json.loads(EMBEDDED_CHECKPOINT.with_suffix(".json").read_text())
+    config = record["lineage"][0]["config"] if "lineage" in record else record["config"]
     return {k: config[k] for k in BUDGET_FIELDS}
 
 

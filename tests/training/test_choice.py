@@ -86,14 +86,17 @@ def test_the_script_writes_the_choice_only_into_the_picked_runs_record(tmp_path)
 
 
 def test_the_shipped_models_choice_is_what_its_reports_give():
-    """The embedded card's table of runs is read from the reports it names, and the rule picks the shipped seed."""
+    """The embedded card's table of runs is read from the reports it names, and the rule (the model shipped before,
+    ``v0``, stays unless a run's whole interval clears it) picks the shipped run: the last stage of its lineage."""
     from explorer.checkpoints import EMBEDDED_CHECKPOINT
 
     record = json.loads(EMBEDDED_CHECKPOINT.with_suffix(".json").read_text())
     chosen = record["chosen"]
     reports = {name: json.loads((ROOT / path).read_text()) for name, path in chosen["reports"].items()}
     assert candidates(reports, chosen["split"]) == chosen["runs"]
-    assert choose(chosen["runs"], incumbent="seed1") == chosen["chosen"] == f"seed{record['config']['seed']}"
+    assert choose(chosen["runs"], incumbent="v0") == chosen["chosen"] != "v0"
+    before = record["lineage"][-1]["run"]  # the record is the chosen run's: it started from the stage before it
+    assert chosen["chosen"].startswith(before + "-") and record["config"]["init"].endswith(f"world-clip-{before}.safetensors")
     assert choice_section(record) in EMBEDDED_CHECKPOINT.with_suffix(".md").read_text()
 
 

@@ -142,3 +142,14 @@ def test_docs_binding_md_quotes_the_summary_of_the_recorded_cells():
     for probe, found in written["by_probe"].items():  # every probe's r (3 cells or more are in)
         low, high = found["ci"]
         assert f"r = {found['r']} [{low}, {high}]" in doc, probe
+
+
+def test_a_cell_trains_from_scratch_at_the_budget_the_embedded_model_started_from():
+    """The embedded model is a chain of warm starts; a sweep cell trains from scratch, so its budget is the recipe of
+    the model the chain starts from (the lineage's origin), not the last warm start's shorter, slower schedule."""
+    from explorer.checkpoints import EMBEDDED_CHECKPOINT
+
+    record = json.loads(EMBEDDED_CHECKPOINT.with_suffix(".json").read_text())
+    origin = record["lineage"][0]["config"]
+    assert sweep.shipped_budget() == {k: origin[k] for k in sweep.BUDGET_FIELDS}
+    assert sweep.shipped_budget()["steps"] != record["config"]["steps"] and "init" not in sweep.shipped_budget()
