@@ -305,17 +305,20 @@ def test_the_linear_probes_are_scikit_learns_logistic_regressions_at_their_optim
 
 
 def test_docs_binding_md_shows_the_records_figures_beside_their_nulls():
-    """docs/binding.md's table is the committed record's (docs/results/binding-embedded.json), to the digit."""
+    """docs/binding.md's tables are the committed records' (docs/results/binding-embedded.json for the shipped model,
+    docs/results/former/ for the model shipped at commit ee04569), to the digit."""
     import json
     from pathlib import Path
 
     from explorer.binding_null import markdown
 
     root = Path(__file__).resolve().parents[1]
-    report = json.loads((root / "docs" / "results" / "binding-embedded.json").read_text())
-    assert report["command"] == "python -m explorer binding --json docs/results/binding-embedded.json"
-    assert markdown(report) in (root / "docs" / "binding.md").read_text()
-    for entry in report["figures"].values():  # each p follows from the recorded draws
+    report, former = (json.loads((root / "docs" / "results" / where / "binding-embedded.json").read_text())
+                      for where in ("", "former"))
+    assert report["command"] == former["command"] == "python -m explorer binding --json docs/results/binding-embedded.json"
+    text = (root / "docs" / "binding.md").read_text()
+    assert markdown(report) in text and markdown(former) in text
+    for entry in [*report["figures"].values(), *former["figures"].values()]:  # each p follows from the recorded draws
         if "null" in entry:
             values = np.array(entry["null"]["values"])
             assert entry["null"]["p"] == pytest.approx((1 + (values >= entry["value"] - 1e-9).sum()) / 21, abs=1e-4)

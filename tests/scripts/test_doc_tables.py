@@ -39,19 +39,31 @@ def test_a_cell_keeps_the_half_points_of_200_items():
 
 
 @pytest.mark.parametrize("doc, report", [("sgi-world.md", "world-global-sgi.json"),
-                                         ("tflocal-world.md", "align-world.json")])
+                                         ("sgi-world.md", "former/world-global-sgi.json"),
+                                         ("tflocal-world.md", "align-world.json"),
+                                         ("tflocal-world.md", "former/align-world.json")])
 def test_the_docs_tables_are_their_reports_tables(doc, report):
-    """A table pasted in docs/ is what doc_tables makes of the report its command wrote, to the digit."""
+    """A table pasted in docs/ is what doc_tables makes of the report its command wrote, to the digit: the shipped
+    model's and, kept beside it, the former model's (``former/``, the model shipped at commit ee04569)."""
     assert table(json.loads((DOCS / "results" / report).read_text())) in (DOCS / doc).read_text()
 
 
+def test_the_drawings_table_is_the_former_and_shipped_models_reports():
+    """docs/drawings.md's test-split table of the shipped model is doc_tables' named table of its report and the
+    former model's, to the digit."""
+    reports = {name: json.loads((DOCS / "results/drawings" / f"{name}-single.json").read_text())
+               for name in ("former", "shipped")}
+    assert named_table(reports) in (DOCS / "drawings.md").read_text()
+
+
 def test_the_seed_tables_are_their_reports_tables():
-    """docs/sgi-world.md's seed tables are doc_tables' named tables of the seeds' reports."""
+    """docs/sgi-world.md's seed tables are doc_tables' named tables of the seeds' reports (of the former recipe: seed
+    1 is the model shipped at commit ee04569)."""
     seeds = DOCS / "results" / "seeds"
     text = (DOCS / "sgi-world.md").read_text()
     reports = {"single": {s: seeds / f"seed{s}-single.json" for s in (0, 1, 2)},
                "resize": {s: seeds / f"seed{s}-sgi-resize.json" for s in (0, 1, 2)},
-               "global-sgi": {s: DOCS / "results" / "world-global-sgi.json" if s == 1 else seeds / f"seed{s}-global-sgi.json"
+               "global-sgi": {s: DOCS / "results/former/world-global-sgi.json" if s == 1 else seeds / f"seed{s}-global-sgi.json"
                               for s in (0, 1, 2)}}
     for files in reports.values():
         assert named_table({f"seed{s}": json.loads(p.read_text()) for s, p in files.items()}) in text
@@ -82,7 +94,7 @@ def test_the_powerclip_seed_tables_are_their_reports_tables(reading, kind):
 @pytest.mark.parametrize("kind", ["all", "attribute"])
 def test_the_tflocal_seed_tables_are_their_reports_tables(kind):
     """docs/tflocal-world.md's seed tables are doc_tables --kind of the three encoders' align reports."""
-    files = {"seed0": DOCS / "results/seeds/seed0-align.json", "seed1": DOCS / "results/align-world.json",
+    files = {"seed0": DOCS / "results/seeds/seed0-align.json", "seed1": DOCS / "results/former/align-world.json",
              "seed2": DOCS / "results/seeds/seed2-align.json"}
     reports = {name: json.loads(path.read_text()) for name, path in files.items()}
     assert kind_table(reports, kind) in (DOCS / "tflocal-world.md").read_text()
