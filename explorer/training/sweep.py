@@ -28,8 +28,10 @@ from explorer.world.space import ObjectSpace
 log = logging.getLogger(__name__)
 
 BUDGET_FIELDS = ("model", "steps", "batch_size", "lr", "warmup", "weight_decay", "precision")
-COLUMNS = ("space", "coverage", "seed", "heldout_top1", "heldout_ci", "product_fit", "additive_fit", "mlp_fit",
-           "product_swaps", "additive_swaps", "swap_cosine", "r2_objects", "train_s")
+COLUMNS = ("space", "coverage", "seed", "heldout_top1", "heldout_ci", "binding_group", "binding_ci", "sgi_group",
+           "product_fit", "additive_fit", "mlp_fit", "product_swaps", "additive_swaps", "swap_cosine", "r2_objects",
+           "train_s")
+BINDING_ITEMS = 200  # held-out attribute swaps a cell is read on (a group score's interval about +-6 points near 50)
 
 
 def shipped_budget() -> dict:
@@ -54,8 +56,19 @@ class Cell:
         return TrainConfig(**budget, coverage=self.coverage, seed=self.seed, object_space=self.space, threads=threads)
 
 
-def measure(encoder, cell: Cell, n_items: int) -> dict:
-    """Held-out recognition in the cell's space and the binding probes' fits on the 8 x 3 two-object scenes."""
+def binding_outcome(encoder, cell: Cell, n_items: int = BINDING_ITEMS) -> dict:
+    """The cell's binding itself: the group score of held-out attribute swaps in its space (each image holds an
+    object training never showed), by the global cosine and by SGI, with the global one's 95% interval."""
+    items = ObjectSpace.parse(cell.space).heldout_swaps(n_items, cell.coverage)
+    scores = evaluate_items([get_method("global", encoder), get_method("sgi", encoder)], items, "world")
+    attribute = {name: found["attribute"] for name, found in scores.items()}
+    return {"binding_group": attribute["global"]["group"], "binding_ci": attribute["global"]["ci"]["group"],
+            "sgi_group": attribute["sgi"]["group"], "binding_items": n_items}
+
+
+def measure(encoder, cell: Cell, n_items: int, binding_items: int = BINDING_ITEMS) -> dict:
+    """Held-out recognition in the cell's space, its binding outcome and the binding probes' fits on the 8 x 3
+    two-object scenes."""
     items = ObjectSpace.parse(cell.space).heldout_items(n_items, cell.coverage)
     top1 = evaluate_items([get_method("global", encoder)], items, "world-single")["global"]["single"]
     table = binding.world_tables(encoder)["image"]
@@ -64,11 +77,12 @@ def measure(encoder, cell: Cell, n_items: int) -> dict:
             **{f"{p}_fit": probes[p] for p in binding.PROBES},
             **{f"{p}_width": probes[f"{p}.width"] for p in binding.PROBES},
             "product_swaps": probes["swap.product"], "additive_swaps": probes["swap.additive"],
-            "swap_cosine": probes["swap.cosine"], "r2_objects": binding.additive_r2(table)["objects"]}
+            "swap_cosine": probes["swap.cosine"], "r2_objects": binding.additive_r2(table)["objects"],
+            **binding_outcome(encoder, cell, binding_items)}
 
 
 def run_cell(cell: Cell, budget: dict, runs: Path, records: Path, device: str = "cpu", n_items: int = 500,
-             workers: int = 0, threads: int = TrainConfig.threads) -> dict:
+             workers: int = 0, threads: int = TrainConfig.threads, binding_items: int = BINDING_ITEMS) -> dict:
     """The cell's record: read if written, else trained (or resumed) in ``runs``, measured and written."""
     path = records / f"{cell.name}.json"
     if path.is_file():
@@ -79,36 +93,41 @@ def run_cell(cell: Cell, budget: dict, runs: Path, records: Path, device: str = 
     training = json.loads(weights.with_suffix(".json").read_text())
     encoder = load_encoder(EncoderSpec(budget["model"], checkpoint=weights, device=device))
     record = {**asdict(cell), "config": training["config"], "train_s": training["wall_s"],
-              "device": training["device"], "final_loss": training["final_loss"], **measure(encoder, cell, n_items)}
+              "device": training["device"], "final_loss": training["final_loss"], **measure(encoder, cell, n_items, binding_items)}
     records.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=2) + "\n")
     log.info("%s: held-out top-1 %.1f, product fit %.1f", cell.name, record["heldout_top1"], record["product_fit"])
     return record
 
 
-def correlation(rows: list[dict], fit: str = "product_fit") -> dict:
-    """Pearson r of held-out top-1 and a probe's fit (the product probe's: seed 002's claim) over cells, with its
-    interval (cells resampled)."""
+def correlation(rows: list[dict], fit: str = "product_fit", outcome: str = "heldout_top1") -> dict:
+    """Pearson r of an outcome (held-out top-1, or the binding outcome ``binding_group``) and a probe's fit (the
+    product probe's: seed 002's claim) over the cells that have both, with its interval (cells resampled)."""
+    rows = [r for r in rows if r.get(outcome) is not None]
     if len(rows) < 3:
         return {"r": None, "ci": None, "cells": len(rows)}
-    x, y = (np.array([r[k] for r in rows]) for k in (fit, "heldout_top1"))
-    r = float(np.corrcoef(x, y)[0, 1]) if x.std() > 0 and y.std() > 0 else None
-    return {"r": None if r is None else round(r, 3), "ci": correlation_interval(x, y), "cells": len(rows)}
+    x, y = (np.array([r[k] for r in rows]) for k in (fit, outcome))
+    if x.std() == 0 or y.std() == 0:  # a constant side has no correlation, nor an interval of one
+        return {"r": None, "ci": None, "cells": len(rows)}
+    return {"r": round(float(np.corrcoef(x, y)[0, 1]), 3), "ci": correlation_interval(x, y), "cells": len(rows)}
 
 
 def summarize(records: Path) -> dict:
     """Every recorded cell, sorted, with the correlation over all cells and within each space, and over all cells
-    for each probe (``by_probe``: does recognition follow the product probe's fit rather than the others'?)."""
+    for each probe (``by_probe``: does recognition follow the product probe's fit rather than the others'?), and the
+    same for the binding outcome (``binding_by_probe``, over the cells recorded with it; a reading a cell recorded
+    before it existed lacks is None in its row)."""
     rows = sorted((json.loads(p.read_text()) for p in records.glob("*.json")),
                   key=lambda r: (ObjectSpace.parse(r["space"]).size, r["coverage"], r["seed"]))
     budgets = {json.dumps({k: r["config"][k] for k in BUDGET_FIELDS}, sort_keys=True) for r in rows}
     if len(budgets) > 1:
         raise ValueError(f"the records in {records} were trained with different budgets: {sorted(budgets)}")
     spaces = sorted({r["space"] for r in rows})
-    return {"rows": [{k: r[k] for k in COLUMNS} for r in rows],
+    return {"rows": [{k: r.get(k) for k in COLUMNS} for r in rows],
             "correlation": correlation(rows),
             "by_space": {s: correlation([r for r in rows if r["space"] == s]) for s in spaces},
-            "by_probe": {p: correlation(rows, f"{p}_fit") for p in binding.PROBES}}
+            "by_probe": {p: correlation(rows, f"{p}_fit") for p in binding.PROBES},
+            "binding_by_probe": {p: correlation(rows, f"{p}_fit", "binding_group") for p in binding.PROBES}}
 
 
 def write(summary: dict, out: Path, command: str) -> dict:

@@ -69,8 +69,10 @@ def _pictures(rng: np.random.Generator, split: str, *objects: tuple[WorldObject,
     return tuple(Scene(objs, style) for objs in objects)
 
 
-def _swap_item(rng: np.random.Generator, kind: str, split: str, seen: frozenset[Combo]) -> Item:
-    colors, shapes = _colours(split), list(SHAPES)
+def swap_item(rng: np.random.Generator, kind: str, split: str, seen: frozenset[Combo],
+               space: tuple[tuple[str, ...], tuple[str, ...]] | None = None) -> Item:
+    """One swap item of ``kind`` for ``split`` (``space``: its colours and shapes, if not the benchmark's)."""
+    colors, shapes = (list(space[0]), list(space[1])) if space else (_colours(split), list(SHAPES))
     while True:
         c1, c2 = rng.choice(colors, size=2, replace=False)
         s1, s2 = rng.choice(shapes, size=2, replace=False)
@@ -117,7 +119,7 @@ def _swap_item(rng: np.random.Generator, kind: str, split: str, seen: frozenset[
 def training_swaps(rng: np.random.Generator, n: int, seen: frozenset[Combo], varied: float = 0.0) -> list[Item]:
     """Swap items of random kinds over training objects only, drawn from ``rng`` (not the benchmark's streams); with
     probability ``varied`` an item's two scenes share one random training look (``world.looks.random_look``)."""
-    items = [_swap_item(rng, str(rng.choice(KINDS)), "id", seen) for _ in range(n)]
+    items = [swap_item(rng, str(rng.choice(KINDS)), "id", seen) for _ in range(n)]
     if varied <= 0:
         return items
     for i, item in enumerate(items):
@@ -155,7 +157,7 @@ def swap_items(
         raise ValueError(f"unknown kind {kind!r}; known: {', '.join(KINDS)}")
     seen = seen_combos(coverage, seed)
     rng = split_rng(base, kind, seed + offset)
-    return [replace(_swap_item(rng, kind, base, seen), split=split) for _ in range(n)]
+    return [replace(swap_item(rng, kind, base, seen), split=split) for _ in range(n)]
 
 
 def object_captions(colors=tuple(COLORS), shapes=SHAPES) -> tuple[str, ...]:

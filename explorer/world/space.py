@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from explorer.items import Item
-from explorer.world.benchmark import object_captions, object_items, split_rng
+from explorer.world.benchmark import object_captions, object_items, split_rng, swap_item
 from explorer.world.coverage import DEFAULT_WORLD_SEED, seen_in
 from explorer.world.palette import COLORS, EXTRA_COLORS, EXTRA_SHAPES, SHAPES, Combo
 
@@ -73,6 +73,16 @@ class ObjectSpace:
             raise ValueError(f"coverage {coverage} of {self.name} holds no object out")
         rng = split_rng(f"space-{self.name}-c{coverage}", "single", seed)
         return object_items(rng, combos, self.captions(), n, "heldout")
+
+    def heldout_swaps(self, n: int, coverage: float, kind: str = "attribute", seed: int = DEFAULT_WORLD_SEED
+                      ) -> list[Item]:
+        """``n`` swap items of ``kind`` over the space's objects, each image holding a held-out object (the
+        benchmark's ``heldout`` rule): a binding reading for objects training never showed."""
+        if not self.heldout(coverage, seed):
+            raise ValueError(f"coverage {coverage} of {self.name} holds no object out")
+        rng = split_rng(f"space-{self.name}-c{coverage}", kind, seed)
+        return [swap_item(rng, kind, "heldout", self.seen(coverage, seed), (self.colors, self.shapes))
+                for _ in range(n)]
 
 
 BENCHMARK_SPACE = ObjectSpace(len(COLORS), len(SHAPES))  # the benchmark's own 8 x 4

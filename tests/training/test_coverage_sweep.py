@@ -41,6 +41,23 @@ def test_a_larger_space_sees_every_colour_and_shape_and_holds_out_the_rest_from_
     assert len(items[0].captions) == 192 and len({it.images[0].objects[0].combo for it in items}) > 20
 
 
+def test_a_spaces_held_out_swaps_exchange_colours_and_show_an_unseen_object_in_each_image():
+    """The sweep's binding outcome: attribute swaps over the space's own colours and shapes, each image holding an
+    object training never showed, the same items on every call."""
+    space = ObjectSpace.parse("16x12")
+    held, seen = set(space.heldout(0.25)), space.seen(0.25)
+    items = space.heldout_swaps(30, 0.25)
+    for item in items:
+        before, after = ([o.combo for o in image.objects] for image in item.images)
+        assert after == [(before[1][0], before[0][1]), (before[0][0], before[1][1])]  # the colours exchanged
+        assert set(before) & held and set(after) & held and set(before + after) <= held | seen
+        assert item.kind == "attribute" and item.captions[0] != item.captions[1]
+    assert {c for it in items for o in it.images[0].objects for c in [o.color]} - set(world.COLORS)  # beyond the 8
+    assert [it.captions for it in space.heldout_swaps(30, 0.25)] == [it.captions for it in items]
+    with pytest.raises(ValueError, match="holds no object out"):
+        ObjectSpace.parse("8x4").heldout_swaps(5, 1.0)
+
+
 def test_bad_spaces_and_mixed_training_data_are_refused(tmp_path):
     for text in ("16", "1x4", "40x4", "8x40"):
         with pytest.raises(ValueError, match="object space"):
@@ -80,13 +97,15 @@ def test_a_cell_trains_once_is_recorded_and_the_sweep_summarizes_the_recorded_ce
     cells = [sweep.Cell("8x4", 0.5), sweep.Cell("8x4", 0.75), sweep.Cell("12x6", 0.5)]
     threads = []
     monkeypatch.setattr(torch, "set_num_threads", threads.append)  # seen, not applied to the rest of the suite
-    made = [sweep.run_cell(cell, budget, runs, records, n_items=20, threads=1) for cell in cells]
+    made = [sweep.run_cell(cell, budget, runs, records, n_items=20, threads=1, binding_items=6) for cell in cells]
     assert threads == [1, 1, 1]  # each cell's training ran at the sweep's thread count
     for cell, record in zip(cells, made):
         assert record["config"]["object_space"] == cell.space and record["config"]["steps"] == 2
         assert record["config"]["threads"] == 1
         assert 0 <= record["heldout_ci"][0] <= record["heldout_top1"] <= record["heldout_ci"][1] <= 100
         assert {"product_fit", "additive_fit", "mlp_fit", "product_swaps", "swap_cosine"} <= record.keys()
+        assert record["binding_ci"][0] <= record["binding_group"] <= record["binding_ci"][1]  # held-out swaps
+        assert 0 <= record["sgi_group"] <= 100 and record["binding_items"] == 6
     (runs / f"{cells[0].name}.safetensors").unlink()  # a recorded cell needs neither weights nor training
     monkeypatch.setattr(sweep, "train", lambda *a, **k: pytest.fail("a recorded cell was trained again"))
     assert sweep.run_cell(cells[0], budget, runs, records, n_items=20) == made[0]
@@ -95,7 +114,8 @@ def test_a_cell_trains_once_is_recorded_and_the_sweep_summarizes_the_recorded_ce
     assert [(r["space"], r["coverage"]) for r in summary["rows"]] == [("8x4", 0.5), ("8x4", 0.75), ("12x6", 0.5)]
     assert summary["correlation"]["cells"] == 3 and summary["by_space"]["12x6"]["r"] is None  # one cell: no r
     assert summary["by_probe"]["product"] == summary["correlation"]
-    assert set(summary["by_probe"]) == set(sweep.binding.PROBES)
+    assert set(summary["by_probe"]) == set(summary["binding_by_probe"]) == set(sweep.binding.PROBES)
+    assert summary["binding_by_probe"]["product"]["cells"] == 3  # the binding outcome beside recognition
     html = (tmp_path / "out" / "coverage-sweep.html").read_text()
     assert "12x6" in html and "multiplicative fit" in html
     assert (tmp_path / "out" / "coverage-sweep.csv").read_text().splitlines()[0].startswith("space,coverage,seed")
