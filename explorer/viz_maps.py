@@ -1,4 +1,4 @@
-"""The "Where the model looks" view as pictures: A's and B's maps side by side over the image, under the veil the
+"""The "Where the model looks" view as pictures: A's and B's maps over the image, one figure each, under the veil the
 TFLocal tab uses (clear where a map is high, darkened where it is low: a colour map would tint the objects whose
 colours the captions name), with a titled grey colour bar, and each text's tokens shaded by their share of the
 cosine (HTML). No gradio here."""
@@ -14,7 +14,6 @@ from typing import Sequence
 import numpy as np
 import plotly.graph_objects as go
 from PIL import Image
-from plotly.subplots import make_subplots
 
 from explorer.explain.view import Panel, View
 from explorer.viz import VEIL_FLOOR, veiled
@@ -45,38 +44,40 @@ def _title(which: str, panel: Panel) -> str:
     return "<br>".join(html.escape(line) for line in [*said, cosine])
 
 
-def maps_figure(image: Image.Image, shown: View, side: int = PANEL_SIDE) -> go.Figure:
-    """A's and B's pictures side by side, each map's point marked, a panel without a map saying why, and one colour
-    bar titled with what the maps are."""
-    titles = [_title(k, p) for k, p in zip("AB", shown.panels)]
-    fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.04)
+def map_figure(image: Image.Image, shown: View, which: int, side: int = PANEL_SIDE) -> go.Figure:
+    """Caption ``which``'s picture (0: A, 1: B) with its map's point marked, or saying why it has no map, and a colour
+    bar titled with what the maps are, on the scale A and B share: the page lays A and B side by side where the
+    screen is wide enough, one above the other where it is not."""
+    panel, name = shown.panels[which], "AB"[which]
     scale = scale_of(shown.panels)
-    whole = (0, 0, image.width, image.height)
-    for col, panel in enumerate(shown.panels, start=1):
-        heat = panel.map if panel.map is not None else np.zeros((image.height, image.width), dtype=np.float32)
-        picture = veiled(image, heat, whole, scale, side)
-        f = picture.width / image.width
-        fig.add_trace(go.Image(source=_uri(picture), hoverinfo="skip", name=f"map {'AB'[col - 1]}"), 1, col)
-        if panel.point is not None:
-            fig.add_trace(go.Scatter(x=[panel.point[0] * f], y=[panel.point[1] * f], mode="markers", marker=POINT,
-                                     name="where it points", legendgroup="point", showlegend=col == 1), 1, col)
-        if panel.map is None:
-            fig.add_annotation(text="<br>".join(textwrap.wrap(html.escape(f"No map: {panel.missing}."), 30)),
-                               x=picture.width / 2, y=picture.height / 2, showarrow=False, bgcolor="white",
-                               row=1, col=col)
-        fig.update_xaxes(range=[0, picture.width], visible=False, row=1, col=col)
-        fig.update_yaxes(range=[picture.height, 0], visible=False, scaleanchor=f"x{'' if col == 1 else col}",
-                         row=1, col=col)
+    heat = panel.map if panel.map is not None else np.zeros((image.height, image.width), dtype=np.float32)
+    picture = veiled(image, heat, (0, 0, image.width, image.height), scale, side)
+    f = picture.width / image.width
+    fig = go.Figure(go.Image(source=_uri(picture), hoverinfo="skip", name=f"map {name}"))
+    if panel.point is not None:
+        fig.add_trace(go.Scatter(x=[panel.point[0] * f], y=[panel.point[1] * f], mode="markers", marker=POINT,
+                                 name="where it points"))
+    if panel.map is None:
+        fig.add_annotation(text="<br>".join(textwrap.wrap(html.escape(f"No map: {panel.missing}."), 30)),
+                           x=picture.width / 2, y=picture.height / 2, showarrow=False, bgcolor="white")
     masks = shown.source in MASKS
     bar = dict(title=dict(text=f"{html.escape(shown.scale_title)}<br>(dark: least, clear: most)", side="right"),
                outlinewidth=1, **(dict(tickvals=[0, 1], ticktext=["outside", "inside"]) if masks else {}))
     fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", hoverinfo="skip", showlegend=False,
                              marker=dict(color=list(scale), cmin=scale[0], cmax=scale[1], showscale=True, colorbar=bar,
                                          colorscale=[[0, f"rgb({VEIL_GREY},{VEIL_GREY},{VEIL_GREY})"],
-                                                     [1, "rgb(255,255,255)"]])), 1, 1)
-    fig.update_layout(height=side + 130, margin=dict(l=10, r=10, t=80, b=10), plot_bgcolor="white",
+                                                     [1, "rgb(255,255,255)"]])))
+    fig.update_xaxes(range=[0, picture.width], visible=False)
+    fig.update_yaxes(range=[picture.height, 0], visible=False, scaleanchor="x")
+    fig.update_layout(title=dict(text=_title(name, panel), font=dict(size=13), x=0.02, xanchor="left"),
+                      height=side + 140, margin=dict(l=10, r=10, t=80, b=10), plot_bgcolor="white",
                       legend=dict(orientation="h", x=0, y=-0.02, yanchor="top"))
     return fig
+
+
+def maps_figures(image: Image.Image, shown: View, side: int = PANEL_SIDE) -> tuple[go.Figure, go.Figure]:
+    """A's and B's figures (``map_figure``), on one scale."""
+    return map_figure(image, shown, 0, side), map_figure(image, shown, 1, side)
 
 
 def token_row(tokens: Sequence[str], shares: np.ndarray) -> str:

@@ -25,6 +25,7 @@ INTRO = ("Which parts of the image make each caption's global cosine, per segmen
 SOURCE_CHOICES = [("the explainer's map", view.EXPLAINER), ("TFLocal's attention", "tflocal"),
                   ("SGI's chosen crop", "sgi"), ("PowerCLIP's chosen subset", "powerset")]
 WAITING = "Give an image and two captions on the first tab: this tab shows where the model looks for each."
+MAP_MIN_WIDTH = 340  # a map's least width on the page: two fit side by side on a desktop, one a row on a phone
 POINT_KEY = " \u00d7 marks where each map points: its peak, or a crop's or a subset's centre."
 
 
@@ -42,15 +43,15 @@ def _compared(result: tuple | None, image: Image.Image, captions: tuple[str, str
     return analysis.scores if analysis.captions == captions and analysis.model == model else None
 
 
-@guarded(lambda message: (message, gr.update(), gr.update(), None, "", ""))
+@guarded(lambda message: (message, gr.update(), gr.update(), None, None, "", ""))
 def draw(engine: Engine, path: str | None, caption_a: str, caption_b: str, choice: str, result: tuple | None,
          explainer: str | None, segment: Any, source: str):
-    """The note, both menus (the explainers that apply to the page's model, the captions' segments), the maps, the
+    """The note, both menus (the explainers that apply to the page's model, the captions' segments), A's and B's maps, the
     tokens shaded by their share and how to read the maps. The image and captions are the main tab's: the explainers
     need no comparison (the maps are there before one has run, or where it failed); the methods' maps come from it."""
     if not path:
         empty = gr.update(choices=[], value=None)
-        return WAITING, empty, empty, None, "", ""
+        return WAITING, empty, empty, None, None, "", ""
     image, _ = read_image_kept(path)
     captions = clean_caption_pair(caption_a, caption_b)
     loaded = engine.model(choice)
@@ -58,7 +59,7 @@ def draw(engine: Engine, path: str | None, caption_a: str, caption_b: str, choic
     if not explainers:
         return (f"No explainer applies to {plain(loaded.label)}'s image tower "
                 f"({type(loaded.encoder.model.visual).__name__}).", gr.update(choices=[], value=None), gr.update(),
-                None, "", "")
+                None, None, "", "")
     names, said = [name for _, name in explainers], []
     if explainer not in names:  # none chosen yet, or the page's model changed to a tower the choice does not read
         said = [f"{explainer} does not apply to this model's image tower: showing {names[0]}."] if explainer else []
@@ -72,7 +73,7 @@ def draw(engine: Engine, path: str | None, caption_a: str, caption_b: str, choic
     notes = [f"**{plain(note)}**" for note in (*shown.notes, *said)]
     note = "  \n".join([f"Model: **{plain(loaded.label)}** on **{loaded.device}**; explainer: {plain(label)}.", *notes])
     return (note, gr.update(choices=explainers, value=explainer), gr.update(choices=segments, value=chosen),
-            viz_maps.maps_figure(image, shown), viz_maps.token_rows(shown),
+            *viz_maps.maps_figures(image, shown), viz_maps.token_rows(shown),
             f"**How to read it.** {shown.reading}{POINT_KEY}")
 
 
@@ -86,7 +87,9 @@ def build(engine: Engine, main: MainInputs, serving: Serving, tab: gr.Tab, shown
                                 elem_id="looks-explainer")
         segment = gr.Dropdown([], label="Segment", elem_id="looks-segment")
     source = gr.Radio(SOURCE_CHOICES, value=view.EXPLAINER, label="Map from", elem_id="looks-source")
-    maps = gr.Plot(label="Where the model looks, caption A and B", elem_id="looks-maps")
+    with gr.Row(elem_id="looks-maps"):  # side by side; one above the other where the screen is narrower than both
+        maps = [gr.Plot(label=f"Where the model looks, caption {k}", elem_id=f"looks-map-{k.lower()}",
+                        min_width=MAP_MIN_WIDTH) for k in "AB"]
     tokens = gr.HTML(elem_id="looks-tokens")
     reading = gr.Markdown(elem_id="looks-reading")
 
@@ -95,7 +98,7 @@ def build(engine: Engine, main: MainInputs, serving: Serving, tab: gr.Tab, shown
         return draw(engine, path, caption_a, caption_b, choice, result, explainer, segment, source)
 
     inputs = [main.upload, main.caption_a, main.caption_b, main.choice, main.result, explainer, segment, source]
-    outputs = [note, explainer, segment, maps, tokens, reading]
+    outputs = [note, explainer, segment, *maps, tokens, reading]
     draw_while_seen(tab, shown, main.result, [(draw_looks, inputs, outputs)], serving.heavy)
     for control in (explainer, segment, source):  # input, not change: the menus this draw sets do not draw again
         control.input(draw_looks, inputs, outputs, trigger_mode="always_last", **serving.heavy)

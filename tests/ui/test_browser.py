@@ -365,18 +365,24 @@ def test_where_the_model_looks_draws_both_maps_and_switches_to_sgis_crop_for_a_s
         page.get_by_role("tab", name="Where the model looks").click()
         expect(page.locator("#looks-note")).to_contain_text("rollout", timeout=60_000)
         maps = page.locator("#looks-maps .js-plotly-plot")
-        expect(maps.locator("image")).to_have_count(2, timeout=30_000)  # A's map and B's, side by side
-        assert maps.evaluate("el => el.data.filter(t => t.type === 'image').map(t => t.xaxis)") == ["x", "x2"]
-        expect(maps).to_contain_text("relevance to the cosine")  # the colour bar's title
+        expect(maps.locator("image")).to_have_count(2, timeout=30_000)  # A's map and B's, a figure each
+        a, b = (maps.nth(i).bounding_box() for i in range(2))
+        assert b["x"] >= a["x"] + a["width"] - 1 and abs(a["y"] - b["y"]) < 5  # side by side on a desktop
+        expect(maps.first).to_contain_text("relevance to the cosine")  # the colour bar's title
         expect(page.locator("#looks-tokens .share")).to_have_count(14)  # "a red square and a blue circle", A and B
-        first = maps.evaluate("el => el.data[0].source")
+        first = maps.first.evaluate("el => el.data[0].source")
+        page.set_viewport_size({"width": 390, "height": 844})  # a phone: B's map below A's, each as wide as before
+        page.wait_for_function("() => { const m = document.querySelectorAll('#looks-maps .js-plotly-plot');"
+                               " return m[1].getBoundingClientRect().top >= m[0].getBoundingClientRect().bottom - 1; }")
+        assert maps.first.bounding_box()["width"] >= 300
+        page.set_viewport_size({"width": 1400, "height": 1800})
 
         page.locator("#looks-segment input").click()
         page.get_by_role("option", name=re.compile(r"^segment 1 ")).click()
         page.get_by_label("SGI's chosen crop").check()  # one click: the same segment as SGI sees it
         expect(page.locator("#looks-reading")).to_contain_text("inside the crop SGI chose", timeout=60_000)
-        expect(maps).to_contain_text("inside SGI's crop")
+        expect(maps.first).to_contain_text("inside SGI's crop")
         expect(maps.locator("image")).to_have_count(2)
-        expect(maps).to_contain_text("a red square")
+        expect(maps.first).to_contain_text("a red square")
         expect(page.locator("#looks-maps")).not_to_contain_text("No map")
-        assert maps.evaluate("el => el.data[0].source") != first
+        assert maps.first.evaluate("el => el.data[0].source") != first

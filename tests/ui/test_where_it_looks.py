@@ -38,14 +38,14 @@ def test_the_figure_shows_both_maps_on_one_titled_scale_and_shades_tokens_by_sha
     image = Image.new("RGB", (60, 40), (128, 128, 128))
     shown = view.View((panel("a red square", (5, 5)), panel("a blue square", (50, 30))), view.EXPLAINER, "rollout",
                       "relevance to the cosine (rollout)", view.READING[view.EXPLAINER], ())
-    fig = viz_maps.maps_figure(image, shown, side=120)
-    pictures = [t for t in fig.data if t.type == "image"]
+    figs = viz_maps.maps_figures(image, shown, side=120)
+    pictures = [t for fig in figs for t in fig.data if t.type == "image"]
     assert len(pictures) == 2 and pictures[0].source != pictures[1].source  # each caption's own map
-    assert {pictures[0].xaxis, pictures[1].xaxis} == {"x", "x2"}  # side by side
-    bars = [t for t in fig.data if t.type == "scatter" and t.marker.showscale]
-    assert len(bars) == 1 and "relevance to the cosine (rollout)" in bars[0].marker.colorbar.title.text
-    assert (bars[0].marker.cmin, bars[0].marker.cmax) == (0.0, 2.0)  # A and B on one scale, from none to the peak
-    points = [(t.x[0], t.y[0]) for t in fig.data if t.type == "scatter" and t.name == "where it points"]
+    assert [fig.layout.title.text.split(":")[0] for fig in figs] == ["A", "B"]  # each titled with its caption
+    bars = [[t for t in fig.data if t.type == "scatter" and t.marker.showscale] for fig in figs]
+    assert all(len(b) == 1 and "relevance to the cosine (rollout)" in b[0].marker.colorbar.title.text for b in bars)
+    assert {(b[0].marker.cmin, b[0].marker.cmax) for b in bars} == {(0.0, 2.0)}  # one scale, from none to the peak
+    points = [(t.x[0], t.y[0]) for fig in figs for t in fig.data if t.type == "scatter" and t.name == "where it points"]
     assert points == [(10, 10), (100, 60)]  # each map's peak, on the picture scaled by 2
     row = viz_maps.token_row(("a", "red", "square"), np.array([0.1, 0.2, 0.7]))
     alphas = [float(a) for a in re.findall(r"rgba\(255, 127, 14, ([\d.]+)\)", row)]
@@ -59,8 +59,8 @@ def test_a_panel_without_a_map_says_why():
     image = Image.new("RGB", (60, 40), (128, 128, 128))
     missing = view.Panel("a dog", "a dog", None, None, ("a", "dog"), np.array([0.5, 0.5]), 0.2, "no trained weights")
     shown = view.View((panel("a cat", (5, 5)), missing), "tflocal", "rollout", "attention", "", ())
-    fig = viz_maps.maps_figure(image, shown, side=60)
-    assert any("No map: no trained weights" in a.text for a in fig.layout.annotations)
+    with_map, without = viz_maps.maps_figures(image, shown, side=60)
+    assert "No map: no trained weights" in without.layout.annotations[0].text and not with_map.layout.annotations
 
 
 @pytest.fixture(scope="module")
@@ -76,21 +76,29 @@ def page(embedded, tmp_path_factory):
 
 
 def draw(engine, path, result, explainer=None, segment=None, source=view.EXPLAINER, a=RIGHT, b=WRONG):
+    """The tab's outputs: note, explainer menu, segment menu, A's figure, B's figure, tokens, reading."""
     return looks_tab.draw(engine, path, a, b, engine.default_choice, result, explainer, segment, source)
 
 
+def pictures(figs) -> list:
+    """The image traces of A's and B's figures."""
+    return [t for fig in figs for t in fig.data if t.type == "image"]
+
+
 def test_the_view_on_the_embedded_model_finds_each_segment_on_its_object(page):
-    note, explainers, segments, fig, tokens, reading = draw(*page)
+    note, explainers, segments, *figs, tokens, reading = draw(*page)
     assert [n for _, n in explainers["choices"]] == ["rollout", "grad-eclip"] and explainers["value"] == "rollout"
     assert [v for _, v in segments["choices"]] == [view.WHOLE, 0, 1] and segments["value"] == view.WHOLE
     assert "Random weights" not in note and "How to read it" in reading
-    assert len([t for t in fig.data if t.type == "image"]) == 2 and "square" in tokens
-    fig = draw(*page, "rollout", 0)[3]
-    points = [(t.x[0] / 2.5, t.y[0] / 2.5) for t in fig.data if t.name == "where it points"]  # 128 px shown at 320
+    assert len(pictures(figs)) == 2 and "square" in tokens
     masks = SCENE.masks(128)
-    (ax, ay), (bx, by) = (map(round, p) for p in points)
-    assert masks[0][ay, ax]  # A's "a red square" points at the red square
-    assert masks[1][by, bx]  # B's "a blue square" at the only blue thing there is: the circle
+    for segment in (0, 1):  # A's "a red square", "a blue circle"; B's swapped pairs, absent from the image
+        figs = draw(*page, "rollout", segment)[3:5]
+        (ax, ay), (bx, by) = (map(round, (t.x[0] / 2.5, t.y[0] / 2.5)) for fig in figs for t in fig.data
+                              if t.name == "where it points")  # the 128-pixel image is shown at 320
+        assert masks[segment][ay, ax]  # A's segment points at its own object
+        assert masks[0][by, bx] or masks[1][by, bx]  # B's at an object sharing its colour or its shape (the swap probe
+        # measures which), not at the background
 
 
 def test_each_method_map_is_one_click_away_for_the_same_segment(page):
@@ -109,10 +117,10 @@ def test_each_method_map_is_one_click_away_for_the_same_segment(page):
 
 def test_a_method_map_needs_the_pages_comparison_of_these_captions(page):
     engine, path, result = page
-    note, *_, fig, _, _ = draw(*page, "rollout", 0, "sgi", b="a red circle and a blue square")
+    note, *_, fig_a, fig_b, _, _ = draw(*page, "rollout", 0, "sgi", b="a red circle and a blue square")
     assert "read from the page's comparison" in note and "compare them on the first tab" in note
-    assert all("No map" in a.text for a in fig.layout.annotations[2:]) and len(fig.layout.annotations) == 4
-    assert "No map" not in str(draw(*page, "rollout", 0, "sgi")[3].layout.annotations)  # the compared captions
+    assert all(len(f.layout.annotations) == 1 and "No map" in f.layout.annotations[0].text for f in (fig_a, fig_b))
+    assert not any(f.layout.annotations for f in draw(*page, "rollout", 0, "sgi")[3:5])  # the compared captions
 
 
 def test_explanations_are_kept_per_image_caption_and_explainer(page, monkeypatch):
@@ -161,13 +169,13 @@ def test_a_random_vit_gets_its_explainers_says_its_weights_are_random_and_tfloca
     engine = Engine(DualEncoder(tiny_models[0], pretrained=None, device="cpu"))
     _, path, (image, _) = page
     result = (image, engine.analyze(image, RIGHT, WRONG))
-    note, menu, _, fig, tokens, _ = draw(engine, path, result, None, 0)
+    note, menu, _, *figs, tokens, _ = draw(engine, path, result, None, 0)
     assert [n for _, n in menu["choices"]] == ["rollout", "grad-eclip"]
     assert "Random weights: world-clip-looks-vit / random weights was loaded with random weights" in note
-    assert len([t for t in fig.data if t.type == "image"]) == 2 and "square" in tokens
-    note, *_, fig, _, _ = draw(engine, path, result, None, 0, "tflocal")
+    assert len(pictures(figs)) == 2 and "square" in tokens
+    note, *_, fig_a, fig_b, _, _ = draw(engine, path, result, None, 0, "tflocal")
     assert "TFLocal's attention is not available" in note and "no trained weights" in note
-    assert all("No map" in a.text for a in fig.layout.annotations[2:]) and len(fig.layout.annotations) == 4
+    assert all(len(f.layout.annotations) == 1 and "No map" in f.layout.annotations[0].text for f in (fig_a, fig_b))
 
 
 def test_a_resnet_is_compared_on_the_page_and_gets_grad_cam_and_the_methods_maps(page, tiny_models):
@@ -181,12 +189,12 @@ def test_a_resnet_is_compared_on_the_page_and_gets_grad_cam_and_the_methods_maps
     torch.manual_seed(0)
     engine = Engine(DualEncoder(tiny_models[1], pretrained=None, device="cpu"))
     _, path, (image, _) = page
-    note, menu, segments, fig, tokens, _ = draw(engine, path, None, None, 1)
+    note, menu, segments, *figs, tokens, _ = draw(engine, path, None, None, 1)
     assert [n for _, n in menu["choices"]] == ["gradcam"] and segments["value"] == 1
     assert "Random weights" in note and "Something went wrong" not in note
-    pictures = [t for t in fig.data if t.type == "image"]
-    assert len(pictures) == 2 and pictures[0].source != pictures[1].source and "circle" in tokens
+    shown = pictures(figs)
+    assert len(shown) == 2 and shown[0].source != shown[1].source and "circle" in tokens
     analysis = engine.analyze(image, RIGHT, WRONG)
     assert {"global", "sgi", "powerset"} <= set(analysis.scores)
-    note, *_, fig, _, _ = draw(engine, path, (image, analysis), "gradcam", 1, "sgi")
-    assert "not available" not in note and len([t for t in fig.data if t.type == "image"]) == 2
+    note, *_, fig_a, fig_b, _, _ = draw(engine, path, (image, analysis), "gradcam", 1, "sgi")
+    assert "not available" not in note and len(pictures((fig_a, fig_b))) == 2
