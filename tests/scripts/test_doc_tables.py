@@ -79,6 +79,19 @@ def test_the_powerclip_twin_tables_are_their_reports_tables(clip, reading):
     assert named_table(reports) in (DOCS / "powerclip-world.md").read_text()
 
 
+@pytest.mark.parametrize("kind", ["attribute", "all"])
+def test_the_twin_of_todays_model_is_its_reports_tables(kind):
+    """docs/powerclip-world.md's twin of today's model: its val recognition beside the shipped model's, and each kind's
+    swaps beside the shipped model's, from the reports the commands there wrote."""
+    drawings = DOCS / "results/drawings"
+    val = {"shipped": drawings / "warm-v0.5-s3000-c1000-p2500-m2000-val-single.json",
+           "twin": drawings / "twin-powerclip-v0.5-s3000-c1000-p2500-pc2000-val-single.json"}
+    swaps = {"shipped": drawings / "shipped-global.json", "twin": DOCS / "results/powerclip/twin-m2000-global.json"}
+    text = (DOCS / "powerclip-world.md").read_text()
+    assert named_table({n: json.loads(p.read_text()) for n, p in val.items()}) in text
+    assert kind_table({n: json.loads(p.read_text()) for n, p in swaps.items()}, kind) in text
+
+
 @pytest.mark.parametrize("reading, kind", [("single", "single"), ("global", "attribute"), ("global", "all")])
 def test_the_powerclip_seed_tables_are_their_reports_tables(reading, kind):
     """Each CLIP seed beside its lambda-0.1 twin (seed 1's twin is the chosen run), one kind of one reading."""

@@ -212,6 +212,22 @@ def test_the_shipped_card_measures_what_the_eval_reports_in_docs_measured():
     assert f"{size['text']} / {size['image']} / {size['group']}" in card
 
 
+def test_the_twins_card_measures_what_its_eval_report_measured():
+    """The shipped PowerCLIP twin's card figures are its ``eval`` report's (docs/powerclip-world.md), and its record
+    links it to the warm starts it started from, as the embedded model's does."""
+    from explorer import checkpoints
+
+    twin = checkpoints.get("world-clip-powerclip").path
+    record = json.loads(twin.with_suffix(".json").read_text())
+    report = json.loads((Path(__file__).parents[2] / "docs/results/powerclip/twin-m2000-global.json").read_text())
+    assert _without_intervals(report["results"]["global"]) == _without_intervals(record["measured"]["swaps"])
+    assert record["config"]["objective"] == "powerclip" and record["init_sha256"] == record["lineage"][-1]["sha256"]
+    embedded = json.loads(checkpoints.EMBEDDED_CHECKPOINT.with_suffix(".json").read_text())
+    assert record["lineage"] == embedded["lineage"]  # the same stages before the last: only the last one's loss differs
+    assert {k: v for k, v in record["config"].items() if k not in ("objective", "powerclip_lambda")} == \
+        {k: v for k, v in embedded["config"].items() if k not in ("objective", "powerclip_lambda")}
+
+
 def test_a_lineage_links_each_warm_start_by_its_weights_and_the_card_names_each(tmp_path):
     """A model made by several warm starts (``scripts/retrain_varied.sh``) keeps each in its record, each link checked:
     a stage that did not start from the weights before it is refused."""
