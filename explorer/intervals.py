@@ -12,7 +12,8 @@ METHOD = {"kind": "percentile bootstrap over items", "level": 100 * LEVEL, "resa
 
 def percent_intervals(hits: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED,
                       level: float = LEVEL) -> list[list[float]]:
-    """For each column of ``hits`` (items x scores, booleans), the ``level`` interval of its percentage.
+    """For each column of ``hits`` (items x scores, booleans; or -1 / 0 / 1, the paired difference of two), the
+    ``level`` interval of its percentage (points of difference).
 
     The same item resamples serve every column, so the intervals of one cell's text, image and group scores come
     from one bootstrap; ``seed`` fixes them, so a rerun (or a sharded run) gives the same numbers.

@@ -56,19 +56,25 @@ class ConceptProbe(torch.nn.Module):
 
     ``product``: colour (x) shape elementwise, a compressed tensor product that binds each colour to its shape,
     so swapped scenes get different predictions. ``sum``: colour + shape, the same parameters, blind to swaps
-    (both scenes of a swap hold the same colours and shapes).
+    (both scenes of a swap hold the same colours and shapes). ``both``: the two side by side into one head, so what
+    it fits beyond ``sum`` is what the product adds to an additive code.
     """
+
+    JOINS = ("product", "sum", "both")
 
     def __init__(self, n_colors: int, n_shapes: int, width: int, out: int, join: str, copies: int = 1) -> None:
         super().__init__()
+        if join not in self.JOINS:
+            raise ValueError(f"join is one of {', '.join(self.JOINS)}, not {join!r}")
         self.join = join
         self.colors = torch.nn.Parameter(torch.randn(copies, n_colors, width))  # as torch.nn.Embedding draws
         self.shapes = torch.nn.Parameter(torch.randn(copies, n_shapes, width))
-        self.head = _Linear(copies, width, out)
+        self.head = _Linear(copies, width * (2 if join == "both" else 1), out)
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
         c, s = self.colors[:, idx[..., 0]], self.shapes[:, idx[..., 1]]
-        return self.head((c * s if self.join == "product" else c + s).sum(dim=2))
+        joined = {"product": lambda: c * s, "sum": lambda: c + s, "both": lambda: torch.cat([c + s, c * s], -1)}
+        return self.head(joined[self.join]().sum(dim=2))
 
 
 def fit_copies(make, x: torch.Tensor, ys: torch.Tensor, steps: int = 600, lr: float = 1e-2, seed: int = 0):

@@ -29,8 +29,8 @@ log = logging.getLogger(__name__)
 
 BUDGET_FIELDS = ("model", "steps", "batch_size", "lr", "warmup", "weight_decay", "precision")
 COLUMNS = ("space", "coverage", "seed", "heldout_top1", "heldout_ci", "binding_group", "binding_ci", "sgi_group",
-           "product_fit", "additive_fit", "mlp_fit", "product_swaps", "additive_swaps", "swap_cosine", "r2_objects",
-           "train_s")
+           "product_fit", "additive_fit", "mlp_fit", "increment", "increment_ci", "product_swaps", "additive_swaps",
+           "swap_cosine", "r2_objects", "train_s")
 BINDING_ITEMS = 200  # held-out attribute swaps a cell is read on (a group score's interval about +-6 points near 50)
 
 
@@ -78,7 +78,7 @@ def measure(encoder, cell: Cell, n_items: int, binding_items: int = BINDING_ITEM
             **{f"{p}_width": probes[f"{p}.width"] for p in binding.PROBES},
             "product_swaps": probes["swap.product"], "additive_swaps": probes["swap.additive"],
             "swap_cosine": probes["swap.cosine"], "r2_objects": binding.additive_r2(table)["objects"],
-            **binding_outcome(encoder, cell, binding_items)}
+            **binding.multiplicative_increment(table), **binding_outcome(encoder, cell, binding_items)}
 
 
 def run_cell(cell: Cell, budget: dict, runs: Path, records: Path, device: str = "cpu", n_items: int = 500,
@@ -103,7 +103,7 @@ def run_cell(cell: Cell, budget: dict, runs: Path, records: Path, device: str = 
 def correlation(rows: list[dict], fit: str = "product_fit", outcome: str = "heldout_top1") -> dict:
     """Pearson r of an outcome (held-out top-1, or the binding outcome ``binding_group``) and a probe's fit (the
     product probe's: seed 002's claim) over the cells that have both, with its interval (cells resampled)."""
-    rows = [r for r in rows if r.get(outcome) is not None]
+    rows = [r for r in rows if r.get(outcome) is not None and r.get(fit) is not None]
     if len(rows) < 3:
         return {"r": None, "ci": None, "cells": len(rows)}
     x, y = (np.array([r[k] for r in rows]) for k in (fit, outcome))
@@ -115,8 +115,9 @@ def correlation(rows: list[dict], fit: str = "product_fit", outcome: str = "held
 def summarize(records: Path) -> dict:
     """Every recorded cell, sorted, with the correlation over all cells and within each space, and over all cells
     for each probe (``by_probe``: does recognition follow the product probe's fit rather than the others'?), and the
-    same for the binding outcome (``binding_by_probe``, over the cells recorded with it; a reading a cell recorded
-    before it existed lacks is None in its row)."""
+    same for the binding outcome (``binding_by_probe``), and the product's increment over the additive probe against
+    both outcomes (``increment``); over the cells recorded with each reading (a reading a cell recorded before it
+    existed lacks is None in its row)."""
     rows = sorted((json.loads(p.read_text()) for p in records.glob("*.json")),
                   key=lambda r: (ObjectSpace.parse(r["space"]).size, r["coverage"], r["seed"]))
     budgets = {json.dumps({k: r["config"][k] for k in BUDGET_FIELDS}, sort_keys=True) for r in rows}
@@ -127,7 +128,8 @@ def summarize(records: Path) -> dict:
             "correlation": correlation(rows),
             "by_space": {s: correlation([r for r in rows if r["space"] == s]) for s in spaces},
             "by_probe": {p: correlation(rows, f"{p}_fit") for p in binding.PROBES},
-            "binding_by_probe": {p: correlation(rows, f"{p}_fit", "binding_group") for p in binding.PROBES}}
+            "binding_by_probe": {p: correlation(rows, f"{p}_fit", "binding_group") for p in binding.PROBES},
+            "increment": {o: correlation(rows, "increment", o) for o in ("heldout_top1", "binding_group")}}
 
 
 def write(summary: dict, out: Path, command: str) -> dict:

@@ -94,6 +94,8 @@ def test_a_cell_trains_once_is_recorded_and_the_sweep_summarizes_the_recorded_ce
     records, runs = tmp_path / "records", tmp_path / "runs"
     probes = sweep.binding.composition_probes
     monkeypatch.setattr(sweep.binding, "composition_probes", lambda table: probes(table, widths=(16,)))  # quicker
+    increment = sweep.binding.multiplicative_increment
+    monkeypatch.setattr(sweep.binding, "multiplicative_increment", lambda table: increment(table, widths=(16,)))
     cells = [sweep.Cell("8x4", 0.5), sweep.Cell("8x4", 0.75), sweep.Cell("12x6", 0.5)]
     threads = []
     monkeypatch.setattr(torch, "set_num_threads", threads.append)  # seen, not applied to the rest of the suite
@@ -106,6 +108,9 @@ def test_a_cell_trains_once_is_recorded_and_the_sweep_summarizes_the_recorded_ce
         assert {"product_fit", "additive_fit", "mlp_fit", "product_swaps", "swap_cosine"} <= record.keys()
         assert record["binding_ci"][0] <= record["binding_group"] <= record["binding_ci"][1]  # held-out swaps
         assert 0 <= record["sgi_group"] <= 100 and record["binding_items"] == 6
+        low, high = record["increment_ci"]  # what the product adds to the additive probe, on the same scenes
+        assert low <= record["increment"] <= high and record["increment"] == pytest.approx(
+            record["joint_fit"] - record["additive_fit"], abs=1e-9)
     (runs / f"{cells[0].name}.safetensors").unlink()  # a recorded cell needs neither weights nor training
     monkeypatch.setattr(sweep, "train", lambda *a, **k: pytest.fail("a recorded cell was trained again"))
     assert sweep.run_cell(cells[0], budget, runs, records, n_items=20) == made[0]
@@ -116,6 +121,7 @@ def test_a_cell_trains_once_is_recorded_and_the_sweep_summarizes_the_recorded_ce
     assert summary["by_probe"]["product"] == summary["correlation"]
     assert set(summary["by_probe"]) == set(summary["binding_by_probe"]) == set(sweep.binding.PROBES)
     assert summary["binding_by_probe"]["product"]["cells"] == 3  # the binding outcome beside recognition
+    assert set(summary["increment"]) == {"heldout_top1", "binding_group"}
     html = (tmp_path / "out" / "coverage-sweep.html").read_text()
     assert "12x6" in html and "multiplicative fit" in html
     assert (tmp_path / "out" / "coverage-sweep.csv").read_text().splitlines()[0].startswith("space,coverage,seed")
