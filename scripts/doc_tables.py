@@ -4,8 +4,9 @@ Prints one markdown table: a row per split and method, a column per kind, each c
 percent (or a choice benchmark's one score, e.g. world-single's top-1) with the 95% bootstrap interval of the group
 score (of that one score) in brackets; ``eval`` resamples the items, seeded. Several reports, each named
 (``seed0=PATH seed1=PATH``), give one table with a first column naming the report of each row: the seeds of one
-recipe side by side; with ``--kind K``, only kind K's cells, a column per report. The docs paste it beside the
-command that wrote each report, so every number there comes from those files.
+recipe side by side; with ``--kind K``, only kind K's cells, a column per report; with ``--pointing``, a ``pointing``
+report's tables. The docs paste it beside the command that wrote each report, so every number there comes from those
+files.
 """
 
 from __future__ import annotations
@@ -76,12 +77,35 @@ def kind_table(reports: dict[str, dict], kind: str) -> str:
     return markdown(["split", "method", *results], body)
 
 
+def pointing_tables(report: dict) -> str:
+    """A ``pointing --json`` report's three tables: each map source's pointing [interval] / energy per split; where
+    each source's map of an absent pair goes (the object of its shape / of its colour, pointing); each explainer's
+    rank correlation with the trained model's maps as the image tower's blocks are randomized from the top."""
+    splits = report["splits"]
+    found = [[source, *(f"{number(r[s]['pointing'])} [{', '.join(number(v) for v in r[s]['ci']['pointing'])}] / "
+                        f"{number(r[s]['energy'])}" for s in splits)] for source, r in report["results"].items()]
+    swaps = [[source, *(f"{number(r[s]['shape_pointing'])} / {number(r[s]['colour_pointing'])}" for s in splits)]
+             for source, r in report["swap_probe"].items()]
+    parts = [markdown(["source", *splits], found), markdown(["source", *(f"{s}: shape / colour" for s in splits)], swaps)]
+    if "sanity" in report:
+        curves = report["sanity"]["explainers"]
+        blocks = next(iter(curves.values()))["randomized_blocks"]
+        parts.append(markdown(["explainer", *(f"top {b} of {report['sanity']['blocks']} blocks random" for b in blocks)],
+                              [[name, *(f"{r:.2f} [{lo:.2f}, {hi:.2f}]" for r, (lo, hi) in zip(c["spearman"], c["ci"]))]
+                               for name, c in curves.items()]))
+    return "\n\n".join(parts)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("reports", nargs="+", help="an eval --json report, or several as NAME=PATH")
     parser.add_argument("--kind", help="with several reports: only this kind's cells, a column per report")
+    parser.add_argument("--pointing", action="store_true", help="the report is pointing --json's")
     args = parser.parse_args()
     given = args.reports
+    if args.pointing:
+        print(pointing_tables(json.loads(Path(given[0]).read_text())))
+        return
     if len(given) == 1 and "=" not in given[0]:
         print(table(json.loads(Path(given[0]).read_text())))
         return

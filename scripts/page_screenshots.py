@@ -68,7 +68,7 @@ def shoot(url: str, chromium: str, width: int, picture: Path, out: Path) -> list
                 expect(page.locator("#overview-note")).to_contain_text(f"of {5 * len(world.SPLITS) * len(world.KINDS)} items",
                                                                      timeout=300_000)
             elif name == "looks":
-                expect(page.locator("#looks-maps .js-plotly-plot")).to_be_visible(timeout=180_000)
+                expect(page.locator("#looks-maps .js-plotly-plot")).to_have_count(2, timeout=180_000)  # A and B
             elif name == "binding":
                 page.locator("#binding-run").click()
                 expect(page.locator("#binding-mds .js-plotly-plot")).to_be_visible(timeout=180_000)

@@ -113,6 +113,17 @@ def test_the_tflocal_seed_tables_are_their_reports_tables(kind):
     assert kind_table(reports, kind) in (DOCS / "tflocal-world.md").read_text()
 
 
+def test_the_pointing_tables_are_the_pointing_reports():
+    """docs/explanations.md's test table, swap probe and randomization curves are doc_tables' of the pointing report,
+    read on every map source and both baselines."""
+    from scripts.doc_tables import pointing_tables
+
+    report = json.loads((DOCS / "results/pointing-embedded.json").read_text())
+    assert {"rollout", "grad-eclip", "tflocal", "sgi", "powerset", "random", "center"} <= set(report["results"])
+    assert report["splits"] == ["id", "heldout", "shift", "style"] and "sanity" in report
+    assert pointing_tables(report) in (DOCS / "explanations.md").read_text()
+
+
 def test_count_intervals_are_evals_bootstrap_of_k_hits_in_n_items_and_refuse_other_figures():
     assert list(count_interval(97.0, 500)) == percent_intervals(np.arange(500) < 485)[0]
     (low, high), (near_low, near_high) = count_interval(50.0, 500), count_interval(97.0, 500)
