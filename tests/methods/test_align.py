@@ -61,7 +61,7 @@ def test_training_steps_lower_the_loss_on_a_tiny_batch(embedded):
     batch = world_batch(np.random.default_rng(0), 4, world.seen_combos(), embedded.image_size)
     optimizer = torch.optim.AdamW(aligner.parameters(), lr=1e-3)
     losses = []
-    for _ in range(10):
+    for _ in range(30):  # the retrained encoder's features start the head nearer its optimum: 10 steps gave 4%
         loss = batch_loss(scorer(batch), batch)
         optimizer.zero_grad()
         loss.backward()
