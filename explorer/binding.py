@@ -204,10 +204,9 @@ PROBES = {
     "product": lambda nc, ns, w, d, copies=1: ConceptProbe(nc, ns, w, d, "product", copies),
     "additive": lambda nc, ns, w, d, copies=1: ConceptProbe(nc, ns, w, d, "sum", copies),
 }
-JOINT = {  # the additive probe with the product beside it: the sweep's measure of multiplicative structure
-    "additive": PROBES["additive"],
-    "joint": lambda nc, ns, w, d, copies=1: ConceptProbe(nc, ns, w, d, "both", copies),
-}
+# the additive probe with the product beside it in one head: what it fits beyond "additive" is the sweep's measure
+# of multiplicative structure
+JOINT = lambda nc, ns, w, d, copies=1: ConceptProbe(nc, ns, w, d, "both", copies)  # noqa: E731
 FOLDS = 6  # folds of held-out objects over which every swap pair is judged once (``binding_swaps``)
 
 
@@ -277,26 +276,25 @@ def probe_outcomes(tables: list[SceneTable], swaps: list[SwapTable], widths, see
 
 
 def composition_probes(table: SceneTable, widths: tuple[int, ...] = (16, 64, 256), seed: int = 0,
-                       swaps: SwapTable | None = None) -> dict[str, float]:
+                       swaps: SwapTable | None = None, joint: bool = False) -> dict[str, float]:
     """Scenes with held-out objects predicted from their objects' concepts by three probes (``probe_outcomes``).
 
     ``swaps``: the swap pairs to tell apart; by default the table's own scenes (each pair seen once).
     ``swap.cosine`` is how alike the swapped scenes' own embeddings are (1: the model cannot tell them, so no
-    probe can).
+    probe can). ``joint``: also the joint probe, fitted in the same pass, and its increment (``increment``).
     """
     swaps = swaps or table_swaps(table.pairs, table.embeddings, table.n_colors, table.n_shapes)
-    return probe_outcomes([table], [swaps], widths, seed)[0][0]
+    figures, outcomes = probe_outcomes([table], [swaps], widths, seed, probes={**PROBES, "joint": JOINT} if joint
+                                       else PROBES)
+    return figures[0] | (_increment(figures[0], outcomes) if joint else {})
 
 
-def multiplicative_increment(table: SceneTable, widths: tuple[int, ...] = (16, 64, 256), seed: int = 0) -> dict:
-    """What a product term adds to an additive probe, on the same data and held-out scenes: the retrieval of the test
-    scenes (those with held-out objects) by the additive probe with the product beside it, minus the additive probe
-    alone's, in points, with the 95% interval of the test scenes resampled (both probes judged on each)."""
-    swaps = table_swaps(table.pairs, table.embeddings, table.n_colors, table.n_shapes)
-    figures, outcomes = probe_outcomes([table], [swaps], widths, seed, probes=JOINT)
+def _increment(figures: dict[str, float], outcomes: dict[str, np.ndarray]) -> dict:
+    """The joint probe's retrieval of the test scenes minus the additive probe's, in points, with the 95% interval of
+    the test scenes resampled (both probes judged on each)."""
     paired = outcomes["joint"][0].astype(float) - outcomes["additive"][0].astype(float)
-    return {"joint_fit": figures[0]["joint"], "increment": figures[0]["joint"] - figures[0]["additive"],
-            "increment_ci": percent_intervals(paired)[0], "joint_swaps": figures[0]["swap.joint"]}
+    return {"joint_fit": figures["joint"], "increment": figures["joint"] - figures["additive"],
+            "increment_ci": percent_intervals(paired)[0], "joint_swaps": figures["swap.joint"]}
 
 
 def world_scenes(n_colors: int = 8, n_shapes: int = 3, seed: int = 0):

@@ -67,15 +67,13 @@ def test_no_probe_can_tell_swaps_a_bag_of_concepts_cannot():
     assert probes["swap.product"] == probes["swap.mlp"] == probes["swap.additive"] == 0
 
 
-@pytest.mark.slow  # about 25 s: two probes fitted in every fold, twice
+@pytest.mark.slow  # about 25 s: four probes fitted in every fold, twice
 def test_the_increment_a_product_adds_to_the_additive_probe_is_binding_and_nothing_on_a_bag_of_concepts():
     """The sweep's multiplicative measure: the additive probe with a product beside it, minus the additive alone, on
     the same held-out scenes. A binding rule gives a large increment, clear of 0; colour + shape gives none."""
-    from explorer.binding import multiplicative_increment
-
-    bound_gain = multiplicative_increment(table_from(bound), widths=(16,))
+    bound_gain = composition_probes(table_from(bound), widths=(16,), joint=True)
     assert bound_gain["increment"] > 30 and bound_gain["increment_ci"][0] > 0 and bound_gain["joint_swaps"] >= 50
-    bag = multiplicative_increment(_noisy(additive, 0.05), widths=(16,))
+    bag = composition_probes(_noisy(additive, 0.05), widths=(16,), joint=True)
     low, high = bag["increment_ci"]
     assert low <= 0 <= high and abs(bag["increment"]) <= 10 and bag["increment"] < bound_gain["increment"] - 25
 

@@ -72,13 +72,14 @@ def measure(encoder, cell: Cell, n_items: int, binding_items: int = BINDING_ITEM
     items = ObjectSpace.parse(cell.space).heldout_items(n_items, cell.coverage)
     top1 = evaluate_items([get_method("global", encoder)], items, "world-single")["global"]["single"]
     table = binding.world_tables(encoder)["image"]
-    probes = binding.composition_probes(table)
+    probes = binding.composition_probes(table, joint=True)  # the increment from the same pass as the others
     return {"heldout_top1": top1["top1"], "heldout_ci": top1["ci"]["top1"], "n_items": n_items,
             **{f"{p}_fit": probes[p] for p in binding.PROBES},
             **{f"{p}_width": probes[f"{p}.width"] for p in binding.PROBES},
             "product_swaps": probes["swap.product"], "additive_swaps": probes["swap.additive"],
             "swap_cosine": probes["swap.cosine"], "r2_objects": binding.additive_r2(table)["objects"],
-            **binding.multiplicative_increment(table), **binding_outcome(encoder, cell, binding_items)}
+            **{k: probes[k] for k in ("joint_fit", "increment", "increment_ci", "joint_swaps")},
+            **binding_outcome(encoder, cell, binding_items)}
 
 
 def run_cell(cell: Cell, budget: dict, runs: Path, records: Path, device: str = "cpu", n_items: int = 500,

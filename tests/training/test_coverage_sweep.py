@@ -93,9 +93,8 @@ def test_a_cell_trains_once_is_recorded_and_the_sweep_summarizes_the_recorded_ce
               "precision": "fp32"}
     records, runs = tmp_path / "records", tmp_path / "runs"
     probes = sweep.binding.composition_probes
-    monkeypatch.setattr(sweep.binding, "composition_probes", lambda table: probes(table, widths=(16,)))  # quicker
-    increment = sweep.binding.multiplicative_increment
-    monkeypatch.setattr(sweep.binding, "multiplicative_increment", lambda table: increment(table, widths=(16,)))
+    monkeypatch.setattr(sweep.binding, "composition_probes",
+                        lambda table, **kw: probes(table, widths=(16,), **kw))  # quicker
     cells = [sweep.Cell("8x4", 0.5), sweep.Cell("8x4", 0.75), sweep.Cell("12x6", 0.5)]
     threads = []
     monkeypatch.setattr(torch, "set_num_threads", threads.append)  # seen, not applied to the rest of the suite
