@@ -19,17 +19,18 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import numpy as np
 from PIL import Image
 
-from explorer import cancel
+from explorer import cancel, image_state, proposals
 from explorer import world
 from explorer.benchmark_registry import benchmark as registered
 from explorer.benchmark_registry import load_items
-from explorer.encoders import keys_remembered
 from explorer.intervals import percent_intervals
 from explorer.items import Item
 from explorer.shards import Progress, Shards
 
-if TYPE_CHECKING:  # the methods pull in spaCy; the metrics alone need none of them
-    from explorer.methods import ScoringMethod
+from explorer.image_state import ImageState
+
+if TYPE_CHECKING:
+    from explorer.methods import ScoringMethod  # the methods pull in spaCy; the metrics alone need none of them
 
 SWAP_SCORES = ("text", "image", "group")
 
@@ -57,7 +58,7 @@ class Outcome:
         return cls(**{**record, "picked": tuple(record["picked"])})
 
 
-def similarities(method: ScoringMethod, images: Sequence[Image.Image], captions: Sequence[str]) -> np.ndarray:
+def similarities(method: ScoringMethod, images: Sequence[Image.Image | ImageState], captions: Sequence[str]) -> np.ndarray:
     """``s[c, i]`` for every caption and image of one item."""
     cols = [[sc.value for sc in method.score(im, captions)] for im in images]
     return np.array(cols).T
@@ -89,20 +90,24 @@ def _size(method: ScoringMethod, render_size: int | None) -> int | None:
 def score_chunk(methods: Sequence[ScoringMethod], part: Sequence[Item],
                 render_size: int | None = None) -> list[dict[str, Outcome]]:
     """``{METHOD: Outcome}`` for each item of a chunk, the one scoring loop. Each item's images are read (or world
-    scenes rendered, at ``render_size`` or else each method's own input size) once and shared by the methods; each
-    method prepares the chunk's images together (batched encoding) before scoring them."""
+    scenes rendered, at ``render_size`` or else each method's own input size) once, as image states shared by the
+    methods (``explorer.image_state``); each method prepares the chunk's states together (batched encoding) before
+    scoring them."""
     found: list[dict[str, Outcome]] = [{} for _ in part]
-    loaded: dict[int | None, list[list[Image.Image]]] = {}
-    with keys_remembered():
-        for method in methods:
-            cancel.check()  # a page's request given up stops here (a no-op in the CLI)
-            size = _size(method, render_size)
-            if size not in loaded:
-                loaded[size] = [it.pictures(size) for it in part]
-            pictures = loaded[size]
-            method.prepare([im for ims in pictures for im in ims])
-            for out, it, ims in zip(found, part, pictures):
-                out[method.name] = outcome(it, similarities(method, ims, it.captions))
+    loaded: dict[int | None, list[list[ImageState]]] = {}
+    for method in methods:
+        cancel.check()  # a page's request given up stops here (a no-op in the CLI)
+        size = _size(method, render_size)
+        if size not in loaded:
+            loaded[size] = [[image_state.of(im) for im in it.pictures(size)] for it in part]
+            if method.encoder is not None:
+                for states in loaded[size]:
+                    for state in states:
+                        proposals.start_ahead(state, [p for m in methods for p in m.proposers()], method.encoder.device)
+        states = loaded[size]
+        method.prepare([s for ss in states for s in ss])
+        for out, it, ss in zip(found, part, states):
+            out[method.name] = outcome(it, similarities(method, ss, it.captions))
     return found
 
 

@@ -1,4 +1,4 @@
-"""DualEncoder: any open_clip model -> global, patch and token features, cached per image.
+"""DualEncoder: any open_clip model -> global and patch features kept in each image's state, token features per caption.
 
 Loads by registry name and pretrained tag, by local checkpoint file, or the embedded default
 (``world-clip`` with the weights in ``checkpoints/``). Uses CUDA with autocast when present; how the towers run
@@ -7,17 +7,14 @@ Loads by registry name and pretrained tag, by local checkpoint file, or the embe
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import pickle
 import re
 import socket
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Sequence
 
 import open_clip
 import torch
@@ -28,6 +25,8 @@ from PIL import Image
 from explorer import settings
 from explorer.cache import LRUCache
 from explorer.checkpoints import EMBEDDED_CHECKPOINT
+from explorer.image_state import ImageState, owner_key
+from explorer.image_state import of as state_of
 from explorer.model_configs import EMBEDDED_MODEL, register_configs
 from explorer.tower import BucketedTower, autocast, buckets, short_text_forward, tower_dtypes
 from explorer.views import Preprocessing
@@ -58,36 +57,6 @@ class TextFeatures:
     token_word: tuple[int, ...]
     words: tuple[str, ...]
     truncated: bool
-
-
-# id(image) -> (image, key) inside ``keys_remembered``; the image is held so its id is not reused meanwhile
-_REMEMBERED: ContextVar[dict[int, tuple[Image.Image, str]] | None] = ContextVar("image_keys", default=None)
-
-
-@contextmanager
-def keys_remembered() -> Iterator[None]:
-    """Inside this block each image's key is hashed once: one analysis (or scoring of a chunk) asks for it from
-    every cache it reads, ten times per page analysis, and a large photo's hash is not free. The images must not
-    change their pixels inside the block. A block inside another shares the outer one's keys."""
-    outer = _REMEMBERED.get()
-    token = _REMEMBERED.set({} if outer is None else outer)
-    try:
-        yield
-    finally:
-        _REMEMBERED.reset(token)
-
-
-def image_key(image: Image.Image) -> str:
-    """A content hash: two images with the same pixels share cached features."""
-    remembered = _REMEMBERED.get()
-    if remembered is not None and id(image) in remembered:
-        return remembered[id(image)][1]
-    h = hashlib.sha1(f"{image.mode}{image.size}".encode())
-    h.update(image.tobytes())
-    key = h.hexdigest()
-    if remembered is not None:
-        remembered[id(image)] = (image, key)
-    return key
 
 
 def _project(x: torch.Tensor, proj) -> torch.Tensor:
@@ -162,7 +131,7 @@ def checkpoint_problem(exc: BaseException) -> str:
 
 
 class DualEncoder:
-    """A frozen open_clip dual encoder with per-image and per-caption feature caches."""
+    """A frozen open_clip dual encoder: an image's features kept in its state, a caption's in a cache by caption."""
 
     def __init__(
         self,
@@ -182,11 +151,11 @@ class DualEncoder:
         self.device = device or default_device()
         self.model, self.preprocess, self.tokenizer = self._create()
         self.model.eval().to(self.device)
-        self._images: LRUCache[ImageFeatures] = LRUCache()
+        self.key = owner_key("encoder")  # its values' name in an image's state
         self._texts: LRUCache[TextFeatures] = LRUCache()
         self._word_ids: LRUCache[list[int]] = LRUCache(4096)
-        self.image_hooks: dict[str, Callable[[Image.Image], None]] = {}  # by name: work to start on a new image
-        self.text_hooks: dict[str, Callable[[Sequence[str]], list[str]]] = {}  # by method: its texts of new captions
+        # by method, what it reads of a new caption (``ScoringMethod.companion_texts``), set as the method is made
+        self.text_hooks: dict[str, Callable[[Sequence[str]], list[str]]] = {}
         self.preprocessing = Preprocessing.of(self.model)
         visual = self.model.visual
         self.image_size: int = visual.image_size[0] if isinstance(visual.image_size, tuple) else visual.image_size
@@ -286,23 +255,25 @@ class DualEncoder:
             feats += [ImageFeatures(g, p, grid) for g, p in zip(glob, patches)]  # type: ignore[arg-type]
         return feats
 
-    def encode_images(self, images: Sequence[Image.Image], batch_size: int = 64) -> list[ImageFeatures]:
-        """Features for each image; an image seen before comes from the cache."""
-        keys = [image_key(im) for im in images]
-        found = {k: self._images.get(k) for k in keys if k in self._images}
-        first = {k: im for k, im in zip(keys, images) if k not in found}
-        for im in first.values():
-            for hook in self.image_hooks.values():
-                hook(im)
-        todo = list(first)
+    def fill(self, states: Sequence[ImageState], batch_size: int = 64) -> None:
+        """Encode, in batches, the images of the states that lack this encoder's features."""
+        todo = list({s.key: s for s in states if (self.key, "features") not in s}.values())
         for i in range(0, len(todo), batch_size):
             chunk = todo[i : i + batch_size]
-            for k, feats in zip(chunk, self._encode_image_batch([first[k] for k in chunk])):
-                found[k] = self._images.put(k, feats)
-        return [found[k] for k in keys]
+            for state, feats in zip(chunk, self._encode_image_batch([s.image for s in chunk])):
+                state.put((self.key, "features"), feats)
 
-    def encode_image(self, image: Image.Image) -> ImageFeatures:
-        return self.encode_images([image])[0]
+    def encode_image(self, image: Image.Image | ImageState) -> ImageFeatures:
+        """The image's features, kept in its state."""
+        state = state_of(image)
+        self.fill([state])
+        return state.get((self.key, "features"))
+
+    def encode_images(self, images: Sequence[Image.Image | ImageState], batch_size: int = 64) -> list[ImageFeatures]:
+        """Features of each image, the new ones encoded in batches."""
+        states = [state_of(im) for im in images]
+        self.fill(states, batch_size)
+        return [s.get((self.key, "features")) for s in states]
 
     def embed_images(self, images: Sequence[Image.Image], batch_size: int = 64) -> torch.Tensor:
         """Global L2-normalized embeddings (N, D), uncached, through the model's own PIL preprocess."""

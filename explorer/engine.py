@@ -10,8 +10,9 @@ from typing import Sequence
 import pandas as pd
 from PIL import Image
 
-from explorer import cancel, checkpoints, proposals, settings, world
-from explorer.encoders import DualEncoder, keys_remembered
+from explorer import cancel, checkpoints, image_state, proposals, settings, world
+from explorer.encoders import DualEncoder
+from explorer.image_state import ImageState
 from explorer.inputs import clean_caption_pair
 from explorer.model_configs import EMBEDDED_MODEL
 from explorer.methods import REGISTRY, Score, ScoringMethod, get_method, page_methods
@@ -114,14 +115,19 @@ class Engine:
     def device(self) -> str:
         return self.encoder.device
 
-    def analyze(self, image: Image.Image, caption_a: str, caption_b: str, progress=None,
+    def analyze(self, image: Image.Image | ImageState, caption_a: str, caption_b: str, progress=None,
                 choice: str | None = None) -> Analysis:
+        """Both captions scored by every method of the model on the image's state (a caption edit finds it)."""
         a, b = clean_caption_pair(caption_a, caption_b)
         loaded = self.model(choice)
+        state = image_state.of(image)
         notices = []
         scores = {}
-        with keys_remembered(), proposals.sharing_cores():
-            loaded.encoder.encode_image(image)  # a new image's region proposals start first, beside what follows
+        with proposals.sharing_cores():
+            # the image's region proposals start first, beside what follows
+            proposals.start_ahead(state, [p for m in loaded.methods.values() for p in m.proposers()],
+                                  loaded.encoder.device)
+            loaded.encoder.encode_image(state)
             for which, feats in zip("AB", loaded.encoder.encode_texts([a, b])):
                 if feats.truncated:
                     notices.append(f"Caption {which} is longer than the model's {loaded.encoder.context_length} "
@@ -130,8 +136,8 @@ class Engine:
                 cancel.check()
                 if progress is not None:
                     progress((i, len(loaded.methods)), desc=f"{method.label}...")
-                scores[name] = tuple(method.score(image, [a, b]))
-        notice = off_world_notice(image, embedded_saw_varied_looks()) if loaded.encoder.name == EMBEDDED_MODEL else None
+                scores[name] = tuple(method.score(state, [a, b]))
+        notice = off_world_notice(state.image, embedded_saw_varied_looks()) if loaded.encoder.name == EMBEDDED_MODEL else None
         notices += [notice] if notice else []
         untrained = tuple(name for name, method in loaded.methods.items() if not method.trained)
         return Analysis((a, b), scores, loaded.label, loaded.device, untrained, tuple(notices))

@@ -1,51 +1,49 @@
 """Region proposals off the critical path: computed once per image on a worker thread, shared by SGI and PowerCLIP.
 
-A method starts its proposals when the encoder first sees an image (an encoder image hook), so segmentation runs
-while the image tower does; the method that needs them later waits for the same result. That overlap needs a core
-the towers leave free: on a GPU, or a CPU with more cores than torch's threads. Where torch's threads take every
-core, a segmentation beside them stalls the towers' threads more than it saves (measured: docs/PERFORMANCE.md, "Design
-decisions"): there the proposals start at once only inside ``sharing_cores`` (one page analysis), whose thread then
-runs its torch ops on one thread, leaving the worker a core, until work that wants every core calls ``make_room``;
-elsewhere they are made when first asked for.
+The proposals of an image are kept in its state (``explorer.image_state``). An analysis starts its methods' proposers
+(``start_ahead``) before it encodes the image, so segmentation runs while the image tower does; the method that needs
+them later waits for the same result. That overlap needs a core the towers leave free: on a GPU, or a CPU with more
+cores than torch's threads. Where torch's threads take every core, a segmentation beside them stalls the towers'
+threads more than it saves (measured: docs/PERFORMANCE.md, "Design decisions"): there the proposals start at once only
+inside ``sharing_cores`` (one page analysis), whose thread then runs its torch ops on one thread, leaving the worker a
+core, until work that wants every core calls ``make_room``; elsewhere they are made when first asked for.
 """
 
 from __future__ import annotations
 
 import os
-import threading
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack, contextmanager
 from contextvars import ContextVar, copy_context
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 import torch
 from PIL import Image
 
 from explorer import cancel
-from explorer.cache import LRUCache
 from explorer.cores import one_thread
-from explorer.encoders import DualEncoder, image_key
+from explorer.image_state import ImageState
 from explorer.regions import Region, sam_regions, segment_regions
 
 _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="proposals")
-_LOCK = threading.Lock()
-_FUTURES: LRUCache[Future[list[Region]]] = LRUCache()
 
 Proposer = Callable[[Image.Image], list[Region]]
+Named = tuple[str, Proposer]  # a proposer and its name: methods asking alike share its regions
 
 
-def start(image: Image.Image, proposer: tuple[str, Proposer]) -> Future[list[Region]]:
-    """A proposer's regions of the image (``segmentation()``, ``sam()``): started on the worker unless known. Work
-    queued by a page's request that is given up before the worker reaches it is not done (and is queued afresh when
-    asked for again)."""
+def begin(state: ImageState, proposer: Named) -> Future[list[Region]]:
+    """A proposer's regions of the state's image (``segmentation()``, ``sam()``): started on the worker unless kept
+    in the state. Work queued by a page's request that is given up before the worker reaches it is not done (and is
+    queued afresh when asked for again)."""
     name, propose = proposer
-    key = f"{image_key(image)}:{name}"
-    with _LOCK:
-        if key in _FUTURES and not _given_up(_FUTURES.get(key)):
-            return _FUTURES.get(key)
-        return _FUTURES.put(key, _POOL.submit(copy_context().run, _unless_given_up, propose, image.copy()))
+    submit = lambda: _POOL.submit(copy_context().run, _unless_given_up, propose, state.image.copy())  # noqa: E731
+    future = state.start(("proposals", name), submit)
+    if _given_up(future):
+        state.forget(("proposals", name))
+        future = state.start(("proposals", name), submit)
+    return future
 
 
 def _unless_given_up(propose: Proposer, image: Image.Image) -> list[Region]:
@@ -57,25 +55,20 @@ def _given_up(future: Future[list[Region]]) -> bool:
     return future.done() and isinstance(future.exception(), cancel.Cancelled)
 
 
-def forget() -> None:
-    """Drop every image's proposals: a timed run of new images must not find them made by an earlier run."""
-    with _LOCK:
-        _FUTURES.clear()
-
-
-def regions(image: Image.Image, proposer: tuple[str, Proposer]) -> list[Region]:
-    """A proposer's regions of the image, waiting for the worker where they are still being computed."""
-    found = start(image, proposer).result()
+def regions(state: ImageState, proposer: Named) -> list[Region]:
+    """A proposer's regions of the image, waiting for the worker where they are still being computed; kept in the
+    state once made, where their masks count towards its memory."""
+    found = state.get_or_compute(("regions", proposer[0]), lambda: begin(state, proposer).result())
     make_room()
     return found
 
 
-def segmentation(max_regions: int = 24) -> tuple[str, Proposer]:
+def segmentation(max_regions: int = 24) -> Named:
     """Felzenszwalb segments (on a copy of at most 256 px), named so every method asking alike shares them."""
     return f"segments:{max_regions}", partial(segment_regions, max_regions=max_regions)
 
 
-def sam(checkpoint: str, device: str, max_regions: int = 24) -> tuple[str, Proposer]:
+def sam(checkpoint: str, device: str, max_regions: int = 24) -> Named:
     """segment-anything's automatic masks on the encoder's device (its points in batches there)."""
     return f"sam:{checkpoint}:{max_regions}", partial(sam_regions, checkpoint=checkpoint, device=device,
                                                       max_regions=max_regions)
@@ -132,12 +125,12 @@ def _give_cores_back() -> None:
         sharing.limit = None
 
 
-def _start_beside(image: Image.Image, proposer: tuple[str, Proposer]) -> None:
+def _start_beside(state: ImageState, proposer: Named) -> None:
     """Inside ``sharing_cores`` on a CPU whose cores torch's threads take: start the proposals and yield a core."""
     sharing = _SHARING.get()
     if sharing is None:
         return
-    future = start(image, proposer)
+    future = begin(state, proposer)
     if future.done():
         return
     sharing.pending.append(future)
@@ -146,11 +139,11 @@ def _start_beside(image: Image.Image, proposer: tuple[str, Proposer]) -> None:
         sharing.limit.enter_context(one_thread())
 
 
-def start_on_new_images(encoder: DualEncoder, proposer: tuple[str, Proposer]) -> None:
-    """Start the proposer on every image the encoder sees for the first time, before it encodes it: always where a
-    core is to spare (``core_to_spare``), else inside ``sharing_cores``; otherwise the proposals are made when first
-    asked for."""
-    if core_to_spare(encoder.device):
-        encoder.image_hooks[proposer[0]] = lambda image: start(image, proposer)
-    else:
-        encoder.image_hooks[proposer[0]] = lambda image: _start_beside(image, proposer)
+def start_ahead(state: ImageState, proposers: Sequence[Named], device: str) -> None:
+    """Start the proposers on the image before its features are encoded: always where a core is to spare
+    (``core_to_spare``), else inside ``sharing_cores``; otherwise they are made when first asked for."""
+    for proposer in proposers:
+        if core_to_spare(device):
+            begin(state, proposer)
+        else:
+            _start_beside(state, proposer)

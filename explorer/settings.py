@@ -80,8 +80,11 @@ class Settings:
                               sections=("serving",))
     model_budget_mb: float = setting(8192.0, "memory the pooled models' weights may take (MiB)",
                                      "EXPLORER_MODEL_BUDGET_MB", sections=("serving",))
-    cache_size: int = setting(512, "images' and captions' features kept in memory, per cache (per model)",
+    cache_size: int = setting(512, "images' states kept in memory, and captions' features per model",
                               "EXPLORER_CACHE_SIZE", flag=False, sections=SECTIONS)
+    image_states_mb: float = setting(1024.0, "memory the images' states may take: each image's features, regions, "
+                                             "region embeddings, scores and maps, all models together (MiB)",
+                                     "EXPLORER_IMAGE_STATES_MB", flag=False, sections=SECTIONS)
     view_cache_mb: float = setting(32.0, "SGI's view matrices kept, one pair per box size, all images and models "
                                          "together (MiB)", "EXPLORER_VIEW_CACHE_MB", flag=False, sections=SECTIONS)
 

@@ -15,7 +15,7 @@ from PIL import Image
 from explorer import world
 from explorer.browse import BROWSE_SIZE, MAX_PER_CATEGORY
 from explorer.cache import LRUCache
-from explorer.encoders import image_key
+from explorer.image_state import image_key
 from explorer.examples import examples
 from explorer.inputs import InputError, clean_caption, load_image
 

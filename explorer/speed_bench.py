@@ -13,7 +13,7 @@ import torch
 from PIL import Image
 from tqdm import tqdm
 
-from explorer import proposals, text, tower, world
+from explorer import image_state, text, tower, world
 from explorer.accuracy import evaluate_items
 from explorer.encoders import DualEncoder
 from explorer.engine import Engine
@@ -114,7 +114,7 @@ def analysis_figures(encoder: DualEncoder, tag: str, runs: int = 20) -> dict[str
     """The whole page analysis (its four methods) of a new image and two captions, p50 / p95."""
     engine = Engine(encoder)
     text.PARSES.clear()  # an earlier run's parses of the same captions would make its captions free here,
-    proposals.forget()  # and its segmentations of the same images their regions (the fp32 run follows the page's)
+    image_state.forget()  # and the same images' states their regions and features (the fp32 run follows the page's)
     encoder.wait_warm()  # as on a page that has been up a moment: the towers' kernels made per batch bucket
     items = fresh_items(runs + WARM_UP_ANALYSES)
     size = encoder.image_size
@@ -234,7 +234,8 @@ def tflocal_figures(encoder: DualEncoder, n: int = 32) -> dict[str, float]:
     images = [it.images[0].render(encoder.image_size) for it in items]
     encoder.encode_images(images)
     encoder.encode_texts([c for it in items for c in it.captions])
-    seconds, _ = timed(lambda: [method.score_pairs(im, list(it.captions)) for im, it in zip(images, items)], 3)
+    states = [image_state.of(im) for im in images]
+    seconds, _ = timed(lambda: [method.score_new(s, list(it.captions)) for s, it in zip(states, items)], 3)
     return {"tflocal.ms_per_pair": round(1e3 * seconds / (2 * n), 3)}
 
 

@@ -14,8 +14,7 @@ from PIL import Image
 from plotly.colors import qualitative
 
 from explorer import marks
-from explorer.cache import LRUCache
-from explorer.encoders import image_key
+from explorer import image_state
 from explorer.marks import INK, Mark, Rect
 from explorer.methods.powerset_method import NodeAlignment, PowersetEvidence
 from explorer.methods.sgi import SGIEvidence
@@ -26,15 +25,13 @@ from explorer.world.palette import FILLS
 PALETTE = qualitative.D3  # the coverage sweep's object spaces: categories, not world colours
 DISPLAY_SIDE = 448
 
-DISPLAYS_KEPT = 16  # images scaled for display, by content: a caption edit draws on the same one again
-_displays: LRUCache[tuple[Image.Image, float]] = LRUCache(DISPLAYS_KEPT)
 
 
 def display_image(image: Image.Image, side: int = DISPLAY_SIDE) -> tuple[Image.Image, float]:
     """The image scaled so its longest side is ``side`` (small world scenes stay crisp), and the factor: a copy to
-    draw on. Kept by content, as every caption edit draws its overlay on the same picture (a photo costs more to
-    scale again than to hash)."""
-    shown, factor = _displays.get_or_compute(f"{image_key(image)}:{side}", lambda: _scaled(image, side))
+    draw on. Kept in the image's state, as every caption edit draws its overlay on the same picture (a photo costs
+    more to scale again than to hash)."""
+    shown, factor = image_state.of(image).get_or_compute(("display", side), lambda: _scaled(image, side))
     return shown.copy(), factor
 
 

@@ -75,11 +75,11 @@ class ColourMethod(ScoringMethod):
         super().__init__(encoder=None)
         self.prepared = 0
 
-    def prepare(self, images) -> None:
-        self.prepared += len(images)
+    def prepare(self, states) -> None:
+        self.prepared += len(states)
 
-    def score(self, image, captions):
-        mean = np.asarray(image, dtype=float).reshape(-1, 3).mean(0)
+    def score_new(self, state, captions):
+        mean = np.asarray(state.image, dtype=float).reshape(-1, 3).mean(0)
         colour = min(COLOURS, key=lambda c: np.linalg.norm(mean - COLOURS[c]))
         return [Score(self.name, c, float(colour in c.split()) - 0.01 * len(c.split())) for c in captions]
 
@@ -93,10 +93,10 @@ class LengthMethod(ScoringMethod):
     def __init__(self) -> None:
         super().__init__(encoder=None)
 
-    def prepare(self, images) -> None:
+    def prepare(self, states) -> None:
         pass
 
-    def score(self, image, captions):
+    def score_new(self, state, captions):
         return [Score(self.name, c, float(len(c))) for c in captions]
 
 

@@ -194,24 +194,6 @@ def test_on_cuda_the_shipped_model_answers_as_on_the_cpu(embedded):
     torch.testing.assert_close(gpu.encode_text(captions[0]).tokens, embedded.encode_text(captions[0]).tokens, **close)
 
 
-def test_an_image_key_is_hashed_once_inside_keys_remembered_and_follows_the_pixels_outside():
-    from explorer.encoders import image_key, keys_remembered
-
-    image = scene_image(3)
-    before = image_key(image)
-    with keys_remembered():
-        assert image_key(image) == before
-        image.putpixel((0, 0), (1, 2, 3))
-        assert image_key(image) == before  # remembered, not hashed again
-    assert image_key(image) != before  # outside the block the key is the pixels' again
-    with keys_remembered():
-        outer = image_key(image)
-        with keys_remembered():  # a block inside another (the page around the engine's analysis) shares its keys
-            image.putpixel((0, 0), (4, 5, 6))
-            assert image_key(image) == outer
-        assert image_key(image) == outer
-
-
 def test_a_page_analysis_hashes_its_image_once(embedded, monkeypatch):
     from explorer.engine import Engine
 

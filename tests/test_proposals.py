@@ -6,8 +6,7 @@ import threading
 import numpy as np
 import pytest
 
-from explorer import proposals, world
-from explorer.encoders import image_key
+from explorer import image_state, proposals, world
 from explorer.methods import get_method
 from explorer.methods.powerset_method import node_texts
 from explorer.methods.sgi import prompts_of
@@ -18,7 +17,7 @@ def test_sgi_and_powerset_share_one_segmentation_made_on_the_worker(monkeypatch,
     from explorer.encoders import DualEncoder
 
     monkeypatch.setattr(proposals, "core_to_spare", lambda device: spare)
-    embedded = DualEncoder()  # its own image hooks: the session's encoder has its methods' hooks already
+    embedded = DualEncoder()
     calls = []
     segment = proposals.segment_regions
 
@@ -30,11 +29,12 @@ def test_sgi_and_powerset_share_one_segmentation_made_on_the_worker(monkeypatch,
     sgi = get_method("sgi", embedded, proposals="crops+segments")
     powerset = get_method("powerset", embedded)
     image = world.random_scene(np.random.default_rng(77 + spare), world.seen_combos(), 3).render(embedded.image_size)
-    embedded.encode_image(image)  # a new image: with a core to spare, the encoder starts the proposals first
-    started = f"{image_key(image)}:{proposals.segmentation()[0]}" in proposals._FUTURES
+    state = image_state.of(image)
+    proposals.start_ahead(state, [*sgi.proposers(), *powerset.proposers()], embedded.device)
+    started = ("proposals", proposals.segmentation()[0]) in state  # with a core to spare, before the features
     assert started == spare
-    sgi_segments = [r.box for r in sgi.regions(image) if r.source == "segment"]
-    powerset_segments = [r.box for r in powerset.regions(image)]
+    sgi_segments = [r.box for r in sgi.regions(state) if r.source == "segment"]
+    powerset_segments = [r.box for r in powerset.regions(image)]  # the same state, found by the image's content
     assert len(calls) == 1 and calls[0].startswith("proposals")
     assert sgi_segments and sorted(sgi_segments) == sorted(powerset_segments)
 
@@ -82,8 +82,8 @@ def test_an_analysis_segments_beside_its_first_stages_on_one_thread_then_gives_t
             return segment(image, **kw)
 
         monkeypatch.setattr(proposals, "segment_regions", slow_segmentation)
-        proposals.forget()  # an earlier test's segmentation of the same scene
-        engine = Engine(DualEncoder())  # its methods' hooks made with no core to spare
+        image_state.forget()  # an earlier test's segmentation of the same scene
+        engine = Engine(DualEncoder())
         encoder = engine.encoder
         texts, views = encoder.encode_texts, encoder.embed_pixels
         monkeypatch.setattr(encoder, "encode_texts", lambda *a, **kw: seen.setdefault(

@@ -41,8 +41,8 @@ def test_tflocal_time_per_pair_is_the_rescore_path_on_cached_features(embedded, 
         own = getattr(embedded, tower)
         monkeypatch.setattr(embedded, tower, lambda batch, own=own, tower=tower: forwards.extend(
             (tower, x) for x in batch) or own(batch))
-    score_pairs = TFLocal.score_pairs
-    monkeypatch.setattr(TFLocal, "score_pairs", lambda self, im, caps: pairs.append(len(caps)) or score_pairs(self, im, caps))
+    score_new = TFLocal.score_new
+    monkeypatch.setattr(TFLocal, "score_new", lambda self, state, caps: pairs.append(len(caps)) or score_new(self, state, caps))
     figures = bench.tflocal_figures(embedded, n=2)
     captions = [c for it in bench.bench_items(2) for c in it.captions]
     assert not [x for tower, x in forwards if tower == "_encode_image_batch"]  # the images came from the cache

@@ -6,7 +6,7 @@ import pytest
 from PIL import Image, ImageDraw
 from plotly.subplots import make_subplots
 
-from explorer import viz
+from explorer import image_state, viz
 from explorer.methods.sgi import SegmentMatch, SGIEvidence
 from explorer.regions import Region
 from explorer.text import Segment
@@ -83,7 +83,7 @@ def test_display_image_is_scaled_once_per_content_and_handed_out_as_a_copy(monke
     scaled = []
     real = viz._scaled
     monkeypatch.setattr(viz, "_scaled", lambda image, side: scaled.append(side) or real(image, side))
-    viz._displays.clear()
+    image_state.forget()
     image = Image.fromarray(np.random.default_rng(0).integers(0, 255, (300, 200, 3), dtype=np.uint8))
     first, factor = viz.display_image(image)
     assert first.size == (299, 448) and factor == pytest.approx(448 / 300)

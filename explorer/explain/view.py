@@ -1,21 +1,19 @@
 """The page's "Where the model looks" view, without gradio: for a segment of the captions (or the whole caption), A's
 and B's map from an explainer or from a scoring method's own evidence (TFLocal's attention, SGI's chosen crop,
 PowerCLIP's chosen subset, read as ``pointing`` reads them), each text's tokens with their share of the cosine, and
-what a reader must know (random weights, a source this model lacks). Explanations are kept per model in an LRU by
-image, caption and explainer, as the methods keep their scores."""
+what a reader must know (random weights, a source this model lacks). Explanations are kept in the image's state
+(``explorer.image_state``) by model, explainer and caption, as the methods keep their scores."""
 
 from __future__ import annotations
 
-import threading
-import weakref
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 from PIL import Image
 
-from explorer.cache import LRUCache
-from explorer.encoders import DualEncoder, image_key
+from explorer import image_state
+from explorer.encoders import DualEncoder
 from explorer.explain.base import REGISTRY, Explanation, Relevance, explainers_for, get_explainer
 from explorer.explain.sources import Maps, peak, powerset_maps, sgi_maps, tflocal_maps
 from explorer.inputs import InputError
@@ -43,7 +41,6 @@ READING = {
     "powerset": "Each picture is clear over the region subset PowerCLIP chose for the smallest phrase holding the "
                 "segment, and darkened outside it.",
 }
-EXPLANATIONS_MB = 64  # each model's explanations kept, by the bytes of their maps
 
 
 @dataclass(frozen=True)
@@ -93,24 +90,15 @@ def segment_menu(captions: Sequence[str]) -> list[tuple[str, int]]:
     return out
 
 
-_KEPT: weakref.WeakKeyDictionary[DualEncoder, LRUCache[Explanation]] = weakref.WeakKeyDictionary()
-_KEPT_LOCK = threading.Lock()
-
-
-def _weight(explanation: Explanation) -> int:
-    return sum(r.map.nbytes + r.grid.nbytes for r in (explanation.whole, *explanation.segments))
-
-
 def explanations(encoder: DualEncoder, name: str, image: Image.Image, captions: Sequence[str]) -> list[Explanation]:
-    """``name``'s explanation of each caption on ``image``, kept per model by image, caption and explainer: the
-    captions not kept are explained together, in one pass (a caption edit explains the edited caption alone)."""
-    with _KEPT_LOCK:
-        kept = _KEPT.setdefault(encoder, LRUCache(max_bytes=EXPLANATIONS_MB * 2**20, weigh=_weight))
-    key = image_key(image)
-    new = [c for c in dict.fromkeys(captions) if f"{key}:{name}:{c}" not in kept]
-    for caption, found in zip(new, get_explainer(name, encoder).explain_all(image, new) if new else []):
-        kept.put(f"{key}:{name}:{caption}", found)
-    return [kept.get(f"{key}:{name}:{c}") for c in captions]
+    """``name``'s explanation of each caption on ``image``, kept in the image's state by model, explainer and
+    caption: the captions not kept are explained together, in one pass (a caption edit explains the edited caption
+    alone)."""
+    state = image_state.of(image)
+    new = [c for c in dict.fromkeys(captions) if (encoder.key, name, c) not in state]
+    for caption, found in zip(new, get_explainer(name, encoder).explain_all(state.image, new) if new else []):
+        state.put((encoder.key, name, caption), found)
+    return [state.get((encoder.key, name, c)) for c in captions]
 
 
 def _chosen(explanation: Explanation, segment: int) -> Relevance | None:

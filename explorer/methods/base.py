@@ -8,8 +8,10 @@ from typing import Any, Callable, ClassVar, Sequence, TypeVar
 
 from PIL import Image
 
-from explorer.cache import LRUCache
-from explorer.encoders import DualEncoder, image_key
+from explorer import image_state
+from explorer.encoders import DualEncoder
+from explorer.image_state import ImageState
+from explorer.proposals import Named
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,8 @@ class Score:
 
 
 class ScoringMethod(ABC):
-    """Scores captions against an image; image-side work is cached so caption edits are cheap."""
+    """Scores captions against an image. Its image-side work and its scores are kept in the image's state
+    (``explorer.image_state``) under the method's ``key``, so a caption edit scores the edited caption alone."""
 
     info: ClassVar[MethodInfo]  # set by ``register``, with ``name`` and ``label`` from it
     name: ClassVar[str]
@@ -45,26 +48,34 @@ class ScoringMethod(ABC):
 
     def __init__(self, encoder: DualEncoder) -> None:
         self.encoder = encoder
-        self._scores: LRUCache[Score] = LRUCache()
+        self.key = image_state.owner_key(self.name)
+        if encoder is not None and type(self).companion_texts is not ScoringMethod.companion_texts:
+            encoder.text_hooks[self.name] = self.companion_texts  # encoded in one batch with each new caption
 
-    def cached_scores(
-        self, image: Image.Image, captions: Sequence[str], compute: Callable[[list[str]], list[Score]]
-    ) -> list[Score]:
-        """One score per caption; a caption scored on this image before comes from the cache, the new ones are
-        computed together: a re-score after a caption edit computes only the edited caption."""
-        key = image_key(image)
-        new = [c for c in dict.fromkeys(captions) if f"{key}:{c}" not in self._scores]
-        for caption, score in zip(new, compute(new) if new else []):
-            self._scores.put(f"{key}:{caption}", score)
-        return [self._scores.get(f"{key}:{c}") for c in captions]
+    def companion_texts(self, captions: Sequence[str]) -> list[str]:
+        """The texts this method will encode of new captions (SGI's segment prompts, PowerCLIP's tree nodes)."""
+        return []
 
-    def prepare(self, images: Sequence[Image.Image]) -> None:
-        """Encode many images in batches ahead of scoring (the default: global and patch features)."""
-        self.encoder.encode_images(images)
+    def proposers(self) -> Sequence[Named]:
+        """The region proposers this method reads (``explorer.proposals``): an analysis starts them ahead."""
+        return ()
+
+    def prepare(self, states: Sequence[ImageState]) -> None:
+        """Compute the images' work ahead of scoring them, in batches (the default: global and patch features)."""
+        self.encoder.fill(states)
+
+    def score(self, image: Image.Image | ImageState, captions: Sequence[str]) -> list[Score]:
+        """One score per caption, in order: a caption scored on this image before is read from its state, the new
+        ones are scored together (``score_new``)."""
+        state = image_state.of(image)
+        new = [c for c in dict.fromkeys(captions) if (self.key, c) not in state]
+        for caption, found in zip(new, self.score_new(state, new) if new else []):
+            state.put((self.key, caption), found)
+        return [state.get((self.key, c)) for c in captions]
 
     @abstractmethod
-    def score(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
-        """One score per caption, in order."""
+    def score_new(self, state: ImageState, captions: Sequence[str]) -> list[Score]:
+        """One score per caption, in order, each computed (no score kept before is read)."""
 
 
 REGISTRY: dict[str, type[ScoringMethod]] = {}

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from PIL import Image
-
+from explorer.image_state import ImageState
 from explorer.methods.base import MethodInfo, Score, ScoringMethod, register
 
 
@@ -13,7 +12,7 @@ from explorer.methods.base import MethodInfo, Score, ScoringMethod, register
                      page_order=0))
 class GlobalCosine(ScoringMethod):
 
-    def score(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
-        img = self.encoder.encode_image(image).embedding
+    def score_new(self, state: ImageState, captions: Sequence[str]) -> list[Score]:
+        img = self.encoder.encode_image(state).embedding
         texts = self.encoder.encode_texts(captions)
         return [Score(self.name, t.caption, float(img @ t.embedding)) for t in texts]

@@ -17,9 +17,9 @@ import numpy as np
 import torch
 from PIL import Image
 
-from explorer import proposals
-from explorer.cache import LRUCache
-from explorer.encoders import DualEncoder, image_key
+from explorer import image_state, proposals
+from explorer.encoders import DualEncoder
+from explorer.image_state import ImageState
 from explorer.methods.base import MethodInfo, Score, ScoringMethod, register
 from explorer.powerset import RegionGroups, exact_alignment, nla_scan, region_groups, subset_masks
 from explorer.regions import Region, fill_color, patch_mask, random_regions, visible_box
@@ -27,7 +27,6 @@ from explorer.text import parse_many
 from explorer.tree import TreeNode, parse_tree
 
 REGION_SOURCES = ("segments", "random", "sam", "world")
-GROUPS_CACHED = 32  # images whose patch groups are kept: a caption edit reads its image's; eval scores each image once
 
 
 @dataclass(frozen=True)
@@ -111,25 +110,24 @@ class PowersetAlignment(ScoringMethod):
             raise ValueError("regions='sam' needs sam_checkpoint, the path of a segment-anything checkpoint")
         self.source, self.n_random, self.seed, self.sam_checkpoint = regions, n_random, seed, sam_checkpoint
         self.exact_limit, self.max_regions = exact_limit, max_regions
-        self._cache: LRUCache[tuple[tuple[Region, ...], torch.Tensor]] = LRUCache()
-        self._groups: LRUCache[tuple[RegionGroups, RegionGroups]] = LRUCache(GROUPS_CACHED)
-        encoder.text_hooks[self.name] = node_texts
-        if self._proposer() is not None:
-            proposals.start_on_new_images(encoder, self._proposer())
 
-    def _proposer(self) -> tuple[str, proposals.Proposer] | None:
+    def companion_texts(self, captions: Sequence[str]) -> list[str]:
+        return node_texts(captions)
+
+    def proposers(self) -> list[proposals.Named]:
         """Where the regions are shared with SGI and computed off the critical path: segments and SAM."""
         if self.source == "segments":
-            return proposals.segmentation(self.max_regions)
+            return [proposals.segmentation(self.max_regions)]
         if self.source == "sam":
-            return proposals.sam(str(self.sam_checkpoint), self.encoder.device, self.max_regions)
-        return None
+            return [proposals.sam(str(self.sam_checkpoint), self.encoder.device, self.max_regions)]
+        return []
 
-    def regions(self, image: Image.Image) -> list[Region]:
+    def regions(self, image: Image.Image | ImageState) -> list[Region]:
         """Region masks from the chosen source, largest first; the whole image when the source finds none."""
-        proposer = self._proposer()
-        if proposer is not None:
-            found = proposals.regions(image, proposer)
+        state = image_state.of(image)
+        image = state.image
+        if self.proposers():
+            found = proposals.regions(state, self.proposers()[0])
         elif self.source == "random":
             found = random_regions(image, self.n_random, self.seed)
         else:
@@ -138,28 +136,32 @@ class PowersetAlignment(ScoringMethod):
         whole = Region((0, 0, image.width, image.height), "image", np.ones((image.height, image.width), dtype=bool))
         return found[: self.max_regions] or [whole]
 
-    def region_masks(self, image: Image.Image, grid: tuple[int, int]) -> tuple[tuple[Region, ...], torch.Tensor]:
-        """The regions and their (M, h*w) patch-grid masks; cached by image content."""
+    def region_masks(self, image: Image.Image | ImageState,
+                     grid: tuple[int, int]) -> tuple[tuple[Region, ...], torch.Tensor]:
+        """The regions and their (M, h*w) patch-grid masks, kept in the image's state."""
+        state = image_state.of(image)
+
         def compute() -> tuple[tuple[Region, ...], torch.Tensor]:
-            regions = tuple(self.regions(image))
-            box = visible_box(image.width, image.height, self.encoder.preprocess)
+            regions = tuple(self.regions(state))
+            box = visible_box(state.image.width, state.image.height, self.encoder.preprocess)
             return regions, torch.from_numpy(np.stack([patch_mask(r.mask, grid, box) for r in regions]))
 
-        return self._cache.get_or_compute(image_key(image), compute)
+        return state.get_or_compute((self.key, "masks"), compute)
 
-    def groups(self, image: Image.Image, patches: torch.Tensor, masks: torch.Tensor) -> tuple[RegionGroups, RegionGroups]:
-        """The patch groups of the ``exact_limit`` largest regions (with their unions) and of all; cached per image:
-        a caption edit reads them and makes none."""
+    def groups(self, state: ImageState, patches: torch.Tensor,
+               masks: torch.Tensor) -> tuple[RegionGroups, RegionGroups]:
+        """The patch groups of the ``exact_limit`` largest regions (with their unions) and of all, kept in the image's
+        state: a caption edit reads them and makes none."""
         def compute() -> tuple[RegionGroups, RegionGroups]:
             m = min(len(masks), self.exact_limit)
             largest = region_groups(patches, masks[:m], keep_unions=True)
             return largest, largest if m == len(masks) else region_groups(patches, masks)
 
-        return self._groups.get_or_compute(image_key(image), compute)
+        return state.get_or_compute((self.key, "groups"), compute)
 
-    def prepare(self, images: Sequence[Image.Image]) -> None:
-        for feats, im in zip(self.encoder.encode_images(images), images):
-            self.region_masks(im, feats.grid)
+    def prepare(self, states: Sequence[ImageState]) -> None:
+        for feats, state in zip(self.encoder.encode_images(states), states):
+            self.region_masks(state, feats.grid)
 
     def _score(
         self,
@@ -194,13 +196,9 @@ class PowersetAlignment(ScoringMethod):
         )
         return Score(self.name, caption, exact.t2r, evidence)
 
-    def score(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
-        return self.cached_scores(image, captions, lambda new: self.score_pairs(image, new))
-
-    def score_pairs(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
-        """Every caption scored on the image, no score cache: what a new caption costs."""
-        feats = self.encoder.encode_image(image)
-        regions, masks = self.region_masks(image, feats.grid)
-        groups = self.groups(image, feats.patches, masks)
-        box = visible_box(image.width, image.height, self.encoder.preprocess)
+    def score_new(self, state: ImageState, captions: Sequence[str]) -> list[Score]:
+        feats = self.encoder.encode_image(state)
+        regions, masks = self.region_masks(state, feats.grid)
+        groups = self.groups(state, feats.patches, masks)
+        box = visible_box(state.image.width, state.image.height, self.encoder.preprocess)
         return [self._score(feats.patches, regions, masks, groups, feats.grid, box, c) for c in captions]

@@ -1,7 +1,7 @@
 """Structure-guided inference (seeds 000/003): crops x caption segments, best crop per segment, mean.
 
 The crops' views are made as tensors on the encoder's device (``explorer.views``), each distinct view
-encoded once in batches and cached per image, so every caption (and every edit of one) reuses them.
+encoded once in batches and kept in the image's state, so every caption (and every edit of one) reuses them.
 ``score_naive`` scores each image-caption pair on its own and encodes PIL crop by crop, as the published
 code does; it exists to measure the speed-up and to check that both paths agree.
 """
@@ -18,8 +18,9 @@ from PIL import Image
 
 from explorer import proposals as shared
 from explorer import text
-from explorer.cache import LRUCache
-from explorer.encoders import DualEncoder, image_key
+from explorer import image_state
+from explorer.encoders import DualEncoder
+from explorer.image_state import ImageState
 from explorer.methods.base import MethodInfo, Score, ScoringMethod, register
 from explorer.regions import (
     DEFAULT_SCALES, DEFAULT_STRIDE, Box, CropMode, Region, crop_view, fill_color, multiscale_crops, visible_extent,
@@ -89,19 +90,19 @@ class StructureGuided(ScoringMethod):
         super().__init__(encoder)
         self.scales, self.stride, self.crop_mode = tuple(scales), stride, crop_mode
         self.proposals, self.sam_checkpoint = proposals, sam_checkpoint
-        self._cache: LRUCache[RegionFeatures] = LRUCache()
-        encoder.text_hooks[self.name] = prompts_of
-        for proposer in self._proposers():
-            shared.start_on_new_images(encoder, proposer)
 
-    def _proposers(self) -> list[tuple[str, shared.Proposer]]:
+    def companion_texts(self, captions: Sequence[str]) -> list[str]:
+        return prompts_of(captions)
+
+    def proposers(self) -> list[shared.Named]:
         out = [shared.segmentation()] if self.proposals in ("segments", "crops+segments") else []
         return out + ([shared.sam(self.sam_checkpoint, self.encoder.device)] if self.sam_checkpoint else [])
 
-    def regions(self, image: Image.Image) -> list[Region]:
-        regions = multiscale_crops(image.width, image.height, self.scales, self.stride)
-        for proposer in self._proposers():
-            regions += shared.regions(image, proposer)
+    def regions(self, image: Image.Image | ImageState) -> list[Region]:
+        state = image_state.of(image)
+        regions = multiscale_crops(state.image.width, state.image.height, self.scales, self.stride)
+        for proposer in self.proposers():
+            regions += shared.regions(state, proposer)
         if self.proposals == "segments":
             regions = [r for r in regions if r.source != "crop"]
         return regions
@@ -132,22 +133,25 @@ class StructureGuided(ScoringMethod):
         row = {k: i for i, k in enumerate(first)}
         return list(first.values()), [row[k] for k in keys]
 
-    def region_features(self, image: Image.Image) -> RegionFeatures:
-        """Every region's view made on the encoder's device and encoded in batches, each distinct view once;
-        cached by image content."""
+    def region_features(self, image: Image.Image | ImageState) -> RegionFeatures:
+        """Every region's view made on the encoder's device and encoded in batches, each distinct view once; kept in
+        the image's state."""
+        state = image_state.of(image)
+        image = state.image
+
         def encode() -> RegionFeatures:
-            regions, fill = self.regions(image), fill_color(image)
+            regions, fill = self.regions(state), fill_color(image)
             boxes, rows = self.distinct_boxes(image, regions, fill)
             pixels = image_tensor(image, self.encoder.device)
             views = crop_views(pixels, boxes, self.crop_mode, fill, self.encoder.preprocessing)
             shared.make_room()  # the views' tower wants every core: a segmentation beside the analysis ends first
             return RegionFeatures(tuple(regions), self.encoder.embed_pixels(views)[rows])
 
-        return self._cache.get_or_compute(image_key(image), encode)
+        return state.get_or_compute((self.key, "regions"), encode)
 
-    def prepare(self, images: Sequence[Image.Image]) -> None:
-        for im in images:
-            self.region_features(im)
+    def prepare(self, states: Sequence[ImageState]) -> None:
+        for state in states:
+            self.region_features(state)
 
     def _score(self, regions: RegionFeatures, caption: str, naive: bool = False) -> Score:
         pairs = segment_prompts(caption)
@@ -164,8 +168,8 @@ class StructureGuided(ScoringMethod):
         value = float(np.mean([m.similarity for m in matches]))
         return Score(self.name, caption, value, SGIEvidence(regions.regions, matches, matrix))
 
-    def score(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
-        return self.cached_scores(image, captions, lambda new: [self._score(self.region_features(image), c) for c in new])
+    def score_new(self, state: ImageState, captions: Sequence[str]) -> list[Score]:
+        return [self._score(self.region_features(state), c) for c in captions]
 
     def score_naive(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
         """The published way: each image-caption pair on its own, every crop and segment encoded one by one."""

@@ -16,20 +16,17 @@ from typing import ClassVar, Sequence
 
 import numpy as np
 import torch
-from PIL import Image
 from safetensors.torch import load_file
 
 from explorer import checkpoints
-from explorer.cache import LRUCache
-from explorer.modeling.alignment import AlignConfig, AlignmentTransformer, ImageKeys, pair_inputs
-from explorer.encoders import DualEncoder, image_key
+from explorer.modeling.alignment import AlignConfig, AlignmentTransformer, pair_inputs
+from explorer.encoders import DualEncoder
+from explorer.image_state import ImageState
 from explorer.loader import EncoderSpec, load_encoder, resolve
 from explorer.methods.base import MethodInfo, Score, ScoringMethod, get_method, register
 from explorer.regions import visible_box
 
 log = logging.getLogger(__name__)
-
-KEYS_CACHED = 64  # images whose aligner keys are kept (about 0.2 MB each for the embedded model, 0.6 for a ViT-B)
 
 
 @dataclass(frozen=True)
@@ -90,15 +87,11 @@ class AlignedMethod(ScoringMethod):
             self.model = AlignmentTransformer(AlignConfig(encoder.embed_dim, self.variant)).eval()
             self.trained = False
         self.model.to(encoder.device)
-        self._keys: LRUCache[ImageKeys] = LRUCache(KEYS_CACHED)
-
-    def score(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
-        return self.cached_scores(image, captions, lambda new: self.score_pairs(image, new))
 
     @torch.inference_mode()  # cheaper than no_grad: its outputs leave as floats and arrays, nothing needs autograd
-    def score_pairs(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
-        """The aligner run on every (image, caption) pair, no score cache: what a new caption costs."""
-        img = self.encoder.encode_image(image)
+    def score_new(self, state: ImageState, captions: Sequence[str]) -> list[Score]:
+        """The aligner run on every (image, caption) pair; the image's keys are kept in its state."""
+        img = self.encoder.encode_image(state)
         texts = self.encoder.encode_texts(captions)
         n = len(texts)
         inputs = pair_inputs(
@@ -109,11 +102,11 @@ class AlignedMethod(ScoringMethod):
             [t.tokens for t in texts],
         )
         device = self.encoder.device
-        keys = self._keys.get_or_compute(image_key(image), lambda: self.model.image_keys(inputs[0][:1].to(device)))
+        keys = state.get_or_compute((self.key, "keys"), lambda: self.model.image_keys(inputs[0][:1].to(device)))
         # the kept keys stand for the image: only the captions' side goes to the device
         values, maps = self.model(inputs[0][:1], *(x.to(device) for x in inputs[1:]), keys=keys)
         grid = img.grid if self.variant == "local" else (1, 1)
-        box = visible_box(image.width, image.height, self.encoder.preprocess)
+        box = visible_box(state.image.width, state.image.height, self.encoder.preprocess)
         out = []
         for i, t in enumerate(texts):
             length = max(1, len(t.tokens)) if self.variant == "local" else 1
@@ -152,8 +145,8 @@ class FineTuned(ScoringMethod):
                                               precision=encoder.precision))
         self.inner = get_method("global", self.tuned)
 
-    def prepare(self, images: Sequence[Image.Image]) -> None:
-        self.inner.prepare(images)
+    def prepare(self, states: Sequence[ImageState]) -> None:
+        self.inner.prepare(states)
 
-    def score(self, image: Image.Image, captions: Sequence[str]) -> list[Score]:
-        return [Score(self.name, s.caption, s.value, s.evidence) for s in self.inner.score(image, captions)]
+    def score_new(self, state: ImageState, captions: Sequence[str]) -> list[Score]:
+        return [Score(self.name, s.caption, s.value, s.evidence) for s in self.inner.score_new(state, captions)]

@@ -10,7 +10,7 @@ from PIL import Image
 
 from explorer import viz_maps
 from explorer.engine import Engine
-from explorer.encoders import image_key, keys_remembered
+from explorer.image_state import image_key
 from explorer.explain import view
 from explorer.inputs import clean_caption_pair, read_image_kept, whole_number
 from explorer.ui.guard import guarded, plain
@@ -66,9 +66,8 @@ def draw(engine: Engine, path: str | None, caption_a: str, caption_b: str, choic
         explainer = names[0]
     segments = view.segment_menu(captions)
     chosen = _segment(segment, segments)
-    with keys_remembered():  # the image hashed once
-        scores = _compared(result, image, captions, loaded.label)
-        shown = view.view(loaded.encoder, image, captions, scores, explainer, chosen, source)
+    scores = _compared(result, image, captions, loaded.label)
+    shown = view.view(loaded.encoder, image, captions, scores, explainer, chosen, source)
     label = dict((n, lab) for lab, n in explainers)[explainer]
     notes = [f"**{plain(note)}**" for note in (*shown.notes, *said)]
     note = "  \n".join([f"Model: **{plain(loaded.label)}** on **{loaded.device}**; explainer: {plain(label)}.", *notes])

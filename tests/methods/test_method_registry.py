@@ -22,8 +22,8 @@ from explorer.methods.base import MethodInfo, Score, ScoringMethod, register
 @register(MethodInfo("contrary", "contrary cosine", "minus the global cosine", "-1 to 1", page_order=99,
                      tab="contrary_tab"))
 class Contrary(ScoringMethod):
-    def score(self, image, captions):
-        img = self.encoder.encode_image(image).embedding
+    def score_new(self, state, captions):
+        img = self.encoder.encode_image(state).embedding
         return [Score(self.name, t.caption, -float(img @ t.embedding)) for t in self.encoder.encode_texts(captions)]
 '''
 TAB_FILE = '''"""The contrary cosine's tab."""

@@ -7,7 +7,7 @@ from PIL import Image
 from skimage import data
 
 from explorer import world
-from explorer.encoders import image_key
+from explorer.image_state import image_key
 from explorer.methods import get_method
 from explorer.methods.sgi import RegionFeatures, segment_prompts
 from explorer.regions import crop_view, fill_color

@@ -76,7 +76,7 @@ def test_tiny_run_has_the_shape_and_keeps_the_invariants(pt, embedded):
 def brute_surrogate_gap(encoder, source, m=4):
     """The quick run's ``surrogate_off_max``, by plain enumeration (``test_powerset``'s loops) of the same cases:
     the largest |max over subsets of the surrogate - max over subsets of the cosine| over nodes and images."""
-    from test_powerset import brute_cosines, brute_surrogate
+    from tests.methods.test_powerset import brute_cosines, brute_surrogate
 
     from explorer import world
     from explorer.methods.powerset_method import PowersetAlignment

@@ -238,10 +238,11 @@ def test_an_abandoned_heavy_request_stops_using_the_cpu_within_seconds(url, embe
     dropped."""
     from explorer import proposals
 
-    monkeypatch.setattr(embedded, "image_hooks", {})
-    if spare_core:
+    from explorer.methods.cosine import GlobalCosine
+
+    if spare_core:  # the filter's method reads segments: each new image's are queued as its states are made
         monkeypatch.setattr(proposals, "core_to_spare", lambda device: True)
-        proposals.start_on_new_images(embedded, proposals.segmentation())
+        monkeypatch.setattr(GlobalCosine, "proposers", lambda self: [proposals.segmentation()])
     client = Client(url, verbose=False)
     status = client.predict("world", "", 1000, api_name="/browse_load")[-1]
     assert f"Loaded {1000 * len(world.SPLITS) * len(world.KINDS)} items" in status
