@@ -15,6 +15,7 @@ from plotly.colors import qualitative
 
 from explorer import marks
 from explorer import image_state
+from explorer.image_state import ImageState
 from explorer.marks import INK, Mark, Rect
 from explorer.methods.powerset_method import NodeAlignment, PowersetEvidence
 from explorer.methods.sgi import SGIEvidence
@@ -27,11 +28,12 @@ DISPLAY_SIDE = 448
 
 
 
-def display_image(image: Image.Image, side: int = DISPLAY_SIDE) -> tuple[Image.Image, float]:
+def display_image(image: Image.Image | ImageState, side: int = DISPLAY_SIDE) -> tuple[Image.Image, float]:
     """The image scaled so its longest side is ``side`` (small world scenes stay crisp), and the factor: a copy to
     draw on. Kept in the image's state, as every caption edit draws its overlay on the same picture (a photo costs
-    more to scale again than to hash)."""
-    shown, factor = image_state.of(image).get_or_compute(("display", side), lambda: _scaled(image, side))
+    more to scale again than to hash; given the state, nothing is hashed)."""
+    state = image_state.of(image)
+    shown, factor = state.get_or_compute(("display", side), lambda: _scaled(state.image, side))
     return shown.copy(), factor
 
 
@@ -50,7 +52,7 @@ def _box_on(canvas: Image.Image, box: tuple[float, float, float, float], f: floa
     return x0, y0, min(max(x0, x1 - 1 - inset), canvas.width - 1), min(max(y0, y1 - 1 - inset), canvas.height - 1)
 
 
-def sgi_overlay(image: Image.Image, evidence: SGIEvidence, side: int = DISPLAY_SIDE) -> Image.Image:
+def sgi_overlay(image: Image.Image | ImageState, evidence: SGIEvidence, side: int = DISPLAY_SIDE) -> Image.Image:
     """Each segment's best region boxed and numbered; below the picture, each number's segment, region and cosine."""
     canvas, f = display_image(image, side)
     step = marks.line_width(side) + 2  # nested boxes (two segments on one region) stay apart

@@ -50,6 +50,7 @@ def test_additive_embeddings_are_bags_of_concepts_for_probes():
     assert probes["concepts"] >= 90  # which colours and shapes are present is linearly readable
 
 
+@pytest.mark.slow
 def test_a_binding_rule_is_seen_by_the_product_probe_and_not_by_the_additive_one():
     t = table_from(bound)
     assert additive_r2(t)["concepts"] < 50  # objects are not colour + shape
@@ -188,6 +189,7 @@ def _bound_in(colors, shapes, pair):
     return additive(colors, shapes, pair) + 0.3 * bound(colors, shapes, pair)
 
 
+@pytest.mark.slow
 def test_a_bag_of_concepts_scores_within_its_null(monkeypatch):
     from explorer.binding_null import measured
 
@@ -202,6 +204,7 @@ def test_a_bag_of_concepts_scores_within_its_null(monkeypatch):
     assert found["swap.cosine.heldout_objects"]["null"]["mean"] == pytest.approx(info["swap_cosine"], abs=0.01)
 
 
+@pytest.mark.slow
 def test_a_binding_term_exceeds_its_null(monkeypatch):
     from explorer.binding_null import measured
 

@@ -13,7 +13,7 @@ import gradio as gr
 import pandas as pd
 from PIL import Image
 
-from explorer import report, text, viz
+from explorer import image_state, report, text, viz
 from explorer.engine import TABLE_COLUMNS, UNTRAINED_MARK, Analysis, Engine
 from explorer.examples import examples
 from explorer.inputs import InputError, clean_caption, read_image_kept
@@ -116,12 +116,13 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
             raise InputError("Upload an image or pick an example first.")
         progress(0, desc="reading the image...")
         image, notices = read_image_kept(path)
-        result = engine.analyze(image, caption_a, caption_b, progress, choice=choice)
+        state = image_state.of(image)  # the image hashed once, for the engine and the overlays' display copy
+        result = engine.analyze(state, caption_a, caption_b, progress, choice=choice)
         same_image, *same_overlay = kept_outputs(last, image, result)
         overlays, heat = [None, None], None
         if "sgi" in result.scores:
             sgi = result.scores["sgi"]
-            overlays = [gr.update() if same else quick_webp(viz.sgi_overlay(image, s.evidence))
+            overlays = [gr.update() if same else quick_webp(viz.sgi_overlay(state, s.evidence))
                         for same, s in zip(same_overlay, sgi)]
             heat = viz.sgi_heatmap({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", sgi)})
         result = dataclasses.replace(result, notices=(*notices, *result.notices))  # the image's notices first

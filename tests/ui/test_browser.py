@@ -64,6 +64,7 @@ def _pick_model(page, choice: str) -> None:
     page.get_by_role("option", name=choice, exact=True).click()
 
 
+@pytest.mark.slow
 def test_two_pages_keep_their_own_models_and_caption_edits_rescore(embedded, tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
@@ -323,6 +324,7 @@ def test_the_downloaded_analysis_opens_offline_with_its_scores_pictures_and_figu
         expect(files.locator("a")).to_have_count(0, timeout=30_000)
 
 
+@pytest.mark.slow
 def test_a_shared_link_opens_the_same_analysis_on_the_same_tab(embedded):
     from playwright.sync_api import expect
 

@@ -229,6 +229,7 @@ def _cpu_seconds(over: float) -> float:
     return time.process_time() - start
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("spare_core", [False, True], ids=["segment-when-asked", "segment-every-new-image"])
 def test_an_abandoned_heavy_request_stops_using_the_cpu_within_seconds(url, embedded, monkeypatch, spare_core):
