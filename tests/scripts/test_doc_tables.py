@@ -113,6 +113,17 @@ def test_the_tflocal_seed_tables_are_their_reports_tables(kind):
     assert kind_table(reports, kind) in (DOCS / "tflocal-world.md").read_text()
 
 
+@pytest.mark.parametrize("kind", ["all", "attribute"])
+def test_the_head_seed_tables_are_their_reports_tables(kind):
+    """docs/tflocal-world.md's head-seed tables: the shipped heads (seed 0) beside heads trained with seeds of their
+    own over the same shipped encoder (scripts/head_seeds.sh)."""
+    files = {"head0": DOCS / "results/align-world.json"} | {
+        f"head{s}": path for s in (1, 2) if (path := DOCS / f"results/heads/seed{s}.json").exists()}
+    assert len(files) >= 2
+    reports = {name: json.loads(path.read_text()) for name, path in files.items()}
+    assert kind_table(reports, kind) in (DOCS / "tflocal-world.md").read_text()
+
+
 def test_the_pointing_tables_are_the_pointing_reports():
     """docs/explanations.md's test table, swap probe and randomization curves are doc_tables' of the pointing report,
     read on every map source and both baselines."""
