@@ -25,9 +25,8 @@ from explorer.benchmark_registry import benchmark as registered
 from explorer.benchmark_registry import load_items
 from explorer.intervals import percent_intervals
 from explorer.items import Item
-from explorer.shards import Progress, Shards
-
 from explorer.image_state import ImageState
+from explorer.shards import Progress, Shards
 
 if TYPE_CHECKING:
     from explorer.methods import ScoringMethod  # the methods pull in spaCy; the metrics alone need none of them
@@ -58,7 +57,8 @@ class Outcome:
         return cls(**{**record, "picked": tuple(record["picked"])})
 
 
-def similarities(method: ScoringMethod, images: Sequence[Image.Image | ImageState], captions: Sequence[str]) -> np.ndarray:
+def similarities(method: ScoringMethod, images: Sequence[Image.Image | ImageState],
+                 captions: Sequence[str]) -> np.ndarray:
     """``s[c, i]`` for every caption and image of one item."""
     cols = [[sc.value for sc in method.score(im, captions)] for im in images]
     return np.array(cols).T
@@ -95,15 +95,14 @@ def score_chunk(methods: Sequence[ScoringMethod], part: Sequence[Item],
     scoring them."""
     found: list[dict[str, Outcome]] = [{} for _ in part]
     loaded: dict[int | None, list[list[ImageState]]] = {}
+    needed = [p for m in methods for p in m.proposers()]
     for method in methods:
         cancel.check()  # a page's request given up stops here (a no-op in the CLI)
         size = _size(method, render_size)
         if size not in loaded:
             loaded[size] = [[image_state.of(im) for im in it.pictures(size)] for it in part]
-            if method.encoder is not None:
-                for states in loaded[size]:
-                    for state in states:
-                        proposals.start_ahead(state, [p for m in methods for p in m.proposers()], method.encoder.device)
+            if needed:  # every method's proposals started as the images' states are made, beside their encoding
+                proposals.start_ahead([s for ss in loaded[size] for s in ss], needed, method.encoder.device)
         states = loaded[size]
         method.prepare([s for ss in states for s in ss])
         for out, it, ss in zip(found, part, states):

@@ -263,17 +263,14 @@ class DualEncoder:
             for state, feats in zip(chunk, self._encode_image_batch([s.image for s in chunk])):
                 state.put((self.key, "features"), feats)
 
-    def encode_image(self, image: Image.Image | ImageState) -> ImageFeatures:
-        """The image's features, kept in its state."""
-        state = state_of(image)
-        self.fill([state])
-        return state.get((self.key, "features"))
-
     def encode_images(self, images: Sequence[Image.Image | ImageState], batch_size: int = 64) -> list[ImageFeatures]:
-        """Features of each image, the new ones encoded in batches."""
+        """Features of each image, kept in its state; the new ones encoded in batches."""
         states = [state_of(im) for im in images]
         self.fill(states, batch_size)
         return [s.get((self.key, "features")) for s in states]
+
+    def encode_image(self, image: Image.Image | ImageState) -> ImageFeatures:
+        return self.encode_images([image])[0]
 
     def embed_images(self, images: Sequence[Image.Image], batch_size: int = 64) -> torch.Tensor:
         """Global L2-normalized embeddings (N, D), uncached, through the model's own PIL preprocess."""

@@ -125,7 +125,7 @@ class Engine:
         scores = {}
         with proposals.sharing_cores():
             # the image's region proposals start first, beside what follows
-            proposals.start_ahead(state, [p for m in loaded.methods.values() for p in m.proposers()],
+            proposals.start_ahead([state], [p for m in loaded.methods.values() for p in m.proposers()],
                                   loaded.encoder.device)
             loaded.encoder.encode_image(state)
             for which, feats in zip("AB", loaded.encoder.encode_texts([a, b])):
@@ -137,7 +137,8 @@ class Engine:
                 if progress is not None:
                     progress((i, len(loaded.methods)), desc=f"{method.label}...")
                 scores[name] = tuple(method.score(state, [a, b]))
-        notice = off_world_notice(state.image, embedded_saw_varied_looks()) if loaded.encoder.name == EMBEDDED_MODEL else None
-        notices += [notice] if notice else []
+        if loaded.encoder.name == EMBEDDED_MODEL:
+            notice = off_world_notice(state.image, embedded_saw_varied_looks())
+            notices += [notice] if notice else []
         untrained = tuple(name for name, method in loaded.methods.items() if not method.trained)
         return Analysis((a, b), scores, loaded.label, loaded.device, untrained, tuple(notices))

@@ -2,7 +2,7 @@
 
 An analysis asks ``of(image)`` once (the image's content is hashed there) and hands the state down, as
 segment-anything's ``SamPredictor.set_image`` keeps an image's work for its ``predict`` calls:
-- the encoder keeps its global and patch features in it (``DualEncoder.features``, ``DualEncoder.fill``);
+- the encoder keeps its global and patch features in it (``DualEncoder.encode_image``, ``DualEncoder.fill``);
 - the region proposals their worker's result (``proposals.begin``, ``proposals.regions``), shared by SGI and PowerCLIP;
 - each method its own image-side work (SGI's region embeddings, PowerCLIP's masks and patch groups, TFLocal's keys)
   and its scores, under its own ``key`` (``ScoringMethod.score``): a caption edit finds them and scores only itself;
@@ -82,14 +82,10 @@ class ImageState:
             return value
 
     def _weigh(self, value: Any) -> None:
-        """Add the tensors and arrays ``value`` holds (in dataclasses, tuples, lists, dicts, finished futures) that
-        this state does not hold already: a container kept before (the regions in every SGI score) is not walked
-        again."""
+        """Add the tensors and arrays ``value`` holds (in dataclasses, tuples, lists, dicts) that this state does not
+        hold already: a container kept before (the regions in every SGI score) is not walked again. Work started
+        (``start``: a proposals future) weighs nothing; its result is kept, and weighed, once made."""
         if isinstance(value, _SCALARS) or id(value) in self._counted:
-            return
-        if isinstance(value, Future):
-            if value.done() and value.exception() is None:
-                self._weigh(value.result())
             return
         self._counted[id(value)] = value
         if isinstance(value, (torch.Tensor, np.ndarray)):

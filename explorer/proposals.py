@@ -139,11 +139,10 @@ def _start_beside(state: ImageState, proposer: Named) -> None:
         sharing.limit.enter_context(one_thread())
 
 
-def start_ahead(state: ImageState, proposers: Sequence[Named], device: str) -> None:
-    """Start the proposers on the image before its features are encoded: always where a core is to spare
+def start_ahead(states: Sequence[ImageState], proposers: Sequence[Named], device: str) -> None:
+    """Start the proposers on the images before their features are encoded: always where a core is to spare
     (``core_to_spare``), else inside ``sharing_cores``; otherwise they are made when first asked for."""
-    for proposer in proposers:
-        if core_to_spare(device):
-            begin(state, proposer)
-        else:
-            _start_beside(state, proposer)
+    start = begin if core_to_spare(device) else _start_beside
+    for state in states:
+        for proposer in proposers:
+            start(state, proposer)

@@ -126,8 +126,9 @@ class PowersetAlignment(ScoringMethod):
         """Region masks from the chosen source, largest first; the whole image when the source finds none."""
         state = image_state.of(image)
         image = state.image
-        if self.proposers():
-            found = proposals.regions(state, self.proposers()[0])
+        shared = self.proposers()
+        if shared:
+            found = proposals.regions(state, shared[0])
         elif self.source == "random":
             found = random_regions(image, self.n_random, self.seed)
         else:
