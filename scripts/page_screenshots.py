@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from explorer import world  # noqa: E402
 from explorer.encoders import DualEncoder  # noqa: E402
 from tests.app_server import running_app  # noqa: E402
-from tests.ui.test_browser import FLAGS  # noqa: E402
+from tests.ui.test_browser import FLAGS, open_tab  # noqa: E402
 
 log = logging.getLogger("page_screenshots")
 RIGHT, WRONG = "a red square and a blue circle", "a blue square and a red circle"
@@ -33,15 +33,6 @@ def scene(folder: Path) -> Path:
     world.Scene((world.WorldObject("red", "square", "large", 0.27, 0.3),
                  world.WorldObject("blue", "circle", "large", 0.72, 0.7))).render(128).save(path)
     return path
-
-
-def open_tab(page, name: str) -> None:
-    """Select a tab, from the page's "More tabs" menu where a narrow screen put it there."""
-    tab = page.get_by_role("tab", name=name)
-    if not tab.count():
-        page.get_by_role("button", name="More tabs").click()
-        tab = page.locator(".overflow-dropdown button", has_text=name)
-    tab.click()
 
 
 def shoot(url: str, chromium: str, width: int, picture: Path, out: Path) -> list[Path]:

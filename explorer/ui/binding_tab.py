@@ -17,27 +17,29 @@ from explorer.ui.serving import Serving
 N_COLORS, N_SHAPES = 8, 3  # the 24-object grid of seed 002
 COLUMNS = {"r2.objects": "R2 scene ~ objects", "r2.concepts": "R2 object ~ colour + shape", "edit.top1": "edit top-1",
            "probe.concepts": "probe: concepts", "probe.objects": "probe: objects"}  # binding.readings' names
+CHANCE, VERDICT = "chance", "verdict"  # chance: the null's mean (its 95% range); verdict (its p)
 COLUMNS_NOTE = (
     "**Readings** (percent). *R2 scene ~ objects*: how much of each scene's embedding the sum of its two objects' "
     "embeddings explains. *R2 object ~ colour + shape*: how much of each object's embedding its colour plus its "
     "shape explains (additive concepts). *edit top-1*: recolour one object in embedding space (e - colour-shape + "
     "new colour-shape) and retrieve: how often the nearest scene is the edited one. *probe: concepts / objects*: "
     "linear probes that read the colours and shapes, or the coloured objects, back from the embedding. "
-    f"**Chance** (the null): the same reading on {binding_null.DRAWS} tables that keep the model's additive "
-    "structure (each scene its mean plus its colours' and shapes' effects) with the rest replaced by noise of the "
-    "model's own covariance, scaled so that swapped scenes are as alike as the model's: nothing in them binds a "
-    "colour to its shape. *p* = (1 + null tables at or above the value) / (1 + null tables), one-sided; *verdict*: "
-    "above chance at p <= 0.05 (more than a bag of concepts with the model's noise gives), below chance under the "
-    "null's range, else at chance."
+    f"**Chance** (the null): the mean, and in brackets the 95% range, of the same reading on {binding_null.DRAWS} "
+    "tables that keep the model's additive structure (each scene its mean plus its colours' and shapes' effects) "
+    "with the rest replaced by noise of the model's own covariance, scaled so that swapped scenes are as alike as the "
+    "model's: nothing in them binds a colour to its shape. *Verdict*, with its *p* = (1 + null tables at or above the "
+    "value) / (1 + null tables), one-sided: above chance at p <= 0.05 (more than a bag of concepts with the model's "
+    "noise gives), below chance under the null's range, else at chance."
 )
 
 
 def _beside(entry: dict) -> dict:
-    """A reading's row cells: its value and its null (``binding_null.beside``)."""
+    """A reading's row cells: its value, its null (``binding_null.beside``) and the verdict with its p, four cells in
+    all, so that a phone's width shows the value beside its chance without scrolling."""
     null = entry["null"]
-    return {"value": round(entry["value"], 1), "chance: null mean": round(null["mean"], 1),
-            "null 95% range": f"{null['range'][0]:.1f} to {null['range'][1]:.1f}", "p": null["p"],
-            "verdict": entry["reading"]}
+    return {"value": round(entry["value"], 1),
+            CHANCE: f"{null['mean']:.1f} ({null['range'][0]:.1f} to {null['range'][1]:.1f})",
+            VERDICT: f"{entry['reading']} (p {null['p']:.3g})"}
 
 
 def build(engine: Engine, choice: gr.State, serving: Serving) -> None:
@@ -51,7 +53,7 @@ def build(engine: Engine, choice: gr.State, serving: Serving) -> None:
         loaded = engine.model(model)
         found = binding_null.read_model(loaded.encoder, N_COLORS, N_SHAPES,
                                         lambda done, total, what: progress((done, total), desc=f"{what}..."))
-        rows = [{"embeddings": kind, "reading": column, **_beside(r[key])}
+        rows = [{"reading": f"{kind}: {column}", **_beside(r[key])}
                 for kind, r in found.readings.items() for key, column in COLUMNS.items()]
         note = f"Model: **{plain(loaded.label)}**. Figures in percent, on all {len(pairs)} two-object scenes."
         figure = viz.binding_mds_figure(found.observed, found.reconstructed, found.labels)
@@ -82,8 +84,8 @@ def build(engine: Engine, choice: gr.State, serving: Serving) -> None:
 
     run = gr.Button("Analyse the loaded model", elem_id="binding-run")
     note = gr.Markdown()
-    table = gr.Dataframe(label="Additive structure and probes, each beside its null", interactive=False,
-                         elem_id="binding-table")
+    table = gr.Dataframe(label="Additive structure and probes, each beside its null", interactive=False, wrap=True,
+                         column_widths=["29%", "19%", "28%", "24%"], elem_id="binding-table")
     gr.Markdown(COLUMNS_NOTE)
     mds = gr.Plot(label="Objects and their colour + shape sums (MDS)", elem_id="binding-mds")
     with gr.Row():

@@ -124,6 +124,15 @@ def _page(encoder, height: int = 1800):
             browser.close()
 
 
+def open_tab(page, name: str) -> None:
+    """Select a tab, from the page's "More tabs" menu where a narrow screen put it there."""
+    tab = page.get_by_role("tab", name=name)
+    if not tab.count():
+        page.get_by_role("button", name="More tabs").click()
+        tab = page.locator(".overflow-dropdown button", has_text=name)
+    tab.click()
+
+
 def _scene(tmp_path):
     path = tmp_path / "scene.png"
     world.Scene((world.WorldObject("red", "square", "large", 0.27, 0.3),
@@ -388,3 +397,19 @@ def test_where_the_model_looks_draws_both_maps_and_switches_to_sgis_crop_for_a_s
         expect(maps.first).to_contain_text("a red square")
         expect(page.locator("#looks-maps")).not_to_contain_text("No map")
         assert maps.first.evaluate("el => el.data[0].source") != first
+
+
+def test_the_binding_readings_show_value_chance_and_verdict_on_a_phone(embedded):
+    """At 390 px every column of the readings (a value beside its chance and its verdict) lies inside the screen."""
+    from playwright.sync_api import expect
+
+    with _page(embedded) as (browser, page, url):
+        page.set_viewport_size({"width": 390, "height": 844})
+        expect(page.locator("#run")).to_be_visible(timeout=60_000)  # the page drawn, its tabs laid out for a phone
+        open_tab(page, "Binding geometry")
+        page.locator("#binding-run").click()
+        table = page.locator("#binding-table")
+        expect(table).to_contain_text("probe: objects", timeout=120_000)
+        for header in ("reading", "value", "chance", "verdict"):
+            box = table.locator("th", has_text=header).first.bounding_box()
+            assert box["width"] >= 40 and box["x"] + box["width"] <= 390, header
