@@ -42,10 +42,13 @@ def test_a_tiny_run_checks_the_method_and_places_the_phrases(script, tmp_path):
     assert phrases["mean own object"] <= phrases["mean best"]  # the best subset is at least the object's own
 
 
-@pytest.mark.parametrize("record, variants", [("world-bias-val.json", None),
-                                              ("world-bias-test.json", ("powerset", "global"))])
+@pytest.mark.parametrize("record, variants", [("powerclip/world-bias-val.json", None),
+                                              ("powerclip/world-bias-test.json", ("powerset", "global")),
+                                              ("former/powerclip/world-bias-val.json", None),
+                                              ("former/powerclip/world-bias-test.json", ("powerset", "global"))])
 def test_the_docs_tables_are_the_records(script, record, variants):
-    report = json.loads((ROOT / "docs" / "results" / "powerclip" / record).read_text())
+    """Today's model's tables and the former model's, each from its record."""
+    report = json.loads((ROOT / "docs" / "results" / record).read_text())
     table = script.markdown(report, variants or script.VARIANTS)
     assert table in (ROOT / "docs" / "powerclip-world.md").read_text()
     assert report["command"].startswith("python scripts/powerclip_world_bias.py") and report["checked_against_method"]
