@@ -21,7 +21,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer.speed_bench import timed, timed_side_by_side  # noqa: E402
+from explorer.speed_bench import machine, timed, timed_side_by_side  # noqa: E402
 from explorer.model_configs import EMBEDDED_MODEL, register_configs  # noqa: E402
 from explorer.training.world_clip import (  # noqa: E402
     StepBatches, TrainConfig, keep_patch_embedding_fp32, make_optimizer, train_step)
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> dict:
     best = timed_side_by_side(steps, args.repeat)
     fp32 = best["fp32"][0]
     report = {
-        "batch_size": args.batch_size, "threads": args.threads, "repeat": args.repeat, "torch": torch.__version__,
+        "machine": machine(), "batch_size": args.batch_size, "threads": args.threads, "repeat": args.repeat, "torch": torch.__version__,
         "draw_batch_s": round(draw_s, 3),
         "step_s": {name: round(seconds, 3) for name, (seconds, _) in best.items()},
         "speed_up_over_fp32": {name: round(fp32 / seconds, 2) for name, (seconds, _) in best.items()},

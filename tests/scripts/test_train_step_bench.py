@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from explorer import tower
+
 SCRIPT = Path(__file__).parents[2] / "scripts" / "train_step_bench.py"
 
 
@@ -19,4 +21,6 @@ def test_the_step_bench_times_every_variant_against_fp32(tmp_path):
         assert speed_ups[name] == pytest.approx(steps["fp32"] / seconds, rel=0.05, abs=0.01)
     for name, loss in losses.items():  # a bf16 step trains the same model on the same batch as fp32's
         assert loss == pytest.approx(losses["fp32"], rel=0.02), name
+    # the record names the CPU kind its figures belong to: bf16 runs natively on some CPUs and is emulated on others
+    assert ("no native bf16" in report["machine"]) != tower.cpu_has_native_bf16()
     assert json.loads(out.read_text()) == report
