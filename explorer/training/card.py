@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from explorer import checkpoints, world
+from explorer import checkpoints, seed_standing, world
 from explorer.encoders import DualEncoder
 from explorer.accuracy import evaluate
 from explorer.loader import EncoderSpec, load_encoder
@@ -179,7 +179,7 @@ open_clip config `{cfg['model']}` (registered from `explorer/configs/`):
 {init_line(cfg, record)}- Wall time {record['wall_s'] / 60:.1f} min on {record.get('device', f"{cfg['threads']} CPU threads")}; final loss {record['final_loss']:.3f}.
 
 {choice_section(record)}
-## Measured (global cosine, {limit} items per split and kind)
+{seed_standing.section(record)}## Measured (global cosine, {limit} items per split and kind)
 Single-object retrieval among all {len(world.ALL_COMBOS)} objects' captions, top-1: {single}.
 
 Swap items, text / image / group score in percent (chance of group: 16.7 for random scores):

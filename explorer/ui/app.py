@@ -7,7 +7,7 @@ from types import ModuleType
 
 import gradio as gr
 
-from explorer import settings
+from explorer import checkpoints, seed_standing, settings
 from explorer.engine import Engine
 from explorer.methods import REGISTRY
 from explorer.ui import binding_tab, browse_tab, looks_tab, main_tab, share_link, tour
@@ -34,7 +34,7 @@ def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
     """The page, queued: heavy events share ``serving.heavy_concurrency``, light ones never wait behind them."""
     serving = serving or Serving.of(settings.current())
     with gr.Blocks(title=TITLE) as demo:
-        gr.Markdown(f"# {TITLE}\n{INTRO}")
+        gr.Markdown(f"# {TITLE}\n{INTRO} {seed_standing.brief(checkpoints.EMBEDDED.record)}")
         tour_step, tour_text = tour.layout()
         shown = gr.State("main")  # the tab in view: the method tabs draw while they are seen
         with gr.Tabs() as tabs:
