@@ -4,9 +4,10 @@ Prints one markdown table: a row per split and method, a column per kind, each c
 percent (or a choice benchmark's one score, e.g. world-single's top-1) with the 95% bootstrap interval of the group
 score (of that one score) in brackets; ``eval`` resamples the items, seeded. Several reports, each named
 (``seed0=PATH seed1=PATH``), give one table with a first column naming the report of each row: the seeds of one
-recipe side by side; with ``--kind K``, only kind K's cells, a column per report; with ``--pointing``, a ``pointing``
-report's tables. The docs paste it beside the command that wrote each report, so every number there comes from those
-files.
+recipe side by side; with ``--kind K``, only kind K's cells, a column per report; with ``--range all,attribute``,
+each group score's lowest and highest over the reports (the seed range, which the docs' tables lead with); with
+``--pointing``, a ``pointing`` report's tables. The docs paste it beside the command that wrote each report, so
+every number there comes from those files.
 """
 
 from __future__ import annotations
@@ -77,6 +78,28 @@ def kind_table(reports: dict[str, dict], kind: str) -> str:
     return markdown(["split", "method", *results], body)
 
 
+def range_table(groups: dict[str, dict[str, dict]], kinds: tuple[str, ...] = ("all", "attribute")) -> str:
+    """The seed range first: for each group of reports (the seeds of one recipe, or of one head over one encoder), the
+    lowest and highest group score over its reports, a row per split and method that all of the group's reports have,
+    a column per kind. A group named "" adds no label to its methods."""
+    body = []
+    for label, reports in groups.items():
+        results = [report["results"] for report in reports.values()]
+        methods = [m for m in results[0] if all(m in r for r in results)]
+        for split in [s for s in results[0][methods[0]] if all(s in r[methods[0]] for r in results)]:
+            for method in methods:
+                cells = []
+                for kind in kinds:
+                    groups_ = [r[method][split][kind]["group"] for r in results]
+                    cells.append(f"{number(min(groups_))} to {number(max(groups_))}")
+                body.append([split, f"{label}: {method}" if label else method, ", ".join(reports), *cells])
+    return markdown(["split", "method", "seeds", *(f"{k}: group, lowest to highest" for k in kinds)],
+                    sorted(body, key=lambda row: _SPLIT_ORDER.get(row[0], len(_SPLIT_ORDER))))
+
+
+_SPLIT_ORDER = {s: i for i, s in enumerate(("id", "heldout", "shift", "style"))}
+
+
 def pointing_tables(report: dict) -> str:
     """A ``pointing --json`` report's three tables: each map source's pointing [interval] / energy per split; where
     each source's map of an absent pair goes (the object of its shape / of its colour, pointing); each explainer's
@@ -101,6 +124,8 @@ def main() -> None:
     parser.add_argument("reports", nargs="+", help="an eval --json report, or several as NAME=PATH")
     parser.add_argument("--kind", help="with several reports: only this kind's cells, a column per report")
     parser.add_argument("--pointing", action="store_true", help="the report is pointing --json's")
+    parser.add_argument("--range", help="with several reports: each group score's lowest and highest over them, for "
+                        "these kinds (e.g. all,attribute); GROUP/NAME=PATH puts a report in a group of its own")
     args = parser.parse_args()
     given = args.reports
     if args.pointing:
@@ -112,6 +137,13 @@ def main() -> None:
     if any("=" not in g for g in given):
         parser.error("name each of several reports: NAME=PATH")
     reports = {n: json.loads(Path(p).read_text()) for n, p in (g.split("=", 1) for g in given)}
+    if args.range:
+        groups: dict[str, dict[str, dict]] = {}
+        for name, report in reports.items():
+            label, _, seed = name.rpartition("/")
+            groups.setdefault(label, {})[seed] = report
+        print(range_table(groups, tuple(args.range.split(","))))
+        return
     if args.kind:
         try:
             print(kind_table(reports, args.kind))

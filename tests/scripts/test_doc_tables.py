@@ -9,7 +9,7 @@ import pytest
 
 from explorer.intervals import percent_intervals
 from scripts.count_intervals import count_interval, rewrite
-from scripts.doc_tables import cell, kind_table, named_table, table
+from scripts.doc_tables import cell, kind_table, named_table, range_table, table
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -181,3 +181,54 @@ def test_one_kind_of_several_reports_puts_the_reports_side_by_side_over_their_co
                                                             ["| shift", "global"], ["| shift", "tflocal"]]
     with pytest.raises(ValueError, match="no 'size' cell"):
         kind_table({"seed0": report(30.0)}, "size")
+
+
+def _report(groups: dict[str, float], splits=("id", "heldout")) -> dict:
+    """A report whose every method's group score is ``groups[method]`` on each split and kind."""
+    node = lambda g: {"text": g, "image": g, "group": g, "n": 100, "ci": {"group": [g, g]}}  # noqa: E731
+    return {"results": {m: {s: {"all": node(g), "attribute": node(g / 2)} for s in splits} for m, g in groups.items()}}
+
+
+def test_the_range_table_gives_each_group_scores_lowest_and_highest_over_a_groups_reports():
+    seeds = {"s0": _report({"global": 10.0, "sgi": 70.0}),
+             "s1": _report({"global": 30.0, "sgi": 75.5, "extra": 1.0}),
+             "s2": _report({"global": 20.0, "sgi": 72.0}, splits=("id",))}
+    lines = range_table({"": seeds}).splitlines()
+    assert lines[0] == ("| split | method | seeds | all: group, lowest to highest | attribute: group, lowest to "
+                        "highest |")
+    # only the methods and splits every report has; lowest and highest whatever the reports' order
+    assert lines[2:] == ["| id | global | s0, s1, s2 | 10 to 30 | 5 to 15 |",
+                         "| id | sgi | s0, s1, s2 | 70 to 75.5 | 35 to 37.8 |"]
+    labelled = range_table({"heads": {"h0": _report({"tflocal": 50.0})}, "encoders": seeds}, ("all",)).splitlines()
+    assert labelled[2] == "| id | heads: tflocal | h0 | 50 to 50 |"
+    assert labelled[3].startswith("| id | encoders: global |")
+
+
+def _load(**named: str) -> dict[str, dict]:
+    return {name: json.loads((DOCS / "results" / path).read_text()) for name, path in named.items()}
+
+
+RANGES = {  # each doc's seed-range table: its groups of reports, as the doc's command names them
+    "sgi-world.md": lambda: {"": _load(seed0="seeds/seed0-global-sgi.json", seed1="former/world-global-sgi.json",
+                                       seed2="seeds/seed2-global-sgi.json")},
+    "tflocal-world.md": lambda: {
+        "heads over today's encoder": _load(head0="align-world.json", head1="heads/seed1.json",
+                                            head2="heads/seed2.json"),
+        "encoders of the former recipe": _load(seed0="seeds/seed0-align.json", seed1="former/align-world.json",
+                                               seed2="seeds/seed2-align.json")},
+    "powerclip-world.md": lambda: {
+        "CLIP": _load(**{f"s{s}": f"powerclip/clip-s{s}-global.json" for s in (0, 1, 2)}),
+        "PowerCLIP twin": _load(s0="powerclip/twin-l0.1-s0-global.json", s1="powerclip/twin-l0.1-global.json",
+                                s2="powerclip/twin-l0.1-s2-global.json")},
+}
+
+
+@pytest.mark.parametrize("doc", sorted(RANGES))
+def test_the_trained_models_docs_lead_with_the_seed_range_of_their_records(doc):
+    """Each doc of trained models opens with the seed range (its first section), the table doc_tables --range makes
+    of the seeds' reports, to the digit."""
+    text = (DOCS / doc).read_text()
+    first = next(line for line in text.splitlines() if line.startswith("## "))
+    assert first == "## The seed range first"
+    section = text.split("## The seed range first", 1)[1].split("\n## ", 1)[0]
+    assert range_table(RANGES[doc]()) in section
