@@ -1,4 +1,4 @@
-"""Binding geometry (seed 002): how a model's embeddings of two-object scenes combine objects and concepts.
+"""Binding geometry (the binding paper): how a model's embeddings of two-object scenes combine objects and concepts.
 
 Everything works on a table of scene embeddings indexed by the scene's two objects, so it applies
 to any model's image or caption embeddings, and to synthetic embeddings in tests.

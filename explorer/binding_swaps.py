@@ -1,4 +1,4 @@
-"""Swaps told apart on scenes no probe saw (seed 002's binding test, cross-fitted over folds of held-out objects).
+"""Swaps told apart on scenes no probe saw (the binding paper's test, cross-fitted over folds of held-out objects).
 
 A swap pair is a 2 x 2 block of the colour x shape grid: side 0 holds {(c1, s1), (c2, s2)}, side 1 its swap
 {(c1, s2), (c2, s1)}: the same colours and shapes, bound the other way (8 x 3 has 84 such pairs). A probe that

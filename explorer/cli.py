@@ -337,7 +337,7 @@ def build_parser(settings: Settings | None = None) -> argparse.ArgumentParser:
     g = model_command(sub, settings, "binding", "binding-geometry analyses of a model on two-object world scenes",
                       _binding, json="write the figures here")
     g.add_argument("--colors", type=int, default=8)
-    g.add_argument("--shapes", type=int, default=3, help="8 x 3 = the 24-object grid of seed 002")
+    g.add_argument("--shapes", type=int, default=3, help="8 x 3 = the 24-object grid of the binding paper")
     g.add_argument("--null-draws", type=int, default=20, help="null tables (additive structure plus noise matched "
                                                               "to the swap cosine) measured beside each figure")
     g.add_argument("--renders", type=int, default=8,
@@ -350,9 +350,9 @@ def build_parser(settings: Settings | None = None) -> argparse.ArgumentParser:
     r.add_argument("--limit", type=int, default=500, help="held-out single-object images")
     r.add_argument("--probe-limit", type=int, default=600, help="seen single-object images the probes are fitted on")
 
-    w = sub.add_parser("binding-sweep", help="the coverage sweep (seed 002): world encoders at the shipped recipe's "
-                                             "budget over object spaces and coverages; held-out recognition against "
-                                             "the multiplicative fit")
+    w = sub.add_parser("binding-sweep", help="the binding paper's coverage sweep: world encoders at the shipped "
+                                             "recipe's budget over object spaces and coverages; held-out recognition "
+                                             "against the multiplicative fit")
     w.add_argument("--spaces", default="8x4,16x12", help="object spaces, COLOURSxSHAPES (default %(default)s)")
     w.add_argument("--coverages", default="0.25,0.4,0.55,0.7,0.85", help="(default %(default)s)")
     w.add_argument("--seed", type=int, default=0)

@@ -1,4 +1,4 @@
-"""Powerset alignment (PowerCLIP, seed 004): every non-empty subset of M image regions vs every text node.
+"""Powerset alignment (the PowerCLIP paper): every non-empty subset of M image regions vs every text node.
 
 Notation. ``P`` (N, D) unit patch vectors, ``B`` (M, N) boolean region masks, ``T`` (K, D) unit text-node
 vectors. A non-empty subset S of regions pools the patches under the union U_S of its masks; the mean and

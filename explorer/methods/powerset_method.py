@@ -1,4 +1,4 @@
-"""PowerCLIP powerset alignment (seed 004): each node of the caption's tree takes its best subset of regions.
+"""PowerCLIP powerset alignment (the PowerCLIP paper): each node of the caption's tree takes its best subset of regions.
 
 Regions (segments, random boxes, SAM masks or the world's objects) are laid on the patch grid; every
 subset pools the patch tokens under its union. The score is the mean over tree nodes of the best

@@ -1,4 +1,4 @@
-"""TFLocal, TFGlobal and the fine-tuned baseline (seeds 000/003) as scoring methods.
+"""TFLocal, TFGlobal and the fine-tuned baseline (the Revisiting Compositionality paper) as scoring methods.
 
 TFLocal and TFGlobal run the alignment transformer (``explorer.modeling.alignment``) over the frozen encoder's
 cached features; their weights come from ``train-align`` (the embedded model's ship in

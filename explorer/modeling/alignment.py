@@ -1,4 +1,5 @@
-"""The alignment transformer of TFLocal / TFGlobal (seeds 000/003), over a frozen encoder's features.
+"""The alignment transformer of TFLocal / TFGlobal (the Revisiting Compositionality paper), over a frozen
+encoder's features.
 
 Caption tokens are the queries. Each layer lets them attend to the image (cross-attention over the
 projected patch tokens for TFLocal, over the one global image vector for TFGlobal), then to each other

@@ -1,4 +1,4 @@
-"""The binding probes of seed 002: from each object's colour and shape indices to a scene embedding.
+"""The binding paper's probes: from each object's colour and shape indices to a scene embedding.
 
 Each probe holds ``copies`` independent sets of weights (a model's probe is one copy; a null's draws are fitted
 together, ``fit_copies``) and maps indices (N, objects, 2) to predictions (copies, N, out).

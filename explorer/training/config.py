@@ -44,7 +44,7 @@ class TrainConfig:
     weight_decay: float = 0.1
     threads: int = option(2, "torch threads (two runs of one thread each share 2 cores)")
     checkpoint_every: int = 50
-    objective: str = option("clip", "clip: the CLIP loss; powerclip: plus the NLA powerset triplet loss (seed 004)",
+    objective: str = option("clip", "clip: the CLIP loss; powerclip: plus the NLA powerset triplet loss (PowerCLIP)",
                             always=True, choices=OBJECTIVES)
     powerclip_lambda: float = option(1.0, "with --objective powerclip: lambda, the weight of the triplet term",
                                      metavar="LAMBDA")

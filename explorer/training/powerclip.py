@@ -1,4 +1,4 @@
-"""PowerCLIP's training objective (seed 004): L = L_CLIP + lambda L_triplet on an NLA powerset score.
+"""PowerCLIP's training objective (the PowerCLIP paper): L = L_CLIP + lambda L_triplet on an NLA powerset score.
 
 Regions are the scene's objects (what SAM returns on our flat world), laid on the patch grid; the
 caption's tree nodes (``explorer.tree``) are embedded by the text tower. For image b and caption c

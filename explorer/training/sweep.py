@@ -1,4 +1,4 @@
-"""The coverage sweep (seed 002): world encoders trained at the shipped recipe's budget over object spaces of two
+"""The binding paper's coverage sweep: world encoders trained at the shipped recipe's budget over object spaces of two
 sizes at several coverages; held-out recognition against the multiplicative (product probe) fit.
 
 A cell (object space, coverage, seed) trains once, resumably, and writes a record of its figures into ``records``,
@@ -103,7 +103,7 @@ def run_cell(cell: Cell, budget: dict, runs: Path, records: Path, device: str = 
 
 def correlation(rows: list[dict], fit: str = "product_fit", outcome: str = "heldout_top1") -> dict:
     """Pearson r of an outcome (held-out top-1, or the binding outcome ``binding_group``) and a probe's fit (the
-    product probe's: seed 002's claim) over the cells that have both, with its interval (cells resampled)."""
+    product probe's: the binding paper's claim) over the cells that have both, with its interval (cells resampled)."""
     rows = [r for r in rows if r.get(outcome) is not None and r.get(fit) is not None]
     if len(rows) < 3:
         return {"r": None, "ci": None, "cells": len(rows)}

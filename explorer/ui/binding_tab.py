@@ -14,7 +14,7 @@ from explorer.inputs import InputError, whole_number
 from explorer.ui.guard import guarded, plain
 from explorer.ui.serving import Serving
 
-N_COLORS, N_SHAPES = 8, 3  # the 24-object grid of seed 002
+N_COLORS, N_SHAPES = 8, 3  # the 24-object grid of the binding paper
 COLUMNS = {"r2.objects": "R2 scene ~ objects", "r2.concepts": "R2 object ~ colour + shape", "edit.top1": "edit top-1",
            "probe.concepts": "probe: concepts", "probe.objects": "probe: objects"}  # binding.readings' names
 CHANCE, VERDICT = "chance", "verdict"  # chance: the null's mean (its 95% range); verdict (its p)

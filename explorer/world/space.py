@@ -1,4 +1,4 @@
-"""Object spaces of other sizes than the benchmark's 8 x 4, for the coverage sweep (seed 002).
+"""Object spaces of other sizes than the benchmark's 8 x 4, for the coverage sweep (the binding paper).
 
 A space is the first ``n_colors`` colours and ``n_shapes`` shapes of the benchmark's followed by the training-only
 ones (``palette``): 8 x 4 is the benchmark's own grid, 16 x 12 adds 8 colours and 8 shapes. Training sees a
