@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import resource
 import time
@@ -275,6 +276,15 @@ def parse_figures(n: int = 40, repeat: int = 3) -> dict[str, float]:
     spacy_s, page_s = runs["spacy"][0], runs["page"][0]
     return {"parse.tok2vec_ms.spacy": round(1e3 * spacy_s / n, 3), "parse.tok2vec_ms.page": round(1e3 * page_s / n, 3),
             "parse.tok2vec_speedup": round(spacy_s / page_s, 2), "parse.ms": round(1e3 * parse_s / n, 3)}
+
+
+def emit(report: dict, path: str | None) -> dict:
+    """Print a bench script's report, and write it to ``path`` when one is given (its record)."""
+    text = json.dumps(report, indent=2)
+    print(text)
+    if path:
+        Path(path).write_text(text + "\n")
+    return report
 
 
 def peak_memory_mb() -> float:

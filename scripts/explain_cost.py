@@ -7,7 +7,6 @@ weights), side by side in one run (``explorer.speed_bench.explain_figures``, the
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 from pathlib import Path
@@ -47,10 +46,7 @@ def main(argv: list[str] | None = None) -> dict:
         figures |= speed_bench.explain_figures(DualEncoder(**MODELS[tag]), tag)
     report = {"command": "python scripts/explain_cost.py" + (f" --json {args.json}" if args.json else ""),
               "machine": speed_bench.machine(), "figures": figures}
-    print(json.dumps(report, indent=2))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
-    return report
+    return speed_bench.emit(report, args.json)
 
 
 if __name__ == "__main__":

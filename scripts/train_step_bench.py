@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import json
 import logging
 import sys
 from pathlib import Path
@@ -21,7 +20,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer.speed_bench import machine, timed, timed_side_by_side  # noqa: E402
+from explorer.speed_bench import emit, machine, timed, timed_side_by_side  # noqa: E402
 from explorer.model_configs import EMBEDDED_MODEL, register_configs  # noqa: E402
 from explorer.training.world_clip import (  # noqa: E402
     StepBatches, TrainConfig, keep_patch_embedding_fp32, make_optimizer, train_step)
@@ -65,10 +64,7 @@ def main(argv: list[str] | None = None) -> dict:
         "speed_up_over_fp32": {name: round(fp32 / seconds, 2) for name, (seconds, _) in best.items()},
         "first_step_loss": first_loss,  # every variant's loss on its first step: they must train the same model
     }
-    print(json.dumps(report, indent=2))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
-    return report
+    return emit(report, args.json)
 
 
 if __name__ == "__main__":
