@@ -228,7 +228,7 @@ def _binding_sweep(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from explorer.encoders import default_device
-    from explorer.training.sweep import Cell, run_cell, shipped_budget, summarize, write
+    from explorer.training.sweep import Cell, cell_budget, run_cell, summarize, write
     from explorer.world.space import ObjectSpace
 
     try:
@@ -236,7 +236,7 @@ def _binding_sweep(args: argparse.Namespace) -> int:
         coverages = [float(c) for c in args.coverages.split(",")]
     except ValueError as error:
         raise SystemExit(f"binding-sweep: {error}") from None
-    budget = shipped_budget() | {k: v for k, v in (("steps", args.steps), ("batch_size", args.batch_size)) if v}
+    budget = cell_budget(args.steps, args.batch_size, args.precision)
     records, runs = Path(args.records), Path(args.runs)
     cells = [Cell(s, c, args.seed) for s in spaces for c in coverages]
     if not args.summary_only:
@@ -358,6 +358,10 @@ def build_parser(settings: Settings | None = None) -> argparse.ArgumentParser:
     w.add_argument("--seed", type=int, default=0)
     w.add_argument("--steps", type=int, help="optimizer steps per cell (default: the shipped recipe's)")
     w.add_argument("--batch-size", type=int, help="scenes per step (default: the shipped recipe's)")
+    w.add_argument("--precision", choices=("bf16", "fp32"),
+                   help="the towers' precision in training (default: the shipped recipe's, bf16); a CPU without "
+                        "native bf16 trains fp32 about 13x faster: a budget of its own, so give its cells --records "
+                        "and --out folders of their own")
     w.add_argument("--items", type=int, default=500, help="held-out single-object images per cell")
     w.add_argument("--device", help="cpu or cuda (default: cuda when present)")
     w.add_argument("--workers", type=int, default=0, help="processes drawing the training scenes ahead of the model")

@@ -42,6 +42,14 @@ def shipped_budget() -> dict:
     return {k: config[k] for k in BUDGET_FIELDS}
 
 
+def cell_budget(steps: int | None = None, batch_size: int | None = None, precision: str | None = None) -> dict:
+    """The shipped recipe's budget (``shipped_budget``) with what is given in its place. A CPU without native bf16
+    emulates the recipe's bf16 about 13x slower than fp32 (docs/binding.md): ``precision="fp32"`` is a budget of its
+    own there, whose cells go in a records folder of their own (``summarize`` refuses mixed budgets)."""
+    given = {"steps": steps, "batch_size": batch_size, "precision": precision}
+    return shipped_budget() | {k: v for k, v in given.items() if v is not None}
+
+
 @dataclass(frozen=True)
 class Cell:
     space: str

@@ -178,3 +178,10 @@ def test_a_cell_trains_from_scratch_at_the_budget_the_embedded_model_started_fro
     origin = record["lineage"][0]["config"]
     assert sweep.shipped_budget() == {k: origin[k] for k in sweep.BUDGET_FIELDS}
     assert sweep.shipped_budget()["steps"] != record["config"]["steps"] and "init" not in sweep.shipped_budget()
+
+
+def test_a_cells_budget_is_the_shipped_recipes_with_what_is_given_in_its_place():
+    recipe = sweep.shipped_budget()
+    assert sweep.cell_budget() == recipe
+    fp32 = sweep.cell_budget(precision="fp32", steps=10)
+    assert fp32 == recipe | {"precision": "fp32", "steps": 10} and recipe["precision"] == "bf16"
