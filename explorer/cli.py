@@ -163,9 +163,9 @@ def _print_report(report: dict, path: str | None, tables: tuple[str, ...] = ()) 
 
 
 def _bench(args: argparse.Namespace) -> int:
-    import torch
-
     from dataclasses import replace
+
+    import torch
 
     from explorer import speed_bench as bench
 
@@ -350,18 +350,14 @@ def build_parser(settings: Settings | None = None) -> argparse.ArgumentParser:
     r.add_argument("--limit", type=int, default=500, help="held-out single-object images")
     r.add_argument("--probe-limit", type=int, default=600, help="seen single-object images the probes are fitted on")
 
-    w = sub.add_parser("binding-sweep", help="the binding paper's coverage sweep: world encoders at the shipped "
-                                             "recipe's budget over object spaces and coverages; held-out recognition "
-                                             "against the multiplicative fit")
+    w = sub.add_parser("binding-sweep", help="the binding paper's coverage sweep: world encoders over object spaces "
+                                             "and coverages; held-out recognition against the multiplicative fit")
     w.add_argument("--spaces", default="8x4,16x12", help="object spaces, COLOURSxSHAPES (default %(default)s)")
     w.add_argument("--coverages", default="0.25,0.4,0.55,0.7,0.85", help="(default %(default)s)")
     w.add_argument("--seed", type=int, default=0)
     w.add_argument("--steps", type=int, help="optimizer steps per cell (default: the shipped recipe's)")
     w.add_argument("--batch-size", type=int, help="scenes per step (default: the shipped recipe's)")
-    w.add_argument("--precision", choices=("bf16", "fp32"),
-                   help="the towers' precision in training (default: the shipped recipe's, bf16); a CPU without "
-                        "native bf16 trains fp32 about 13x faster: a budget of its own, so give its cells --records "
-                        "and --out folders of their own")
+    w.add_argument("--precision", choices=("bf16", "fp32"), help="(default: the recipe's bf16) fp32 is its own budget")
     w.add_argument("--items", type=int, default=500, help="held-out single-object images per cell")
     w.add_argument("--device", help="cpu or cuda (default: cuda when present)")
     w.add_argument("--workers", type=int, default=0, help="processes drawing the training scenes ahead of the model")
