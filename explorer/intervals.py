@@ -41,3 +41,23 @@ def correlation_interval(x: np.ndarray, y: np.ndarray, resamples: int = RESAMPLE
     r = (xs * ys).sum(1)[norms > 0] / norms[norms > 0]
     tail = 100 * (1 - level) / 2
     return [round(float(v), 3) for v in np.percentile(r, [tail, 100 - tail])]
+
+
+GROUP_CHANCE = 100 / 6  # a swap item's group score (both images, both captions right) for random scores
+
+
+def against(interval: list[float] | None, chance: float) -> str | None:
+    """How a figure reads against a chance level by its interval: "above chance" or "below chance" when the
+    interval clears it, "at chance" when it holds it; None for a figure recorded without an interval."""
+    if interval is None:
+        return None
+    low, high = interval
+    return "above chance" if low > chance else "below chance" if high < chance else "at chance"
+
+
+def correlation_reading(interval: list[float] | None) -> str | None:
+    """A correlation read by its interval: "positive" or "negative" when it clears zero, else "not supported"."""
+    if interval is None:
+        return None
+    low, high = interval
+    return "positive" if low > 0 else "negative" if high < 0 else "not supported"

@@ -18,7 +18,7 @@ import numpy as np
 from explorer import binding
 from explorer.accuracy import evaluate_items
 from explorer.checkpoints import EMBEDDED_CHECKPOINT
-from explorer.intervals import correlation_interval
+from explorer.intervals import GROUP_CHANCE, against, correlation_interval, correlation_reading
 from explorer.loader import EncoderSpec, load_encoder
 from explorer.methods import get_method
 from explorer.training.config import TrainConfig
@@ -111,14 +111,25 @@ def run_cell(cell: Cell, budget: dict, runs: Path, records: Path, device: str = 
 
 def correlation(rows: list[dict], fit: str = "product_fit", outcome: str = "heldout_top1") -> dict:
     """Pearson r of an outcome (held-out top-1, or the binding outcome ``binding_group``) and a probe's fit (the
-    product probe's: the binding paper's claim) over the cells that have both, with its interval (cells resampled)."""
+    product probe's: the binding paper's claim) over the cells that have both, with its interval (cells resampled)
+    and how that reads (``correlation_reading``)."""
     rows = [r for r in rows if r.get(outcome) is not None and r.get(fit) is not None]
+    none = {"r": None, "ci": None, "cells": len(rows), "reading": None}
     if len(rows) < 3:
-        return {"r": None, "ci": None, "cells": len(rows)}
+        return none
     x, y = (np.array([r[k] for r in rows]) for k in (fit, outcome))
     if x.std() == 0 or y.std() == 0:  # a constant side has no correlation, nor an interval of one
-        return {"r": None, "ci": None, "cells": len(rows)}
-    return {"r": round(float(np.corrcoef(x, y)[0, 1]), 3), "ci": correlation_interval(x, y), "cells": len(rows)}
+        return none
+    ci = correlation_interval(x, y)
+    return {"r": round(float(np.corrcoef(x, y)[0, 1]), 3), "ci": ci, "cells": len(rows),
+            "reading": correlation_reading(ci)}
+
+
+def readings(record: dict) -> dict:
+    """A cell's binding outcome against the group score's chance, and the product's increment over the additive
+    probe against none, each by its interval (None for a cell recorded before the reading existed)."""
+    return {"binding_reading": against(record.get("binding_ci"), GROUP_CHANCE),
+            "increment_reading": against(record.get("increment_ci"), 0.0)}
 
 
 def summarize(records: Path) -> dict:
@@ -133,7 +144,7 @@ def summarize(records: Path) -> dict:
     if len(budgets) > 1:
         raise ValueError(f"the records in {records} were trained with different budgets: {sorted(budgets)}")
     spaces = sorted({r["space"] for r in rows})
-    return {"rows": [{k: r.get(k) for k in COLUMNS} for r in rows],
+    return {"rows": [{k: r.get(k) for k in COLUMNS} | readings(r) for r in rows],
             "correlation": correlation(rows),
             "by_space": {s: correlation([r for r in rows if r["space"] == s]) for s in spaces},
             "by_probe": {p: correlation(rows, f"{p}_fit") for p in binding.PROBES},

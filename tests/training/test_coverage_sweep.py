@@ -1,5 +1,5 @@
-"""The coverage sweep (seed 002): object spaces, cells that train once and are recorded, the correlation and its
-interval, and the command that assembles whatever cells are done."""
+"""The coverage sweep (the binding paper's claim): object spaces, cells that train once and are recorded, the
+correlation and its interval, and the command that assembles whatever cells are done."""
 
 import json
 import subprocess
@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from explorer import world
-from explorer.intervals import correlation_interval
+from explorer.intervals import GROUP_CHANCE, against, correlation_interval, correlation_reading
 from explorer.training import sweep
 from explorer.training.config import TrainConfig
 from explorer.training.world_clip import training_objects
@@ -83,7 +83,18 @@ def test_the_correlation_reads_the_named_probes_fit():
             for h, p, a in ((10, 50, 20), (40, 30, 50), (80, 20, 90), (90, 10, 95))]
     product, additive = sweep.correlation(rows), sweep.correlation(rows, "additive_fit")
     assert product["r"] < -0.9 < 0.9 < additive["r"] and product["cells"] == additive["cells"] == 4
-    assert sweep.correlation(rows[:2])["r"] is None  # two cells: no correlation
+    assert product["reading"] == "negative" and additive["reading"] == "positive"  # both intervals clear zero
+    assert sweep.correlation(rows[:2])["r"] is None is sweep.correlation(rows[:2])["reading"]  # two cells: none
+
+
+def test_a_reading_says_where_its_interval_lies_against_chance():
+    assert [against(ci, GROUP_CHANCE) for ci in ([17.0, 30.0], [10.0, 20.0], [0.0, 16.0], None)] == [
+        "above chance", "at chance", "below chance", None]
+    assert [correlation_reading(ci) for ci in ([0.1, 0.9], [-0.4, 0.6], [-0.9, -0.2], None)] == [
+        "positive", "not supported", "negative", None]
+    cell = {"binding_ci": [2.0, 9.5], "increment_ci": [-2.3, 4.7]}  # a sweep cell reads each by its interval
+    assert sweep.readings(cell) == {"binding_reading": "below chance", "increment_reading": "at chance"}
+    assert sweep.readings({}) == {"binding_reading": None, "increment_reading": None}  # recorded before the reading
 
 
 @pytest.mark.slow
@@ -121,6 +132,7 @@ def test_a_cell_trains_once_is_recorded_and_the_sweep_summarizes_the_recorded_ce
     assert set(summary["by_probe"]) == set(summary["binding_by_probe"]) == set(sweep.binding.PROBES)
     assert summary["binding_by_probe"]["product"]["cells"] == 3  # the binding outcome beside recognition
     assert set(summary["increment"]) == {"heldout_top1", "binding_group"}
+    assert {r["binding_reading"] for r in summary["rows"]} <= {"above chance", "at chance", "below chance"}
     html = (tmp_path / "out" / "coverage-sweep.html").read_text()
     assert "12x6" in html and "multiplicative fit" in html
     assert (tmp_path / "out" / "coverage-sweep.csv").read_text().splitlines()[0].startswith("space,coverage,seed")
