@@ -156,9 +156,8 @@ def test_the_command_summarizes_without_training_and_refuses_a_bad_space(tmp_pat
 
 def test_the_recorded_cells_are_the_rows_of_docs_binding_md():
     """Every committed cell record is a row of docs/binding.md's sweep table, to the digit it prints."""
-    root = Path(__file__).resolve().parents[2]
-    doc = (root / "docs" / "binding.md").read_text()
-    records = sorted((root / "docs" / "results" / "coverage-sweep").glob("*.json"))
+    doc = (ROOT / "docs" / "binding.md").read_text()
+    records = sorted((ROOT / "docs" / "results" / "coverage-sweep").glob("*.json"))
     assert records, "no cell recorded"
     for path in records:
         r = json.loads(path.read_text())
@@ -170,15 +169,35 @@ def test_the_recorded_cells_are_the_rows_of_docs_binding_md():
         assert row in doc, row
 
 
-def test_docs_binding_md_quotes_the_summary_of_the_recorded_cells():
-    """docs/coverage-sweep.json is the summary of the committed records, and the page quotes its correlations."""
-    root = Path(__file__).resolve().parents[2]
-    written = json.loads((root / "docs" / "coverage-sweep.json").read_text())
-    assert written["rows"] == sweep.summarize(root / "docs" / "results" / "coverage-sweep")["rows"]
-    doc = (root / "docs" / "binding.md").read_text()
-    for probe, found in written["by_probe"].items():  # every probe's r (3 cells or more are in)
-        low, high = found["ci"]
-        assert f"r = {found['r']} [{low}, {high}]" in doc, probe
+@pytest.mark.parametrize("records, summary", [("coverage-sweep", "coverage-sweep.json"),
+                                              ("coverage-sweep-fp32", "coverage-sweep-fp32/coverage-sweep.json")])
+def test_docs_binding_md_quotes_the_summary_of_the_recorded_cells(records, summary):
+    """Each budget's summary is that of its committed records, and the page quotes its correlations (those of 3
+    cells or more) with their readings."""
+    written = json.loads((ROOT / "docs" / summary).read_text())
+    assert written["rows"] == sweep.summarize(ROOT / "docs" / "results" / records)["rows"]
+    doc = (ROOT / "docs" / "binding.md").read_text()
+    for probe, found in written["by_probe"].items():
+        if found["r"] is not None:
+            low, high = found["ci"]
+            assert f"r = {found['r']} [{low}, {high}]" in doc, probe
+
+
+def test_the_fp32_cells_are_the_rows_of_docs_binding_md_with_their_binding_readings():
+    """Every committed fp32 cell is a row of docs/binding.md's fp32 table: recognition, the binding outcome and the
+    product's increment over the additive probe, each with its interval, and the two binding figures' readings."""
+    rows = sweep.summarize(ROOT / "docs" / "results" / "coverage-sweep-fp32")["rows"]
+    assert rows, "no fp32 cell recorded"
+    doc = (ROOT / "docs" / "binding.md").read_text()
+    for r in rows:
+        (top_low, top_high), (bind_low, bind_high), (inc_low, inc_high) = (
+            r["heldout_ci"], r["binding_ci"], r["increment_ci"])
+        row = (f"| {r['space']}, coverage {r['coverage']}, seed {r['seed']} | {r['heldout_top1']:.1f} "
+               f"[{top_low:.1f}, {top_high:.1f}] | {r['binding_group']:.1f} [{bind_low:.1f}, {bind_high:.1f}], "
+               f"{r['binding_reading']} | {r['sgi_group']:.1f} | {r['increment']:.1f} [{inc_low:.1f}, {inc_high:.1f}], "
+               f"{r['increment_reading']} | {r['product_fit']:.1f} / {r['additive_fit']:.1f} / {r['mlp_fit']:.1f} | "
+               f"{r['train_s']:.0f} |")
+        assert row in doc, row
 
 
 def test_a_cell_trains_from_scratch_at_the_budget_the_embedded_model_started_from():
