@@ -173,7 +173,7 @@ def test_the_recorded_cells_are_the_rows_of_docs_binding_md():
                                               ("coverage-sweep-fp32", "coverage-sweep-fp32/coverage-sweep.json")])
 def test_docs_binding_md_quotes_the_summary_of_the_recorded_cells(records, summary):
     """Each budget's summary is that of its committed records, and the page quotes its correlations (those of 3
-    cells or more) with their readings."""
+    cells or more), each with its interval."""
     written = json.loads((ROOT / "docs" / summary).read_text())
     assert written["rows"] == sweep.summarize(ROOT / "docs" / "results" / records)["rows"]
     doc = (ROOT / "docs" / "binding.md").read_text()
