@@ -33,6 +33,11 @@ def _interval(ci: list[float]) -> str:
     return f"[{ci[0]:g}, {ci[1]:g}]"
 
 
+def _group(seeds: dict[str, dict], seed: str, split: str = "heldout") -> str:
+    """Seed ``seed``'s global-cosine attribute group score on ``split``, as the card and the page print it."""
+    return f"{seeds[seed]['attribute_group'][split]['value']:g}"
+
+
 def _rank(seeds: dict[str, dict], kept: str) -> str:
     values = sorted(seeds[s]["attribute_group"]["heldout"]["value"] for s in seeds)
     mine = seeds[kept]["attribute_group"]["heldout"]["value"]
@@ -44,18 +49,16 @@ def sentence(seeds: dict[str, dict], kept: int | str) -> str:
     kept = str(kept)
     others = [s for s in sorted(seeds) if s != kept]
 
-    def group(s: str, split: str) -> str:
-        return f"{seeds[s]['attribute_group'][split]['value']:g}"
-
     def against(split: str) -> str:
-        return " and ".join(f"{group(s, split)} (seed {s})" for s in others)
+        return " and ".join(f"{_group(seeds, s, split)} (seed {s})" for s in others)
 
     top1 = seeds[kept]["choice_top1"]
     return (f"Of the {len(seeds)} seeds, trained alike but for `--seed`, seed {kept}'s global cosine binds "
-            f"attribute swaps {_rank(seeds, kept)}: group score {group(kept, 'heldout')} "
-            f"{_interval(seeds[kept]['attribute_group']['heldout']['ci'])} on held-out objects against {against('heldout')}, "
-            f"{group(kept, 'id')} in distribution against {against('id')}. It was kept because the choice of seed, "
-            f"fixed before the others were measured, reads recognition, not binding: single-object top-1 on "
+            f"attribute swaps {_rank(seeds, kept)}: group score {_group(seeds, kept)} "
+            f"{_interval(seeds[kept]['attribute_group']['heldout']['ci'])} on held-out objects against "
+            f"{against('heldout')}, {_group(seeds, kept, 'id')} in distribution against {against('id')}. It was kept "
+            f"because the choice of seed, fixed before the others were measured, reads recognition, not binding: "
+            f"single-object top-1 on "
             f"`{CHOICE_SPLIT}`, {top1['value']:g} {_interval(top1['ci'])} against "
             + " and ".join(f"{seeds[s]['choice_top1']['value']:g} (seed {s})" for s in others) + ".")
 
@@ -85,9 +88,8 @@ def brief(record: dict) -> str:
         return ""
     origin, seeds = found
     kept = str(origin["config"]["seed"])
-    heldout = {s: f"{seeds[s]['attribute_group']['heldout']['value']:g}" for s in seeds}
-    others = " and ".join(heldout[s] for s in sorted(seeds) if s != kept)
+    others = " and ".join(_group(seeds, s) for s in sorted(seeds) if s != kept)
     return (f"The default model, `world-clip`, is trained by this project on a synthetic world of flat shapes. Of "
             f"{len(seeds)} seeds of its recipe it descends from the one whose global cosine binds attribute swaps "
-            f"{_rank(seeds, kept)} (group score on held-out objects {heldout[kept]} against {others}): seeds are "
+            f"{_rank(seeds, kept)} (group score on held-out objects {_group(seeds, kept)} against {others}): seeds are "
             f"chosen on recognising held-out objects, not on binding. Its card says more.")
