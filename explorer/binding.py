@@ -177,7 +177,8 @@ def probe_accuracy_many(tables: list[SceneTable]) -> list[dict[str, float]]:
     return out
 
 
-def heldout_object_split(table: SceneTable, n_heldout: int | None = None, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def heldout_object_split(table: SceneTable, n_heldout: int | None = None,
+                         seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Scenes without any held-out object (train) and scenes with one (test)."""
     objs = table.objects
     rng = np.random.default_rng(seed)

@@ -114,8 +114,9 @@ def _shard_config(args: argparse.Namespace, encoder) -> dict:
 
     weights = encoder.checkpoint.stat() if encoder.checkpoint else None
     return {"benchmark": args.benchmark, "data": args.data, "images": args.images, "methods": args.methods,
-            "split": args.split, "limit": eval_limit(args.benchmark, args.limit), "set": args.set, "model": encoder.label,
-            "weights": [weights.st_size, weights.st_mtime_ns] if weights else None, "code": code_fingerprint()}
+            "split": args.split, "limit": eval_limit(args.benchmark, args.limit), "set": args.set,
+            "model": encoder.label, "weights": [weights.st_size, weights.st_mtime_ns] if weights else None,
+            "code": code_fingerprint()}
 
 
 def _eval(args: argparse.Namespace) -> int:
@@ -133,8 +134,7 @@ def _eval(args: argparse.Namespace) -> int:
         run_dir = args.run_dir or (f"{args.json}.shards" if args.json else None)
         shards = Shards(ctx, Path(run_dir) if run_dir else None, _shard_config(args, encoder))
         limit = eval_limit(args.benchmark, args.limit)
-        results = evaluate(methods, args.benchmark, limit, args.split.split(","), args.data, args.images,
-                           shards=shards)
+        results = evaluate(methods, args.benchmark, limit, args.split.split(","), args.data, args.images, shards=shards)
         report = {"benchmark": args.benchmark, "model": encoder.label, "limit": limit, "world_size": ctx.world_size,
                   "shards": shards.report(), "interval": intervals.METHOD, "results": results}
         said = BENCHMARKS[args.benchmark].skipped
@@ -328,7 +328,7 @@ def build_parser(settings: Settings | None = None) -> argparse.ArgumentParser:
     b.add_argument("--runs", type=int, default=20, help="analyses timed for the p50 / p95 latencies")
     b.add_argument("--skip-vitb32", action="store_true", help="skip the ViT-B-32-sized (random weights) figures")
     b.add_argument("--vitl14", action="store_true",
-                   help="also time ViT-L-14 (random weights); always on CUDA, off by default on the CPU (minutes there)")
+                   help="also time ViT-L-14 (random weights); always on CUDA, off on the CPU (minutes there)")
     b.add_argument("--markdown", help="also write the figures as a table, e.g. docs/PERFORMANCE.md (the file's "
                                       "'## Where the time goes' section onwards is kept)")
     b.add_argument("--beside", action="append", default=[], metavar="JSON",

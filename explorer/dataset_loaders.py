@@ -94,7 +94,8 @@ def _number(row: Any, name: str, where: str) -> float:
 
 
 def _extras(row: Mapping, known: Iterable[str]) -> dict[str, Any]:
-    return {k: v for k, v in row.items() if k not in set(known) and not _missing(v) and not isinstance(v, (bytes, dict))}
+    return {k: v for k, v in row.items()
+            if k not in set(known) and not _missing(v) and not isinstance(v, (bytes, dict))}
 
 
 def _read_json(path: Path) -> Any:

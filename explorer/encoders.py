@@ -275,7 +275,8 @@ class DualEncoder:
     def embed_images(self, images: Sequence[Image.Image], batch_size: int = 64) -> torch.Tensor:
         """Global L2-normalized embeddings (N, D), uncached, through the model's own PIL preprocess."""
         chunks = [images[i : i + batch_size] for i in range(0, len(images), batch_size)]
-        return torch.cat([self.embed_pixels(torch.stack([self.preprocess(im.convert("RGB")) for im in c])) for c in chunks])
+        return torch.cat([self.embed_pixels(torch.stack([self.preprocess(im.convert("RGB")) for im in c]))
+                          for c in chunks])
 
     def embed_pixels(self, pixels: torch.Tensor) -> torch.Tensor:
         """Global L2-normalized embeddings (N, D) on the CPU of model inputs already preprocessed (N, 3, H, W)."""
@@ -307,7 +308,8 @@ class DualEncoder:
         positions = list(range(start, start + min(len(word_of), room)))
         return positions, word_of[: len(positions)], len(word_of) > room
 
-    def encode_texts(self, captions: Sequence[str], companions: bool = True, batch_size: int = 256) -> list[TextFeatures]:
+    def encode_texts(self, captions: Sequence[str], companions: bool = True,
+                     batch_size: int = 256) -> list[TextFeatures]:
         """Features of each caption; new ones go through the text tower in one batch with their companions.
 
         Companions are the texts the methods will read of a new caption (``text_hooks``: SGI's segment prompts,

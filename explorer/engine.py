@@ -28,9 +28,9 @@ OFF_WORLD = ("This image is far from the world the world-clip models were traine
              "(128, 128, 128) background, and its border is not that grey. Their scores here may mean little (the "
              "embedded model names objects drawn on white or dark backgrounds poorly); a hub model such as ViT-B-32 "
              "suits photos.")
-OFF_DRAWINGS = ("This image does not look like the pictures the world-clip models were trained on: flat shapes drawn on "
-                "a plain background of any colour (line drawings, smooth edges and JPEG included), and its border is "
-                "not plain. Their scores here may mean little; a hub model such as ViT-B-32 suits photos.")
+OFF_DRAWINGS = ("This image does not look like the pictures the world-clip models were trained on: flat shapes "
+                "drawn on a plain background of any colour (line drawings, smooth edges and JPEG included), and its "
+                "border is not plain. Their scores here may mean little; a hub model such as ViT-B-32 suits photos.")
 
 
 def off_world_notice(image, varied: bool) -> str | None:

@@ -45,7 +45,8 @@ def write_world_examples(folder: Path = EXAMPLES_DIR, size: int = 128) -> list[P
             drawn = split.removeprefix("drawn-")
             name = f"world-{split}-{kind}.png"
             item.images[0].render(size).save(folder / name)
-            index.append({"name": f"drawing on {drawn}: {kind} swap" if drawn != split else f"world: {kind} swap ({split})",
+            index.append({"name": f"drawing on {drawn}: {kind} swap" if drawn != split
+                                  else f"world: {kind} swap ({split})",
                           "file": name, "caption_a": item.captions[0], "caption_b": item.captions[1]})
     (folder / "index.json").write_text(json.dumps(index, indent=2) + "\n")
     return [folder / e["file"] for e in index]

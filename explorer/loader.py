@@ -1,4 +1,5 @@
-"""One way to load an encoder: ``load_encoder(EncoderSpec(...))``, for the CLI, the app, the model pool and the methods."""
+"""One way to load an encoder: ``load_encoder(EncoderSpec(...))``, for the CLI, the app, the model pool and the
+methods."""
 
 from __future__ import annotations
 

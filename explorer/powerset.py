@@ -219,7 +219,8 @@ def r2t_lower(a: torch.Tensor) -> torch.Tensor:
 
 
 def r2t_bounds(a: torch.Tensor, taus: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """The NLA-r2t bounds [L, U] on mean_S max_k s_k(S), batched over a's leading dims: a (..., M, K) -> (...), (...)."""
+    """The NLA-r2t bounds [L, U] on mean_S max_k s_k(S), batched over a's leading dims:
+    a (..., M, K) -> (...), (...)."""
     m = a.shape[-2]
     lower = r2t_lower(a)
     if taus is None:

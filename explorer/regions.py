@@ -73,7 +73,8 @@ def fill_color(image: Image.Image) -> tuple[int, ...]:
     return tuple(int(v) for v in np.median(small.reshape(-1, 3), axis=0))
 
 
-def crop_view(image: Image.Image, box: Box, mode: CropMode = "resize", fill: tuple[int, ...] | None = None) -> Image.Image:
+def crop_view(image: Image.Image, box: Box, mode: CropMode = "resize",
+              fill: tuple[int, ...] | None = None) -> Image.Image:
     """What the encoder sees of a region.
 
     ``resize``: the box cut out and padded to a square (aspect kept), as published SGI does;

@@ -80,11 +80,13 @@ def sgi_figures(encoder: DualEncoder, repeat: int = 3) -> dict[str, float]:
     item = bench_items(1)[0]
     figures = _sgi_speed(encoder, item.images[0].render(encoder.image_size), list(item.captions), "sgi", repeat)
     photo = Image.fromarray(data.astronaut())
-    figures |= _sgi_speed(encoder, photo, ["an astronaut holding a helmet", "a helmet holding an astronaut"], "sgi.photo", repeat)
+    figures |= _sgi_speed(encoder, photo, ["an astronaut holding a helmet", "a helmet holding an astronaut"],
+                          "sgi.photo", repeat)
     return figures
 
 
-def _sgi_speed(encoder: DualEncoder, image: Image.Image, captions: list[str], tag: str, repeat: int) -> dict[str, float]:
+def _sgi_speed(encoder: DualEncoder, image: Image.Image, captions: list[str], tag: str,
+               repeat: int) -> dict[str, float]:
     runs = timed_side_by_side({
         "naive": lambda: StructureGuided(encoder).score_naive(image, captions),
         "cold": lambda: StructureGuided(encoder).score(image, captions),
@@ -207,7 +209,8 @@ def powerset_figures(encoder: DualEncoder, n: int = 64, m: int = 12, big_m: int 
         r2t_widths.append(float(nla.r2t_upper[i] - nla.r2t_lower[i]))
     big = [(torch.randn(p.shape[0], p.shape[1]), torch.rand(big_m, p.shape[0]) < 0.1, t) for p, _, t in inputs[:1]]
     big_s, _ = timed(lambda: nla_alignment(big[0][0], big[0][1].float(), big[0][2]), 20)
-    log.info("powerset at M=%d: exact %.2f ms/item, NLA %.3f ms/item (batch of %d)", m, 1e3 * exact_s / n, 1e3 * nla_s / n, n)
+    log.info("powerset at M=%d: exact %.2f ms/item, NLA %.3f ms/item (batch of %d)", m, 1e3 * exact_s / n,
+             1e3 * nla_s / n, n)
     return {
         f"powerset.exact_ms_per_item_m{m}": round(1e3 * exact_s / n, 3),
         f"powerset.nla_ms_per_item_m{m}": round(1e3 * nla_s / n, 4),
@@ -317,7 +320,8 @@ def performance_markdown(reports: list[dict]) -> str:
     head = " | ".join(f"{r['device']}" for r in reports)
     rows = "\n".join(f"| `{n}` | " + " | ".join(str(r["figures"].get(n, "")) for r in reports) + " |" for n in names)
     where = "\n".join(f"- **{r['device']}**: `{r.get('command', 'python -m explorer bench')}` on "
-                      f"{r.get('machine', 'an unrecorded machine')}; model {r['model']}{_precision(r)}." for r in reports)
+                      f"{r.get('machine', 'an unrecorded machine')}; model {r['model']}{_precision(r)}."
+                      for r in reports)
     gpu = ("" if any(r["device"].startswith("cuda") for r in reports) else
            "\nNo GPU column: no CUDA device was lent to the task that measured these. On a machine with one, "
            "`python -m explorer bench --device cuda --json docs/results/bench-cuda.json` measures the same figures "

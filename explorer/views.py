@@ -47,7 +47,8 @@ class Preprocessing:
         if cfg.resize_mode == "shortest" and size[0] != size[1]:
             interpolation = "bicubic"  # open_clip's ResizeKeepRatio there is made without the interpolation
         fill = cfg.fill_color if cfg.resize_mode == "longest" else 0  # torchvision's CenterCrop pads with 0
-        return cls(size, interpolation, cfg.resize_mode, tuple(cfg.mean), tuple(cfg.std), fill)  # type: ignore[arg-type]
+        return cls(size, interpolation, cfg.resize_mode, tuple(cfg.mean), tuple(cfg.std),  # type: ignore[arg-type]
+                   fill)
 
     def resized(self, height: int, width: int) -> tuple[int, int]:
         """The (height, width) open_clip's resize step gives a view of this size."""

@@ -34,7 +34,8 @@ TILE = 192
 
 FIGURES = {  # file stem: (objects, caption A, caption B)
     "tflocal-attribute": (
-        (world.WorldObject("red", "square", "large", 0.27, 0.3), world.WorldObject("blue", "circle", "large", 0.72, 0.7)),
+        (world.WorldObject("red", "square", "large", 0.27, 0.3),
+         world.WorldObject("blue", "circle", "large", 0.72, 0.7)),
         "a red square and a blue circle", "a blue square and a red circle"),
     "tflocal-heldout": (
         (world.WorldObject("red", "triangle", "large", 0.27, 0.3),
@@ -49,7 +50,8 @@ def content_tokens(evidence: AttentionEvidence) -> list[int]:
 
 def token_tiles(image: Image.Image, evidence: AttentionEvidence, layer: int, head: int) -> list[Image.Image]:
     """One overlay per content token (layer and head counted from 1)."""
-    return [viz.attention_overlay(image, evidence, [i], layer - 1, head - 1, side=TILE) for i in content_tokens(evidence)]
+    return [viz.attention_overlay(image, evidence, [i], layer - 1, head - 1, side=TILE)
+            for i in content_tokens(evidence)]
 
 
 def share_values(scene: world.Scene, size: int, evidence: AttentionEvidence, layer: int, head: int

@@ -2,7 +2,8 @@
 
 ``python scripts/choose_on_val.py seed0=docs/results/seeds/seed0-single.json seed1=... seed2=... --incumbent seed1
 --varied "--seed" --record explorer/shipped/checkpoints/world-clip.json --as seed1``: prints each run's world-single
-top-1 on ``val-heldout`` (or, with ``--splits a,b``, its lowest over those) with its interval and the pick (``explorer/training/choice.py`` has the rule). With
+top-1 on ``val-heldout`` (or, with ``--splits a,b``, its lowest over those) with its interval and the pick \
+(``explorer/training/choice.py`` has the rule). With
 ``--record`` the choice is written into that training record (it must be the pick's), and ``python -m explorer
 model-card`` then prints it in the card.
 """
@@ -42,7 +43,8 @@ def main() -> None:
     except ValueError as error:
         parser.error(str(error))
     for run in runs:
-        print(f"{run['name']}: {run['score']:.1f} [{run['ci'][0]:.1f}, {run['ci'][1]:.1f}] on {run.get('split', splits[0])}")
+        print(f"{run['name']}: {run['score']:.1f} [{run['ci'][0]:.1f}, {run['ci'][1]:.1f}] "
+              f"on {run.get('split', splits[0])}")
     print(f"chosen: {chosen['chosen']} ({chosen['rule']})")
     if args.record is None:
         return

@@ -60,7 +60,8 @@ def named_table(reports: dict[str, dict]) -> str:
     kinds = next(iter(parts.values()))[0]
     if any(k != kinds for k, _ in parts.values()):
         raise ValueError("the reports have different kinds: " + "; ".join(f"{n}: {k}" for n, (k, _) in parts.items()))
-    return markdown(["run", "split", "method", *kinds], [[name, *row] for name, (_, body) in parts.items() for row in body])
+    return markdown(["run", "split", "method", *kinds],
+                    [[name, *row] for name, (_, body) in parts.items() for row in body])
 
 
 def kind_table(reports: dict[str, dict], kind: str) -> str:
@@ -109,11 +110,13 @@ def pointing_tables(report: dict) -> str:
                         f"{number(r[s]['energy'])}" for s in splits)] for source, r in report["results"].items()]
     swaps = [[source, *(f"{number(r[s]['shape_pointing'])} / {number(r[s]['colour_pointing'])}" for s in splits)]
              for source, r in report["swap_probe"].items()]
-    parts = [markdown(["source", *splits], found), markdown(["source", *(f"{s}: shape / colour" for s in splits)], swaps)]
+    parts = [markdown(["source", *splits], found),
+             markdown(["source", *(f"{s}: shape / colour" for s in splits)], swaps)]
     if "sanity" in report:
         curves = report["sanity"]["explainers"]
         blocks = next(iter(curves.values()))["randomized_blocks"]
-        parts.append(markdown(["explainer", *(f"top {b} of {report['sanity']['blocks']} blocks random" for b in blocks)],
+        parts.append(markdown(["explainer",
+                               *(f"top {b} of {report['sanity']['blocks']} blocks random" for b in blocks)],
                               [[name, *(f"{r:.2f} [{lo:.2f}, {hi:.2f}]" for r, (lo, hi) in zip(c["spearman"], c["ci"]))]
                                for name, c in curves.items()]))
     return "\n\n".join(parts)

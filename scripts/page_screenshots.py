@@ -52,12 +52,13 @@ def shoot(url: str, chromium: str, width: int, picture: Path, out: Path) -> list
         for name, tab in TABS.items():
             open_tab(page, tab)
             if name == "browse":
-                page.locator("#browse-limit input").fill("5")  # 5 per split and kind: all four methods score them in seconds
+                # 5 per split and kind: all four methods score them in seconds
+                page.locator("#browse-limit input").fill("5")
                 page.locator("#browse-load").click()
                 expect(page.locator("#browse-details")).to_contain_text("verdict", timeout=120_000)
                 page.locator("#overview-run").click()
-                expect(page.locator("#overview-note")).to_contain_text(f"of {5 * len(world.SPLITS) * len(world.KINDS)} items",
-                                                                     timeout=300_000)
+                items = 5 * len(world.SPLITS) * len(world.KINDS)
+                expect(page.locator("#overview-note")).to_contain_text(f"of {items} items", timeout=300_000)
             elif name == "looks":
                 expect(page.locator("#looks-maps .js-plotly-plot")).to_have_count(2, timeout=180_000)  # A and B
             elif name == "binding":

@@ -5,10 +5,10 @@ on one torch thread, with fixed seeds:
 
 * ``time``: median wall and thread CPU time in ms (the calls taking turns; speed-ups: the median of each round's
   ratio of CPU times) at M = 12 and M = 14 regions, N = 49 and 196 patches, D = 512, K = 6 nodes, random inputs
-  (Gaussian tokens, random overlapping masks): the exact grouped enumeration (``exact_alignment``: max, soft max, r2t), plain enumeration
-  pooling every subset's union in D (the same three aggregates, written here as the baseline), NLA-max including
-  ``region_scores``, and ``nla_scan``. At M = 64 (N = 196): every additive NLA (``region_scores``, NLA-max,
-  NLA-soft, its bound, NLA-r2t with its bracket) together, and NLA-scan.
+  (Gaussian tokens, random overlapping masks): the exact grouped enumeration (``exact_alignment``: max, soft max,
+  r2t), plain enumeration pooling every subset's union in D (the same three aggregates, written here as the
+  baseline), NLA-max including ``region_scores``, and ``nla_scan``. At M = 64 (N = 196): every additive NLA
+  (``region_scores``, NLA-max, NLA-soft, its bound, NLA-r2t with its bracket) together, and NLA-scan.
 * ``errors``: at M = 12 over ``draws`` draws of two kinds, "iid" (Gaussian tokens and nodes, random overlapping
   masks) and "cone" (tokens = shared direction + per-object direction + noise, disjoint object masks over part
   of the grid, each node a noisy patch): each NLA against the enumeration of what it computes, the additive
@@ -194,7 +194,8 @@ def exact_singles(p: torch.Tensor, b: torch.Tensor, t: torch.Tensor) -> torch.Te
     return torch.stack([ps.exact_alignment(p, b[i : i + 1], t).best for i in range(b.shape[0])]).max(0).values
 
 
-MEANS = ("surrogate_jaccard", "scan_jaccard")  # averaged over draws; floors and slacks take the least, the rest the most
+# averaged over draws; floors and slacks take the least, the rest the most
+MEANS = ("surrogate_jaccard", "scan_jaccard")
 LEASTS = (
     "soft_minus_max_min", "soft_gap_slack_min", "r2t_slack", "scan_below_cosine_max_min", "scan_above_floor_min",
 )

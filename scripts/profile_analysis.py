@@ -117,7 +117,8 @@ def _stages(prof: cProfile.Profile, runs: int) -> dict[str, float]:
     stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]
     out = {}
     for label, functions in STAGES.items():
-        total = sum(v[3] for (path, _, fn), v in stats.items() if any(fn == n and path.endswith(s) for s, n in functions))
+        total = sum(v[3] for (path, _, fn), v in stats.items()
+                    if any(fn == n and path.endswith(s) for s, n in functions))
         if total:
             out[label] = round(1e3 * total / runs, 1)
     return out
@@ -137,7 +138,8 @@ def main() -> None:
         torch.set_num_threads(1)
     stages = profile(engine, args.runs, time.thread_time if on_cpu else time.perf_counter)
     print(f"{'main-thread CPU' if on_cpu else 'wall'} ms per analysis, {args.runs} runs, {engine.encoder.label} "
-          f"on {engine.encoder.device}, --precision {args.precision}\n\n| stage | new image | caption edit |\n|---|---|---|")
+          f"on {engine.encoder.device}, --precision {args.precision}\n\n"
+          "| stage | new image | caption edit |\n|---|---|---|")
     for label in dict.fromkeys([*stages["cold"], *stages["rescore"]]):
         print(f"| {label} | {stages['cold'].get(label, '')} | {stages['rescore'].get(label, '')} |")
     torch.set_num_threads(threads)

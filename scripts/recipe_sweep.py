@@ -112,7 +112,8 @@ def main() -> None:
         recipe_config(name, args.steps, args.batch_size)  # a bad name fails before anything starts
     ctx = mp.get_context("spawn")
     procs = {name: ctx.Process(target=run_recipe, args=(name, args.out, weights_dir, args.steps, args.batch_size,
-                                                        args.device, args.limit, args.workers)) for name in args.recipes}
+                                                        args.device, args.limit, args.workers))
+             for name in args.recipes}
     for p in procs.values():
         p.start()
     start = time.time()

@@ -25,7 +25,8 @@ def lineage(origin: Path, what: str, how: str, stages: list[tuple[Path, Path]], 
     for record_path, weights in stages:
         stage = json.loads(record_path.read_text())
         if stage["init_sha256"] != out[-1]["sha256"]:
-            raise ValueError(f"{record_path} did not start from the weights before it (sha256 {out[-1]['sha256'][:12]})")
+            raise ValueError(f"{record_path} did not start from the weights before it "
+                             f"(sha256 {out[-1]['sha256'][:12]})")
         cfg = stage["config"]
         out.append({"run": weights.stem.removeprefix("world-clip-"), "steps": cfg["steps"], "seed": cfg["seed"],
                     "wall_s": stage["wall_s"], "sha256": sha256(weights)})

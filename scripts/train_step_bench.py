@@ -58,7 +58,8 @@ def main(argv: list[str] | None = None) -> dict:
     best = timed_side_by_side(steps, args.repeat)
     fp32 = best["fp32"][0]
     report = {
-        "machine": machine(), "batch_size": args.batch_size, "threads": args.threads, "repeat": args.repeat, "torch": torch.__version__,
+        "machine": machine(), "batch_size": args.batch_size, "threads": args.threads, "repeat": args.repeat,
+        "torch": torch.__version__,
         "draw_batch_s": round(draw_s, 3),
         "step_s": {name: round(seconds, 3) for name, (seconds, _) in best.items()},
         "speed_up_over_fp32": {name: round(fp32 / seconds, 2) for name, (seconds, _) in best.items()},

@@ -164,7 +164,8 @@ class StructureGuided(ScoringMethod):
         matrix = (seg_emb @ regions.embeddings.T).numpy()
         best = matrix.argmax(axis=1)
         matches = tuple(
-            SegmentMatch(seg, prompt, int(b), float(matrix[i, b])) for i, ((seg, prompt), b) in enumerate(zip(pairs, best))
+            SegmentMatch(seg, prompt, int(b), float(matrix[i, b]))
+            for i, ((seg, prompt), b) in enumerate(zip(pairs, best))
         )
         value = float(np.mean([m.similarity for m in matches]))
         return Score(self.name, caption, value, SGIEvidence(regions.regions, matches, matrix))

@@ -124,7 +124,8 @@ class AlignmentTransformer(nn.Module):
 
 
 def pad_tokens(rows: list[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
-    """Variable-length token rows (T_i, D) -> (B, T, D) and the padding mask (B, T); an empty row gets one zero token."""
+    """Variable-length token rows (T_i, D) -> (B, T, D) and the padding mask (B, T); an empty row gets one zero
+    token."""
     rows = [r if len(r) else torch.zeros(1, r.shape[-1]) for r in rows]
     out = nn.utils.rnn.pad_sequence(rows, batch_first=True)
     lengths = torch.tensor([len(r) for r in rows])

@@ -57,7 +57,8 @@ class Batch:
 
 
 def load_pairs(data: str | Path, images: str | Path | None = None) -> list[tuple[Path, str]]:
-    """(image path, caption) from a COCO-style JSON: {"images": [{id, file_name}], "annotations": [{image_id, caption}]}."""
+    """(image path, caption) from a COCO-style JSON:
+    {"images": [{id, file_name}], "annotations": [{image_id, caption}]}."""
     data = Path(data)
     try:
         record = json.loads(data.read_text())
@@ -69,7 +70,8 @@ def load_pairs(data: str | Path, images: str | Path | None = None) -> list[tuple
                          '{"images": [{"id", "file_name"}], "annotations": [{"image_id", "caption"}]}') from exc
     missing = [p for p, _ in pairs if not p.is_file()]
     if not pairs or missing:
-        raise InputError(f"{data}: {len(missing)} of {len(pairs)} images not found (first: {missing[:1]}); pass --images DIR")
+        raise InputError(f"{data}: {len(missing)} of {len(pairs)} images not found (first: {missing[:1]}); "
+                         "pass --images DIR")
     return pairs
 
 

@@ -63,7 +63,8 @@ def caption_line(cfg: dict) -> str:
         parts.append(f"with probability {cfg['partial_captions']} an object of a list caption is named by its colour "
                      f"or its shape only")
     if cfg.get("grey_images"):
-        parts.append(f"with probability {cfg['grey_images']} a scene is black and white and its caption names no colour")
+        parts.append(f"with probability {cfg['grey_images']} a scene is black and white and its caption names "
+                     f"no colour")
     if cfg.get("unnamed_colours"):
         parts.append(f"with probability {cfg['unnamed_colours']} a scene's objects are painted in random colours at "
                      f"least {world.PAINT_MIN_DISTANCE:.0f} (RGB) from every palette colour and the background, "
@@ -74,11 +75,12 @@ def caption_line(cfg: dict) -> str:
                      f"objects' paints moved up to {world.looks.PAINT_JITTER} per channel, and each of: line drawing "
                      f"(0.15), smooth edges (0.5), pixel noise (0.3), a JPEG round trip (0.3), another image size "
                      f"(0.4), objects turned up to 15 degrees (0.3); the `style` split's backgrounds (hues "
-                     f"{world.looks.HELD_OUT_HUES[0]} to {world.looks.HELD_OUT_HUES[1]}, two-colour gradients) are never "
-                     f"drawn")
+                     f"{world.looks.HELD_OUT_HUES[0]} to {world.looks.HELD_OUT_HUES[1]}, two-colour gradients) "
+                     f"are never drawn")
     if cfg.get("extra_concepts"):
         k = cfg["extra_concepts"]
-        parts.append(f"the scenes also hold objects of {k} training-only colours ({', '.join(list(world.EXTRA_COLORS)[:k])}) "
+        parts.append(f"the scenes also hold objects of {k} training-only colours "
+                     f"({', '.join(list(world.EXTRA_COLORS)[:k])}) "
                      f"and {k} training-only shapes ({', '.join(world.EXTRA_SHAPES[:k])}), in every combination with "
                      f"each other and with the benchmark's colours and shapes, so that each colour meets many shapes "
                      f"and each shape many colours")
@@ -122,8 +124,8 @@ def objective_line(cfg: dict) -> str:
         weight = cfg.get("powerclip_lambda", powerclip.WEIGHT)
         return (f"Loss: the {clip}, plus lambda = {weight} times PowerCLIP's bidirectional triplet margin "
                 f"loss (margin {powerclip.MARGIN}, hardest in-batch negative) on the NLA powerset score of the first "
-                f"{powerclip.SUBSET} items of each batch: the scene's object masks on the patch grid against the caption's "
-                f"tree nodes, NLA-soft (tau {powerclip.TAU}) text-to-region plus the NLA-r2t lower bound "
+                f"{powerclip.SUBSET} items of each batch: the scene's object masks on the patch grid against the "
+                f"caption's tree nodes, NLA-soft (tau {powerclip.TAU}) text-to-region plus the NLA-r2t lower bound "
                 f"(`explorer/training/powerclip.py`). Negatives are other scenes' captions, never constructed swaps.")
     return f"Loss: the {clip}; no hard negatives."
 
@@ -147,14 +149,16 @@ def write_card(checkpoint: Path, title: str, limit: int = 500, remeasure: bool =
     scores = recorded(record, checkpoint)
     limit = scores["limit"]
     cfg = record["config"]
-    single = " | ".join(f"{s}: {scores['single'][s]['single']['top1']:.1f}%" for s in CARD_SPLITS if s in scores['single'])
+    single = " | ".join(f"{s}: {scores['single'][s]['single']['top1']:.1f}%" for s in CARD_SPLITS
+                        if s in scores['single'])
     space = ObjectSpace.parse(cfg["object_space"]) if cfg.get("object_space") else BENCHMARK_SPACE
     held = sorted(f"{c}-{s}" for c, s in space.heldout(cfg["coverage"]))
     in_space = f" of the {space.name} object space" if cfg.get("object_space") else ""
     text = f"""# {title}
 
 `{checkpoint.name}`: {checkpoint.stat().st_size / 2**20:.1f} MiB, safetensors, {record['parameters']:,} parameters.
-Made by `{train_command(cfg, checkpoint, record.get('device'))}` with torch {record['torch']} and open_clip {record['open_clip']}.
+Made by `{train_command(cfg, checkpoint, record.get('device'))}` with torch {record['torch']} \
+and open_clip {record['open_clip']}.
 
 ## Model
 open_clip config `{cfg['model']}` (registered from `explorer/configs/`):
@@ -174,9 +178,11 @@ open_clip config `{cfg['model']}` (registered from `explorer/configs/`):
 - Coverage {cfg['coverage']}: {space.size - len(held)} of {space.size} colour-shape objects{in_space} seen.
   Held out (never in training): {', '.join(held) or 'none'}.
 - {cfg['steps']} steps x batch {cfg['batch_size']} = {record['images_seen']:,} images; AdamW lr {cfg['lr']},
-  warm-up {cfg['warmup']}, cosine decay, weight decay {cfg['weight_decay']}; seed {cfg['seed']}; objective `{cfg['objective']}`;
+  warm-up {cfg['warmup']}, cosine decay, weight decay {cfg['weight_decay']}; seed {cfg['seed']}; \
+objective `{cfg['objective']}`;
   {precision_line(cfg.get('precision', 'fp32'))}.
-{init_line(cfg, record)}- Wall time {record['wall_s'] / 60:.1f} min on {record.get('device', f"{cfg['threads']} CPU threads")}; final loss {record['final_loss']:.3f}.
+{init_line(cfg, record)}- Wall time {record['wall_s'] / 60:.1f} min on \
+{record.get('device', f"{cfg['threads']} CPU threads")}; final loss {record['final_loss']:.3f}.
 
 {choice_section(record)}
 {seed_standing.section(record)}## Measured (global cosine, {limit} items per split and kind)
@@ -219,21 +225,25 @@ def write_align_card(checkpoint: Path, limit: int = 200, remeasure: bool = True)
     figures = recorded(record, checkpoint)
     scores, limit = figures["swaps"], figures["limit"]
     what = ("the whole encoder, fine-tuned end to end (global cosine at inference)" if cfg["variant"] == "finetune"
-            else f"the alignment transformer over the frozen encoder's {'patch and token' if cfg['variant'] == 'local' else 'global'} "
+            else f"the alignment transformer over the frozen encoder's "
+                 f"{'patch and token' if cfg['variant'] == 'local' else 'global'} "
                  f"features: {json.dumps(record['align_config'])}")
     text = f"""# {checkpoint.stem}: {method.label} for {record['encoder']}
 
-`{checkpoint.name}`: {checkpoint.stat().st_size / 2**20:.1f} MiB, safetensors; {record['trainable_parameters']:,} trainable parameters,
+`{checkpoint.name}`: {checkpoint.stat().st_size / 2**20:.1f} MiB, safetensors; \
+{record['trainable_parameters']:,} trainable parameters,
 {what}. Made by `{align_command(cfg)}` with torch {record['torch']}.
 
 ## Data and training
 - {cfg['steps']} steps x {cfg['batch_items']} swap items of random kinds (attribute, size, relation, object) over the
-  world's {cfg['coverage']} coverage training objects, drawn from their own seeded stream (never the benchmark's){varied_swaps(cfg)}.
+  world's {cfg['coverage']} coverage training objects, drawn from their own seeded stream \
+(never the benchmark's){varied_swaps(cfg)}.
   Each step scores its {2 * cfg['batch_items']} images against their own caption, the swapped caption of the same
   item and {RANDOM_NEGATIVES} other captions of the batch; cross-entropy image -> caption and caption -> image.
 - AdamW lr {cfg['finetune_lr'] if cfg['variant'] == 'finetune' else cfg['lr']}, warm-up {cfg['warmup']}, cosine decay,
   weight decay {cfg['weight_decay']}; seed {cfg['seed']}.
-{init_line(cfg, record)}{trained_over_line(record)}- Wall time {record['wall_s'] / 60:.1f} min on {cfg['threads']} CPU threads; final loss {record['final_loss']:.3f}.
+{init_line(cfg, record)}{trained_over_line(record)}- Wall time {record['wall_s'] / 60:.1f} min on \
+{cfg['threads']} CPU threads; final loss {record['final_loss']:.3f}.
 
 {choice_section(record)}
 ## Measured (`{method.name}`, {limit} items per split and kind)

@@ -65,8 +65,8 @@ class TrainConfig:
     object_space: str | None = option(None, "train on a COLOURSxSHAPES object space (e.g. 16x12: the benchmark's "
                                             "colours and shapes, then training-only ones), --coverage of its objects, "
                                             "for the coverage sweep (default: the benchmark's 8x4)", metavar="CxS")
-    init: str | None = option(None, "start from this checkpoint's weights (a train-world safetensors file) with a fresh "
-                                    "optimizer and schedule, instead of a random initialisation", metavar="PATH")
+    init: str | None = option(None, "start from this checkpoint's weights (a train-world safetensors file) with a "
+                                    "fresh optimizer and schedule, instead of a random initialisation", metavar="PATH")
     precision: str = option("fp32", "bf16: run the towers under bf16 autocast, weights, loss and optimizer in fp32 "
                                     "(1.8x faster per step on 2 cores with AMX, scripts/train_step_bench.py)",
                             choices=PRECISIONS)
@@ -118,7 +118,8 @@ def add_flags(parser: argparse.ArgumentParser, cls: type) -> None:
     """One flag per option field: its type, default, choices and help."""
     for f in options(cls):
         meta = f.metadata
-        help = meta["help"] if "(default" in meta["help"] or f.default is None else f"{meta['help']} (default %(default)s)"
+        help = (meta["help"] if "(default" in meta["help"] or f.default is None
+                else f"{meta['help']} (default %(default)s)")
         extra = {k: meta[k] for k in ("choices", "metavar") if meta[k] is not None}
         parser.add_argument(flag(f), type=value_type(cls, f.name), default=f.default, help=help, **extra)
 

@@ -36,7 +36,8 @@ PADDING = -1e3  # a missing region's score: exp(TAU * PADDING) is 0, so it joins
 
 
 def object_masks(scenes: Sequence[world.Scene], image_size: int, grid: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Every scene's objects on the patch grid (as the powerset method lays regions), padded: (B, M, grid*grid), (B, M)."""
+    """Every scene's objects on the patch grid (as the powerset method lays regions),
+    padded: (B, M, grid*grid), (B, M)."""
     m = max(len(s.objects) for s in scenes)
     masks = torch.zeros(len(scenes), m, grid * grid)
     valid = torch.zeros(len(scenes), m, dtype=torch.bool)
@@ -79,7 +80,8 @@ def powerset_scores(
 
 
 def triplet_loss(scores: torch.Tensor, margin: float = MARGIN) -> torch.Tensor:
-    """Bidirectional triplet margin loss with the hardest in-batch negative; scores (B, B), positives on the diagonal."""
+    """Bidirectional triplet margin loss with the hardest in-batch negative; scores (B, B), positives on the
+    diagonal."""
     pos = scores.diagonal()
     off = scores.masked_fill(torch.eye(len(scores), dtype=torch.bool, device=scores.device), -math.inf)
     return (F.relu(margin - pos + off.max(1).values) + F.relu(margin - pos + off.max(0).values)).mean()
@@ -92,7 +94,8 @@ class PowerCLIPLoss:
         self.tokenizer, self.image_size, self.grid, self.weight = tokenizer, image_size, grid, weight
         self.subset = subset
 
-    def __call__(self, model, tokens: torch.Tensor, scenes: Sequence[world.Scene], captions: Sequence[str]) -> torch.Tensor:
+    def __call__(self, model, tokens: torch.Tensor, scenes: Sequence[world.Scene],
+                 captions: Sequence[str]) -> torch.Tensor:
         tokens, scenes, captions = tokens[: self.subset], scenes[: self.subset], captions[: self.subset]
         masks, region_valid = (t.to(tokens.device) for t in object_masks(scenes, self.image_size, self.grid))
         regions = surrogate_regions(F.normalize(project_tokens(model, tokens), dim=-1), masks)

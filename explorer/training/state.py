@@ -33,7 +33,8 @@ def apply(state: dict | None, model: torch.nn.Module, optimizer: torch.optim.Opt
     return state["step"], state["wall_s"], state["losses"]
 
 
-def resume(run_dir: Path, config: dict, model: torch.nn.Module, optimizer: torch.optim.Optimizer) -> tuple[int, float, list]:
+def resume(run_dir: Path, config: dict, model: torch.nn.Module,
+           optimizer: torch.optim.Optimizer) -> tuple[int, float, list]:
     """Load ``run_dir/last.pt`` into ``model`` and ``optimizer`` when there is one: (step, wall seconds, losses)."""
     return apply(read(run_dir, config), model, optimizer)
 

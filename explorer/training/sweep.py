@@ -102,7 +102,8 @@ def run_cell(cell: Cell, budget: dict, runs: Path, records: Path, device: str = 
     training = json.loads(weights.with_suffix(".json").read_text())
     encoder = load_encoder(EncoderSpec(budget["model"], checkpoint=weights, device=device))
     record = {**asdict(cell), "config": training["config"], "train_s": training["wall_s"],
-              "device": training["device"], "final_loss": training["final_loss"], **measure(encoder, cell, n_items, binding_items)}
+              "device": training["device"], "final_loss": training["final_loss"],
+              **measure(encoder, cell, n_items, binding_items)}
     records.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=2) + "\n")
     log.info("%s: held-out top-1 %.1f, product fit %.1f", cell.name, record["heldout_top1"], record["product_fit"])

@@ -103,7 +103,8 @@ def mixed_precision(device: str, precision: str) -> Iterator[None]:
 
 def train_step(model: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: tuple, device: str, precision: str,
                extra_loss: ExtraLoss | None = None) -> float:
-    """One optimizer step on ``batch`` (scenes, captions, pictures, token ids): towers in ``precision``, loss in fp32."""
+    """One optimizer step on ``batch`` (scenes, captions, pictures, token ids): towers in ``precision``, loss in
+    fp32."""
     scenes, captions, images, tokens = batch
     images, tokens = images.to(device), tokens.to(device)
     with mixed_precision(device, precision):
@@ -137,7 +138,8 @@ def preprocess_batch(preprocess, pictures: list) -> torch.Tensor:
     to-tensor-and-normalize (what the per-picture resize, crop, to-tensor and normalize come to there), bit for bit."""
     size = getattr(preprocess.transforms[0], "size", None)
     normalize = preprocess.transforms[-1]
-    if not (isinstance(normalize, Normalize) and size and all(p.size == (size, size) and p.mode == "RGB" for p in pictures)):
+    if not (isinstance(normalize, Normalize) and size and all(p.size == (size, size) and p.mode == "RGB"
+                                                              for p in pictures)):
         return torch.stack([preprocess(p) for p in pictures])
     batch = torch.from_numpy(np.stack([np.asarray(p) for p in pictures])).permute(0, 3, 1, 2)
     return normalize(batch.float().div(255))
@@ -147,7 +149,8 @@ class StepBatches(torch.utils.data.Dataset):
     """Training step ``start + i``'s batch: scenes, captions, pictures and token ids, whichever process draws it."""
 
     def __init__(self, cfg: TrainConfig, start: int, preprocess, tokenizer, image_size: int) -> None:
-        self.cfg, self.start, self.preprocess, self.tokenizer, self.image_size = cfg, start, preprocess, tokenizer, image_size
+        self.cfg, self.start, self.preprocess, self.tokenizer, self.image_size = cfg, start, preprocess, tokenizer, \
+            image_size
         self.seen = training_objects(cfg)
 
     def __len__(self) -> int:

@@ -80,7 +80,8 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
         with gr.Row():
             method = gr.Dropdown([], label="Method", elem_id="overview-method")
             baseline = gr.Dropdown([], label="against", elem_id="overview-baseline")
-            closest = gr.Checkbox(label="Closest calls first (the method's smallest margins)", elem_id="overview-closest")
+            closest = gr.Checkbox(label="Closest calls first (the method's smallest margins)",
+                                  elem_id="overview-closest")
         matrix_view = gr.Dataframe(label="The method against the other: click a cell to list its items (the first "
                                          "column lists them all)", interactive=False, elem_id="overview-matrix")
         note = gr.Markdown(elem_id="overview-note")

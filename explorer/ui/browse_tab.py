@@ -63,7 +63,8 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
         if left_out:
             said += f" Left out {len(left_out)} rows:  \n" + "  \n".join(plain(row) for row in left_out[:SKIPPED_SHOWN])
             said += "  \n..." if len(left_out) > SKIPPED_SHOWN else ""
-        return items, keep, gr.update(choices=cats, value="all"), gr.update(maximum=max(1, len(keep) - 1), value=0), said
+        return (items, keep, gr.update(choices=cats, value="all"), gr.update(maximum=max(1, len(keep) - 1), value=0),
+                said)
 
     @guarded(lambda message: (gr.update(), gr.update(), message), serving.time_limit_s, FEWER)
     def refilter(items, category: str, wrong_only: bool, model: str, progress=gr.Progress(track_tqdm=False)):
@@ -100,7 +101,8 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
 
     with gr.Row():
         benchmark = gr.Dropdown(list(BENCHMARKS), value="world", label="Benchmark", elem_id="browse-benchmark")
-        data = gr.Textbox(label="Its folder or file: a public benchmark in its own layout, or your own pairs (.csv, .jsonl)",
+        data = gr.Textbox(label="Its folder or file: a public benchmark in its own layout, or your own pairs "
+                                "(.csv, .jsonl)",
                           elem_id="browse-data")
         limit = gr.Number(value=50, label=f"Items per category (1 to {MAX_PER_CATEGORY})", elem_id="browse-limit")
         load_btn = gr.Button("Load", elem_id="browse-load")
@@ -118,12 +120,14 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
 
     shown = [items_state, selection, position, main.choice]
     load_btn.click(load, [benchmark, data, limit], [items_state, selection, category, position, status],
-                   api_name="browse_load", **serving.heavy).then(show, shown, [image_0, image_1, details], **serving.heavy)
+                   api_name="browse_load", **serving.heavy).then(show, shown, [image_0, image_1, details],
+                                                                 **serving.heavy)
     for trigger, api_name in ((category.change, False), (wrong_only.change, "browse_filter")):
         trigger(refilter, [items_state, category, wrong_only, main.choice], [selection, position, status],
                 api_name=api_name, **serving.heavy).then(show, shown, [image_0, image_1, details], **serving.heavy)
     position.change(show, shown, [image_0, image_1, details], api_name="browse_show", trigger_mode="always_last",
                     **serving.heavy)
     opened.then(show, shown, [image_0, image_1, details], **serving.heavy)
-    send_btn.click(send, [items_state, selection, position], [main.upload, main.caption_a, main.caption_b, tabs, status],
+    send_btn.click(send, [items_state, selection, position],
+                   [main.upload, main.caption_a, main.caption_b, tabs, status],
                    api_name="browse_send", **serving.light)

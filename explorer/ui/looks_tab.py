@@ -46,9 +46,10 @@ def _compared(result: tuple | None, image: Image.Image, captions: tuple[str, str
 @guarded(lambda message: (message, gr.update(), gr.update(), None, None, "", ""))
 def draw(engine: Engine, path: str | None, caption_a: str, caption_b: str, choice: str, result: tuple | None,
          explainer: str | None, segment: Any, source: str):
-    """The note, both menus (the explainers that apply to the page's model, the captions' segments), A's and B's maps, the
-    tokens shaded by their share and how to read the maps. The image and captions are the main tab's: the explainers
-    need no comparison (the maps are there before one has run, or where it failed); the methods' maps come from it."""
+    """The note, both menus (the explainers that apply to the page's model, the captions' segments), A's and B's maps,
+    the tokens shaded by their share and how to read the maps. The image and captions are the main tab's: the
+    explainers need no comparison (the maps are there before one has run, or where it failed); the methods' maps come
+    from it."""
     if not path:
         empty = gr.update(choices=[], value=None)
         return WAITING, empty, empty, None, None, "", ""

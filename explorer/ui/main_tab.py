@@ -205,8 +205,8 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
     following = gr.State(False)  # whether this page has compared: from then on its results follow its inputs
     followed = [upload, caption_a, caption_b, choice, result, following]
     edit = dict(api_name=False, show_progress="hidden", **serving.heavy)
-    upload.change(preview, upload, [shown, status], api_name="preview", **serving.light).then(on_change, followed, outputs,
-                                                                                           **edit)
+    upload.change(preview, upload, [shown, status], api_name="preview",
+                  **serving.light).then(on_change, followed, outputs, **edit)
     model.input(load_model, [model, choice], [status, device, model, choice], api_name="load_model",
                 **serving.heavy).then(follow_model, followed, outputs, **edit)
     run_btn.click(analyze, [upload, caption_a, caption_b, choice], [*outputs, following], api_name="analyze",

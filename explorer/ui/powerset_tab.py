@@ -82,7 +82,8 @@ def build(main: MainInputs, serving: Serving, tab: gr.Tab, shown: gr.State) -> N
     with gr.Row():
         subset_a = gr.Image(label="Best region subset for the node of A", interactive=False, elem_id="subset-a")
         subset_b = gr.Image(label="Best region subset for the node of B", interactive=False, elem_id="subset-b")
-    table = gr.Dataframe(headers=NODE_COLUMNS, label="Exact and NLA per node", interactive=False, elem_id="powerset-table")
+    table = gr.Dataframe(headers=NODE_COLUMNS, label="Exact and NLA per node", interactive=False,
+                         elem_id="powerset-table")
     result = main.result
     inputs = [result, node_a, node_b]
     drawn = [tree_a, tree_b, subset_a, subset_b, gr.Markdown(elem_id="powerset-draw-note")]

@@ -44,7 +44,8 @@ def wire(demo: gr.Blocks, engine: Engine, main: MainInputs, tabs: gr.Tabs, pages
             return (*(gr.update(),) * 9, warn(str(exc)))
         path = share.picture_of(shared, LINK_DIR)
         return (str(path), shared.caption_a, shared.caption_b, True, shared.model, shared.model, device,
-                gr.Tabs(selected=shared.tab), shared.tab, f"Opened from a link: {plain(shared.example or shared.item)}.")
+                gr.Tabs(selected=shared.tab), shared.tab,
+                f"Opened from a link: {plain(shared.example or shared.item)}.")
 
     main.result.change(link_of, [main.result, main.choice, shown], main.link, **serving.light)
     for page in pages:  # with no comparison shown, a tab's selection leaves the line as it is (a link's message)

@@ -25,10 +25,11 @@ from explorer.world.sampling import N_OBJECTS_P, place_objects, random_scene, tr
 from explorer.world.scene import Scene, WorldObject, article, background_share, flat_frame
 
 __all__ = [
-    "ALL_COMBOS", "BACKGROUND", "COLORS", "Combo", "DRAWN_SPLITS", "DEFAULT_COVERAGE", "DEFAULT_WORLD_SEED", "EXTRA_COLORS",
-    "EXTRA_MIN_DISTANCE", "EXTRA_SHAPES", "FILLS", "KINDS", "N_OBJECTS_P", "OUTLINE", "PAINT_MIN_DISTANCE",
-    "RELATIONS", "SHAPES", "SIZES", "SPLITS", "Scene", "Style", "VAL_PREFIX", "VAL_SPLITS",
-    "WorldObject", "article", "background_share", "flat_frame", "heldout_combos", "list_caption", "looks", "off_palette_paint", "place_objects",
-    "random_scene", "relation_caption", "relation_word", "seen_combos", "single_captions", "single_items",
-    "swap_items", "training_batch", "training_caption", "training_combos", "training_swaps",
+    "ALL_COMBOS", "BACKGROUND", "COLORS", "Combo", "DRAWN_SPLITS", "DEFAULT_COVERAGE", "DEFAULT_WORLD_SEED",
+    "EXTRA_COLORS", "EXTRA_MIN_DISTANCE", "EXTRA_SHAPES", "FILLS", "KINDS", "N_OBJECTS_P", "OUTLINE",
+    "PAINT_MIN_DISTANCE", "RELATIONS", "SHAPES", "SIZES", "SPLITS", "Scene", "Style", "VAL_PREFIX", "VAL_SPLITS",
+    "WorldObject", "article", "background_share", "flat_frame", "heldout_combos", "list_caption", "looks",
+    "off_palette_paint", "place_objects", "random_scene", "relation_caption", "relation_word", "seen_combos",
+    "single_captions", "single_items", "swap_items", "training_batch", "training_caption", "training_combos",
+    "training_swaps",
 ]

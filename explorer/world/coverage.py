@@ -36,7 +36,8 @@ def seen_in(colors: tuple[str, ...], shapes: tuple[str, ...], coverage: float, s
 
 
 def training_combos(coverage: float = DEFAULT_COVERAGE, extra: int = 0) -> frozenset[Combo]:
-    """What training shows: the seen objects, plus every object with one of the first ``extra`` extra colours or shapes."""
+    """What training shows: the seen objects, plus every object with one of the first ``extra`` extra colours or
+    shapes."""
     seen = seen_combos(coverage)
     if not 0 <= extra <= min(len(EXTRA_COLORS), len(EXTRA_SHAPES)):
         raise ValueError(f"extra must be 0 to {min(len(EXTRA_COLORS), len(EXTRA_SHAPES))}, got {extra}")

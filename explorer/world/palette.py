@@ -23,7 +23,8 @@ EXTRA_COLORS: dict[str, tuple[int, int, int]] = {"pink": (250, 150, 200), "cyan"
                                                  "indigo": (75, 0, 180), "peach": (255, 200, 150),
                                                  "plum": (110, 30, 90), "aqua": (120, 255, 255)}
 EXTRA_SHAPES: tuple[str, ...] = ("hexagon", "cross", "diamond", "arrow", "bar", "oval", "chevron", "trapezoid",
-                                 "hourglass", "heart", "crescent", "semicircle", "parallelogram", "kite", "house", "ring")
+                                 "hourglass", "heart", "crescent", "semicircle", "parallelogram", "kite", "house",
+                                 "ring")
 EXTRA_MIN_DISTANCE = 85.0
 FILLS = {**COLORS, **EXTRA_COLORS}  # every colour name a scene may draw
 SIZES: dict[str, float] = {"small": 0.24, "large": 0.36}

@@ -59,8 +59,8 @@ def random_scene(
 @functools.lru_cache(maxsize=16)
 def _weighted_pool(combos: frozenset[Combo] | tuple[Combo, ...], benchmark_share: float | None
                    ) -> tuple[tuple[Combo, ...], np.ndarray | None]:
-    """``combos`` in a fixed order and their probabilities (None: even), worked out once per pool (a training batch draws
-    some 130 scenes from the same one)."""
+    """``combos`` in a fixed order and their probabilities (None: even), worked out once per pool (a training batch
+    draws some 130 scenes from the same one)."""
     pool = tuple(sorted(combos))
     return pool, None if benchmark_share is None else _share_weights(pool, benchmark_share)
 

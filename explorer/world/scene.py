@@ -174,12 +174,14 @@ def _polygon(shape: str, x0: float, y0: float, x1: float, y1: float,
         return [(cx, y0), (cx + r * 0.6, cy), (cx, y1), (cx - r * 0.6, cy)]
     if shape == "arrow":
         t = r * 0.3
-        return [(x0, cy - t), (cx, cy - t), (cx, y0 + r * 0.2), (x1, cy), (cx, y1 - r * 0.2), (cx, cy + t), (x0, cy + t)]
+        return [(x0, cy - t), (cx, cy - t), (cx, y0 + r * 0.2), (x1, cy), (cx, y1 - r * 0.2), (cx, cy + t),
+                (x0, cy + t)]
     if shape == "bar":
         return [(x0, cy - r * 0.3), (x1, cy - r * 0.3), (x1, cy + r * 0.3), (x0, cy + r * 0.3)]
     if shape == "chevron":
         t = r * 0.45
-        return [(x0, y0 + t), (cx, y1 - t - r * 0.45), (x1, y0 + t), (x1, y0 + 2 * t), (cx, y1 - r * 0.2), (x0, y0 + 2 * t)]
+        return [(x0, y0 + t), (cx, y1 - t - r * 0.45), (x1, y0 + t), (x1, y0 + 2 * t), (cx, y1 - r * 0.2),
+                (x0, y0 + 2 * t)]
     if shape == "trapezoid":
         return [(cx - r * 0.45, y0 + r * 0.3), (cx + r * 0.45, y0 + r * 0.3), (x1, y1 - r * 0.3), (x0, y1 - r * 0.3)]
     if shape == "heart":
@@ -203,6 +205,7 @@ def _polygon(shape: str, x0: float, y0: float, x1: float, y1: float,
     if shape == "kite":
         return [(cx, y0), (cx + r * 0.7, cy - r * 0.3), (cx, y1), (cx - r * 0.7, cy - r * 0.3)]
     if shape == "house":
-        return [(cx, y0), (x1 - r * 0.1, cy - r * 0.2), (x1 - r * 0.1, y1), (x0 + r * 0.1, y1), (x0 + r * 0.1, cy - r * 0.2)]
+        return [(cx, y0), (x1 - r * 0.1, cy - r * 0.2), (x1 - r * 0.1, y1), (x0 + r * 0.1, y1),
+                (x0 + r * 0.1, cy - r * 0.2)]
     raise ValueError(f"unknown shape {shape!r}; known: {', '.join(SHAPES + EXTRA_SHAPES)}")
 
