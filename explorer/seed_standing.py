@@ -58,8 +58,7 @@ def sentence(seeds: dict[str, dict], kept: int | str) -> str:
             f"{_interval(seeds[kept]['attribute_group']['heldout']['ci'])} on held-out objects against "
             f"{against('heldout')}, {_group(seeds, kept, 'id')} in distribution against {against('id')}. It was kept "
             f"because the choice of seed, fixed before the others were measured, reads recognition, not binding: "
-            f"single-object top-1 on "
-            f"`{CHOICE_SPLIT}`, {top1['value']:g} {_interval(top1['ci'])} against "
+            f"single-object top-1 on `{CHOICE_SPLIT}`, {top1['value']:g} {_interval(top1['ci'])} against "
             + " and ".join(f"{seeds[s]['choice_top1']['value']:g} (seed {s})" for s in others) + ".")
 
 

@@ -92,12 +92,12 @@ def unrecorded(text: str, is_held: Held) -> list[str]:
 
 
 def test_a_figure_without_a_record_fails():
-    numbers = Held({74.5, 66.2, 0.0141, 1313.8})
-    assert unrecorded("| split | sgi |\n|---|---|\n| id | 74.5 [66.2, 80] |\n", numbers) == ["80"]
-    assert unrecorded("| a | b | b - a |\n|---|---|---|\n| 74.5 | 66.2 | -8.3 |\n", numbers) == []  # a difference
-    assert unrecorded("| x |\n|---|\n| 1.41 | 14.1 ms | 1,314 MB | `abc1234` 3 |\n", numbers) == ["3"]
+    is_held = Held({74.5, 66.2, 0.0141, 1313.8})
+    assert unrecorded("| split | sgi |\n|---|---|\n| id | 74.5 [66.2, 80] |\n", is_held) == ["80"]
+    assert unrecorded("| a | b | b - a |\n|---|---|---|\n| 74.5 | 66.2 | -8.3 |\n", is_held) == []  # a difference
+    assert unrecorded("| x |\n|---|\n| 1.41 | 14.1 ms | 1,314 MB | `abc1234` 3 |\n", is_held) == ["3"]
     counted = "<!-- intervals 500: a -->\n| a |\n|---|\n| 74.5 [71.2, 77.7] |\n"  # count_intervals' own
-    assert unrecorded(counted, numbers) == [] and unrecorded(counted.replace("74.5", "74.6"), numbers) == ["74.6"]
+    assert unrecorded(counted, is_held) == [] and unrecorded(counted.replace("74.5", "74.6"), is_held) == ["74.6"]
 
 
 def test_every_table_figure_in_the_docs_has_a_record():
