@@ -328,7 +328,7 @@ def build_parser(settings: Settings | None = None) -> argparse.ArgumentParser:
     b.add_argument("--runs", type=int, default=20, help="analyses timed for the p50 / p95 latencies")
     b.add_argument("--skip-vitb32", action="store_true", help="skip the ViT-B-32-sized (random weights) figures")
     b.add_argument("--vitl14", action="store_true",
-                   help="also time ViT-L-14 (random weights); always on CUDA, off on the CPU (minutes there)")
+                   help="also time ViT-L-14 (random weights) on the CPU, where it takes minutes (on CUDA: always)")
     b.add_argument("--markdown", help="also write the figures as a table, e.g. docs/PERFORMANCE.md (the file's "
                                       "'## Where the time goes' section onwards is kept)")
     b.add_argument("--beside", action="append", default=[], metavar="JSON",
