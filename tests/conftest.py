@@ -44,6 +44,17 @@ def rng():
     return np.random.default_rng(1234)
 
 
+def quick_probes(monkeypatch, steps: int = 60) -> None:
+    """The binding probes fitted in fewer steps (``explorer.binding``'s ``fit_copies``): the same code, a test's
+    budget, where what a test checks does not hang on how well they fit."""
+    from functools import partial
+
+    from explorer import binding
+    from explorer.modeling.probes import fit_copies
+
+    monkeypatch.setattr(binding, "fit_copies", partial(fit_copies, steps=steps))
+
+
 TINY = {  # an open_clip config small enough to train a few steps in a test
     "embed_dim": 16,
     "vision_cfg": {"image_size": 32, "layers": 1, "width": 32, "head_width": 16, "patch_size": 8},

@@ -4,6 +4,7 @@ binding rule only where one exists, their splits keep training scenes out, and t
 import numpy as np
 import pytest
 
+from conftest import quick_probes
 from explorer.binding import (
     SceneTable, additive_r2, all_pairs, composition_probes, edit_top1, probe_accuracy, readings,
 )
@@ -52,7 +53,7 @@ def test_additive_embeddings_are_bags_of_concepts_for_probes():
 
 @pytest.mark.slow
 def test_a_binding_rule_is_seen_by_the_product_probe_and_not_by_the_additive_one(monkeypatch):
-    _quick_probes(monkeypatch, 200)  # the bound rule's figures are the same at 200 steps as at 600
+    quick_probes(monkeypatch, 200)  # the bound rule's figures are the same at 200 steps as at 600
     t = table_from(bound)
     assert additive_r2(t)["concepts"] < 50  # objects are not colour + shape
     probes = composition_probes(t, widths=(16, 64))
@@ -64,7 +65,7 @@ def test_a_binding_rule_is_seen_by_the_product_probe_and_not_by_the_additive_one
 
 
 def test_no_probe_can_tell_swaps_a_bag_of_concepts_cannot(monkeypatch):
-    _quick_probes(monkeypatch)  # a swap's two scenes have one embedding here: no fit, however good, tells them apart
+    quick_probes(monkeypatch)  # a swap's two scenes have one embedding here: no fit, however good, tells them apart
     probes = composition_probes(table_from(additive), widths=(16,))
     assert probes["swap.cosine"] == pytest.approx(1.0)
     assert probes["swap.product"] == probes["swap.mlp"] == probes["swap.additive"] == 0
@@ -74,7 +75,7 @@ def test_no_probe_can_tell_swaps_a_bag_of_concepts_cannot(monkeypatch):
 def test_the_increment_a_product_adds_to_the_additive_probe_is_binding_and_nothing_on_a_bag_of_concepts(monkeypatch):
     """The sweep's multiplicative measure: the additive probe with a product beside it, minus the additive alone, on
     the same held-out scenes. A binding rule gives a large increment, clear of 0; colour + shape gives none."""
-    _quick_probes(monkeypatch, 200)  # the bound rule's increment is the same at 200 steps as at 600
+    quick_probes(monkeypatch, 200)  # the bound rule's increment is the same at 200 steps as at 600
     bound_gain = composition_probes(table_from(bound), widths=(16,), joint=True)
     monkeypatch.undo()  # the bag's joint probe needs the full 600 (at 300 it underfits: increment -35)
     assert bound_gain["increment"] > 30 and bound_gain["increment_ci"][0] > 0 and bound_gain["joint_swaps"] >= 50
@@ -103,16 +104,6 @@ def test_the_slot_mlp_is_order_free_over_objects():
     assert not torch.allclose(mlp(idx), mlp(torch.tensor([[[1, 0], [4, 2]]])))  # the swap: a different input
 
 
-def _quick_probes(monkeypatch, steps=60):
-    """Probes fitted in fewer steps: the same code, a test's budget."""
-    from functools import partial
-
-    from explorer import binding
-    from explorer.modeling.probes import fit_copies
-
-    monkeypatch.setattr(binding, "fit_copies", partial(fit_copies, steps=steps))
-
-
 def test_binding_cli_figures_are_a_recomputation_and_carry_their_nulls(tmp_path, embedded, monkeypatch):
     import json
 
@@ -120,7 +111,7 @@ def test_binding_cli_figures_are_a_recomputation_and_carry_their_nulls(tmp_path,
     from explorer.binding_swaps import swap_renders
     from explorer.cli import main
 
-    _quick_probes(monkeypatch)
+    quick_probes(monkeypatch)
     out = tmp_path / "b.json"
     assert main(["binding", "--json", str(out), "--colors", "4", "--shapes", "2", "--null-draws", "4",
                  "--renders", "2", "--widths", "16"]) == 0
@@ -197,7 +188,7 @@ def _bound_in(colors, shapes, pair):
 def test_a_bag_of_concepts_scores_within_its_null(monkeypatch):
     from explorer.binding_null import measured
 
-    _quick_probes(monkeypatch, 200)
+    quick_probes(monkeypatch, 200)
     found, info = measured(_noisy(additive, 1.0), draws=19, widths=(16,))
     assert 0.8 < info["swap_cosine"] < 0.99 and info["scale"] > 0
     for name in ("swap.product.heldout_objects", "swap.mlp.heldout_objects", "edit.top1", "probe.objects"):
@@ -212,7 +203,7 @@ def test_a_bag_of_concepts_scores_within_its_null(monkeypatch):
 def test_a_binding_term_exceeds_its_null(monkeypatch):
     from explorer.binding_null import measured
 
-    _quick_probes(monkeypatch, 200)
+    quick_probes(monkeypatch, 200)
     found, _ = measured(_noisy(_bound_in, 1.0), draws=19, widths=(16,))
     for name in ("swap.product.heldout_objects", "edit.top1"):
         entry = found[name]

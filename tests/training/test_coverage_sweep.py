@@ -4,13 +4,13 @@ correlation and its interval, and the command that assembles whatever cells are 
 import json
 import subprocess
 import sys
-from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
+from conftest import quick_probes
 from explorer import world
 from explorer.intervals import GROUP_CHANCE, against, correlation_interval, correlation_reading
 from explorer.training import sweep
@@ -108,7 +108,7 @@ def test_a_cell_trains_once_is_recorded_and_the_sweep_summarizes_the_recorded_ce
     monkeypatch.setattr(sweep.binding, "composition_probes",
                         lambda table, **kw: probes(table, widths=(16,), **kw))  # quicker
     # the probes' fits were 116 s of this test's 121: the record's shape is what it checks, not how well they fit
-    monkeypatch.setattr(sweep.binding, "fit_copies", partial(sweep.binding.fit_copies, steps=30))
+    quick_probes(monkeypatch, steps=30)
     cells = [sweep.Cell("8x4", 0.5), sweep.Cell("8x4", 0.75), sweep.Cell("12x6", 0.5)]
     threads = []
     monkeypatch.setattr(torch, "set_num_threads", threads.append)  # seen, not applied to the rest of the suite
