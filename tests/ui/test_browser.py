@@ -299,10 +299,12 @@ def test_the_tour_loads_its_example_compares_it_and_opens_each_steps_tab(embedde
         expect(page.locator("#scores")).to_contain_text("global cosine")
         assert EXAMPLE.startswith("world: attribute swap")
         page.get_by_label(STEPS[3].title).check()  # TFLocal: its tab opens and draws the comparison
-        expect(page.get_by_role("tab", name="TFLocal attention")).to_have_attribute("aria-selected", "true")
+        expect(page.get_by_role("tab", name="TFLocal attention")).to_have_attribute("aria-selected", "true",
+                                                                                    timeout=30_000)
         expect(page.locator("#attention-a img")).to_be_visible(timeout=30_000)
         page.get_by_label(STEPS[1].title).check()
-        expect(page.get_by_role("tab", name="Binding geometry")).to_have_attribute("aria-selected", "true")
+        expect(page.get_by_role("tab", name="Binding geometry")).to_have_attribute("aria-selected", "true",
+                                                                                   timeout=30_000)
         expect(page.locator("#tour-look")).to_contain_text("Analyse the loaded model")
 
 
