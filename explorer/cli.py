@@ -391,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     args.settings = use(given.with_flags(args, ["log_level", *getattr(args, "settings_flags", ())]))
     logging.basicConfig(level=args.settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     from explorer.dataset_loaders import DatasetError
-    from explorer.encoders import ModelUnavailable
+    from explorer.model_errors import ModelUnavailable
 
     try:
         return args.func(args)

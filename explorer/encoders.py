@@ -28,14 +28,11 @@ from explorer.checkpoints import EMBEDDED_CHECKPOINT
 from explorer.image_state import ImageState, owner_key
 from explorer.image_state import of as state_of
 from explorer.model_configs import EMBEDDED_MODEL, register_configs
+from explorer.model_errors import ModelUnavailable
 from explorer.tower import BucketedTower, autocast, buckets, short_text_forward, tower_dtypes
 from explorer.views import Preprocessing
 
 log = logging.getLogger(__name__)
-
-class ModelUnavailable(RuntimeError):
-    """A model that cannot be loaded; the message is one sentence meant for the user."""
-
 
 @dataclass(frozen=True)
 class ImageFeatures:

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from explorer import checkpoints
-from explorer.encoders import DualEncoder, ModelUnavailable
+from explorer.model_errors import ModelUnavailable
+
+if TYPE_CHECKING:
+    from explorer.encoders import DualEncoder
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,8 @@ def resolve(checkpoint: str | Path | None) -> tuple[Path | None, checkpoints.Che
 
 def load_encoder(spec: EncoderSpec = EncoderSpec()) -> DualEncoder:
     """The encoder ``spec`` names; ``ModelUnavailable`` (one sentence for the user) when it cannot be loaded."""
+    from explorer.encoders import DualEncoder  # torch and open_clip: only once a model is wanted
+
     try:
         path, entry = resolve(spec.checkpoint)
     except checkpoints.UnknownCheckpoint as exc:

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import open_clip
-
 EMBEDDED_MODEL = "world-clip"
 CONFIG_DIR = Path(__file__).parent / "configs"
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "shipped" / "checkpoints"
@@ -20,5 +18,7 @@ def register_configs() -> None:
     """Make the project's model configs (``world-clip``) known to open_clip's factory."""
     global _registered
     if not _registered:
+        import open_clip  # here, not at the top: the command line's --help and parsing never load it
+
         open_clip.add_model_config(CONFIG_DIR)
         _registered = True

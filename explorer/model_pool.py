@@ -11,9 +11,10 @@ from typing import Callable, Sequence
 import open_clip
 
 from explorer import checkpoints
-from explorer.encoders import DualEncoder, ModelUnavailable
+from explorer.encoders import DualEncoder
 from explorer.loader import EncoderSpec, load_encoder
 from explorer.methods import ScoringMethod
+from explorer.model_errors import ModelUnavailable
 
 log = logging.getLogger(__name__)
 

@@ -7,12 +7,10 @@ import argparse
 import logging
 import os
 
-from explorer.encoders import ModelUnavailable
-from explorer.engine import Engine
 from explorer.loader import load_encoder
 from explorer.model_args import add_model_args, encoder_spec
+from explorer.model_errors import ModelUnavailable
 from explorer.settings import MODEL_FLAGS, Settings, add_setting_flags, current, use
-from explorer.ui.serving import Serving
 
 PAGE_FLAGS = ("host", "port", "share", "max_file_size", "sam_checkpoint", "concurrency", "queue_size", "time_limit",
               "max_models", "model_budget_mb", "log_level")
@@ -31,6 +29,10 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     given = Settings.from_env(os.environ)  # read once, here: the flags override it and it is passed down
     settings = use(given.with_flags(parse_args(argv, prog, given), PAGE_FLAGS + MODEL_FLAGS))
     logging.basicConfig(level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    from explorer.engine import Engine  # torch and gradio: only once the flags are read (--help needs neither)
+    from explorer.ui.app import build_app
+    from explorer.ui.serving import Serving
+
     try:
         encoder = load_encoder(encoder_spec(settings))
     except ModelUnavailable as exc:
@@ -39,8 +41,6 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     options = {"sgi": {"sam_checkpoint": settings.sam_checkpoint}} if settings.sam_checkpoint else {}
     engine = Engine(encoder, method_options=options, budget_mb=settings.model_budget_mb,
                     max_models=settings.max_models)
-    from explorer.ui.app import build_app
-
     demo = build_app(engine, Serving.of(settings))
     demo.launch(server_name=settings.host, server_port=settings.port, share=settings.share,
                 max_file_size=settings.max_file_size)

@@ -5,9 +5,9 @@ import pytest
 import torch
 
 from explorer import checkpoints, world
-from explorer.encoders import ModelUnavailable
 from explorer.loader import EncoderSpec, load_encoder, resolve
 from explorer.methods import get_method
+from explorer.model_errors import ModelUnavailable
 
 SHIPPED = sorted(checkpoints.REGISTRY)
 

@@ -10,8 +10,9 @@ import torch.nn.functional as F
 from PIL import Image
 
 from explorer import world
-from explorer.encoders import DualEncoder, ModelUnavailable
 from explorer.checkpoints import EMBEDDED_CHECKPOINT
+from explorer.encoders import DualEncoder
+from explorer.model_errors import ModelUnavailable
 
 
 def scene_image(seed=0, size=128):

@@ -13,8 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 from explorer import cancel, settings
-from explorer.encoders import ModelUnavailable
 from explorer.inputs import InputError
+from explorer.model_errors import ModelUnavailable
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,9 @@ from PIL import Image
 
 from conftest import page_labels
 from explorer import world
-from explorer.encoders import DualEncoder, ModelUnavailable
+from explorer.encoders import DualEncoder
 from explorer.engine import Engine
+from explorer.model_errors import ModelUnavailable
 from explorer.model_pool import EMBEDDED_CHOICE, ModelPool, project_checkpoints
 from explorer.ui import powerset_tab, tflocal_tab
 from explorer.ui.guard import plain
@@ -297,8 +298,8 @@ def test_an_image_far_from_the_world_gets_a_notice_with_a_world_model_only(embed
     """A photo is outside what any world-clip saw, shapes drawn on white outside what a model trained on the world's
     grey alone saw: the analysis says so, by what the embedded model's record says it was trained on; a world scene
     and any other model get no such notice."""
-    from skimage import data
     from PIL import ImageDraw
+    from skimage import data
 
     from explorer.engine import OFF_DRAWINGS, OFF_WORLD, embedded_saw_varied_looks, off_world_notice
 
