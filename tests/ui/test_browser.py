@@ -19,17 +19,43 @@ pytestmark = [
 ]
 
 
-def test_upload_type_run_and_see_scores_overlays_and_method_tabs(embedded, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
+@pytest.fixture(scope="module")
+def chromium(embedded):
+    """One app on the embedded model and one headless Chromium, shared by the module's tests: each test is a new
+    visitor of the same server (its own browser contexts, so its own page sessions), as people sharing one page are.
+    Starting both took about 6 s a test."""
+    from playwright.sync_api import sync_playwright
+
+    with running_app(embedded) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        try:
+            yield browser, url
+        finally:
+            browser.close()
+
+
+@contextmanager
+def _page(chromium, height: int = 1800):
+    """A page (1400 px wide) on the shared app in a browser context of its own, with the browser and the app's URL
+    for more pages; every context the test opened is closed after it."""
+    browser, url = chromium
+    page = browser.new_context(viewport={"width": 1400, "height": height}).new_page()
+    page.goto(url)
+    try:
+        yield browser, page, url
+    finally:
+        for context in browser.contexts:
+            context.close()
+
+
+def test_upload_type_run_and_see_scores_overlays_and_method_tabs(chromium, tmp_path):
+    from playwright.sync_api import expect
 
     a = world.WorldObject("red", "square", "large", 0.27, 0.3)
     b = world.WorldObject("blue", "circle", "large", 0.72, 0.7)
     scene = tmp_path / "scene.png"
     world.Scene((a, b)).render(128).save(scene)
-    with running_app(embedded) as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1800})
-        page.goto(url)
+    with _page(chromium) as (browser, page, url):
         page.locator("#upload input[type=file]").set_input_files(str(scene))
         page.locator("#caption-a textarea").fill("a red square and a blue circle")
         page.locator("#caption-b textarea").fill("a blue square and a red circle")
@@ -54,7 +80,6 @@ def test_upload_type_run_and_see_scores_overlays_and_method_tabs(embedded, tmp_p
         expect(page.locator("#powerset-note")).to_contain_text("NLA", timeout=30_000)
         for shown in ("#tree-a .js-plotly-plot", "#tree-b .js-plotly-plot", "#subset-a img", "#subset-b img"):
             expect(page.locator(shown)).to_be_visible(timeout=30_000)
-        browser.close()
 
 
 def _pick_model(page, choice: str) -> None:
@@ -65,18 +90,16 @@ def _pick_model(page, choice: str) -> None:
 
 
 @pytest.mark.slow
-def test_two_pages_keep_their_own_models_and_caption_edits_rescore(embedded, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
+def test_two_pages_keep_their_own_models_and_caption_edits_rescore(chromium, tmp_path):
+    from playwright.sync_api import expect
 
     scene = tmp_path / "scene.png"
     world.Scene((world.WorldObject("red", "square", "large", 0.27, 0.3),
                  world.WorldObject("blue", "circle", "large", 0.72, 0.7))).render(128).save(scene)
     twin = "world-clip-powerclip (project checkpoint)"
-    with running_app(embedded) as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        first, second = (browser.new_page(viewport={"width": 1400, "height": 1800}) for _ in range(2))
-        for page in (first, second):
-            page.goto(url)
+    with _page(chromium) as (browser, first, url):
+        second = browser.new_page(viewport={"width": 1400, "height": 1800})
+        second.goto(url)
         _pick_model(first, "ViT-B-32 / openai")  # unreachable here: the message stays, the menu goes back
         expect(first.locator("#status")).to_contain_text("cannot be reached", timeout=30_000)
         first.wait_for_timeout(1500)
@@ -103,25 +126,9 @@ def test_two_pages_keep_their_own_models_and_caption_edits_rescore(embedded, tmp
         second.get_by_role("tab", name="TFLocal attention").click()  # drawn when seen, from the edited comparison
         expect(second.locator("#tflocal-note")).to_contain_text("on a grey floor", timeout=30_000)
         expect(second.locator("#attention-b img")).to_be_visible(timeout=30_000)
-        browser.close()
 
 
 RIGHT, WRONG = "a red square and a blue circle", "a blue square and a red circle"
-
-
-@contextmanager
-def _page(encoder, height: int = 1800):
-    """A headless Chromium page on a fresh app (1400 px wide), and its browser and the app's URL for more pages."""
-    from playwright.sync_api import sync_playwright
-
-    with running_app(encoder) as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1400, "height": height})
-        page.goto(url)
-        try:
-            yield browser, page, url
-        finally:
-            browser.close()
 
 
 def open_tab(page, name: str) -> None:
@@ -166,7 +173,7 @@ def _compare(page, path, caption_a: str, caption_b: str) -> None:
 
 
 @pytest.mark.slow
-def test_deleting_cutting_and_pasting_in_a_caption_score_it_again(embedded, tmp_path):
+def test_deleting_cutting_and_pasting_in_a_caption_score_it_again(chromium, embedded, tmp_path):
     """Backspace, Delete, cut and paste change a caption as typing does: the scores follow, or clear when a caption is
     emptied; never the previous caption's scores under the new text."""
     from PIL import Image
@@ -176,7 +183,7 @@ def test_deleting_cutting_and_pasting_in_a_caption_score_it_again(embedded, tmp_
 
     engine, path = Engine(embedded), _scene(tmp_path)
     image = Image.open(path).convert("RGB")
-    with _page(embedded) as (browser, page, url):
+    with _page(chromium) as (browser, page, url):
         page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url.rstrip("/"))
         _compare(page, path, RIGHT, WRONG + " on a grey floor")
         _shows_scores_of(page, engine, image, RIGHT, WRONG + " on a grey floor")
@@ -203,7 +210,7 @@ def test_deleting_cutting_and_pasting_in_a_caption_score_it_again(embedded, tmp_
         _shows_scores_of(page, engine, image, RIGHT, WRONG[2:])
 
 
-def test_an_example_or_a_browse_item_replaces_every_result(embedded, tmp_path):
+def test_an_example_or_a_browse_item_replaces_every_result(chromium, embedded, tmp_path):
     from PIL import Image
     from playwright.sync_api import expect
 
@@ -216,7 +223,7 @@ def test_an_example_or_a_browse_item_replaces_every_result(embedded, tmp_path):
     engine, path = Engine(embedded), _scene(tmp_path)
     example = examples()[0]
     sent, caption_a, caption_b = for_main_page(load_items("world", None, 50)[0])
-    with _page(embedded) as (browser, page, url):
+    with _page(chromium) as (browser, page, url):
         _compare(page, path, RIGHT, WRONG)
         before = page.locator("#overlay-a img").get_attribute("src")
         page.get_by_text(example.name, exact=True).first.click()
@@ -233,10 +240,10 @@ def test_an_example_or_a_browse_item_replaces_every_result(embedded, tmp_path):
 
 
 @pytest.mark.parametrize("limit, said", [("1000000000", "got 1e+09"), ("-1", "got -1"), ("2.5", "got 2.5")])
-def test_browse_refuses_an_impossible_number_of_items_with_a_message(embedded, limit, said):
+def test_browse_refuses_an_impossible_number_of_items_with_a_message(chromium, limit, said):
     from playwright.sync_api import expect
 
-    with _page(embedded) as (browser, page, url):
+    with _page(chromium) as (browser, page, url):
         page.get_by_role("tab", name="Browse a benchmark").click()
         page.locator("#browse-limit input").fill(limit)
         page.locator("#browse-load").click()
@@ -247,11 +254,11 @@ def test_browse_refuses_an_impossible_number_of_items_with_a_message(embedded, l
 
 
 @pytest.mark.slow
-def test_browse_overview_filters_through_a_matrix_cell_opens_an_item_and_exports_the_slice(embedded):
+def test_browse_overview_filters_through_a_matrix_cell_opens_an_item_and_exports_the_slice(chromium):
     from playwright.sync_api import expect
 
     three, two = (n * len(world.SPLITS) * len(world.KINDS) for n in (3, 2))  # items per split and kind loaded
-    with _page(embedded, 2400) as (browser, page, url):
+    with _page(chromium, 2400) as (browser, page, url):
         page.get_by_role("tab", name="Browse a benchmark").click()
         page.locator("#browse-limit input").fill("3")
         page.locator("#browse-load").click()
@@ -286,12 +293,12 @@ def test_browse_overview_filters_through_a_matrix_cell_opens_an_item_and_exports
         expect(files.locator("a")).to_have_count(0)
 
 
-def test_the_tour_loads_its_example_compares_it_and_opens_each_steps_tab(embedded):
+def test_the_tour_loads_its_example_compares_it_and_opens_each_steps_tab(chromium):
     from playwright.sync_api import expect
 
     from explorer.tour import EXAMPLE, STEPS
 
-    with _page(embedded) as (browser, page, url):
+    with _page(chromium) as (browser, page, url):
         page.get_by_text("Guided tour").click()
         page.get_by_label(STEPS[0].title).check()
         expect(page.locator("#tour-look")).to_contain_text("global cosine gives A and B nearly the same score")
@@ -308,10 +315,10 @@ def test_the_tour_loads_its_example_compares_it_and_opens_each_steps_tab(embedde
         expect(page.locator("#tour-look")).to_contain_text("Analyse the loaded model")
 
 
-def test_the_downloaded_analysis_opens_offline_with_its_scores_pictures_and_figures(embedded, tmp_path):
+def test_the_downloaded_analysis_opens_offline_with_its_scores_pictures_and_figures(chromium, tmp_path):
     from playwright.sync_api import expect
 
-    with _page(embedded) as (browser, page, url):
+    with _page(chromium) as (browser, page, url):
         _compare(page, _scene(tmp_path), RIGHT, WRONG)
         page.locator("#report").click()
         files = page.locator("#report-files")
@@ -336,13 +343,13 @@ def test_the_downloaded_analysis_opens_offline_with_its_scores_pictures_and_figu
 
 
 @pytest.mark.slow
-def test_a_shared_link_opens_the_same_analysis_on_the_same_tab(embedded):
+def test_a_shared_link_opens_the_same_analysis_on_the_same_tab(chromium):
     from playwright.sync_api import expect
 
     from explorer.examples import examples
 
     example = examples()[0]
-    with _page(embedded) as (browser, first, url):
+    with _page(chromium) as (browser, first, url):
         first.get_by_text(example.name, exact=True).first.click()
         expect(first.locator("#caption-a textarea")).to_have_value(example.caption_a)
         first.locator("#caption-b textarea").fill(example.caption_b + " on a grey floor")  # an edit to carry over
@@ -370,10 +377,10 @@ def test_a_shared_link_opens_the_same_analysis_on_the_same_tab(embedded):
         expect(third.locator("#share-link")).to_contain_text("no example called 'nonesuch'", timeout=30_000)
 
 
-def test_where_the_model_looks_draws_both_maps_and_switches_to_sgis_crop_for_a_segment(embedded, tmp_path):
+def test_where_the_model_looks_draws_both_maps_and_switches_to_sgis_crop_for_a_segment(chromium, tmp_path):
     from playwright.sync_api import expect
 
-    with _page(embedded) as (browser, page, url):
+    with _page(chromium) as (browser, page, url):
         _compare(page, _scene(tmp_path), RIGHT, WRONG)
         page.get_by_role("tab", name="Where the model looks").click()
         expect(page.locator("#looks-note")).to_contain_text("rollout", timeout=60_000)
@@ -401,11 +408,11 @@ def test_where_the_model_looks_draws_both_maps_and_switches_to_sgis_crop_for_a_s
         assert maps.first.evaluate("el => el.data[0].source") != first
 
 
-def test_the_binding_readings_show_value_chance_and_verdict_on_a_phone(embedded):
+def test_the_binding_readings_show_value_chance_and_verdict_on_a_phone(chromium):
     """At 390 px every column of the readings (a value beside its chance and its verdict) lies inside the screen."""
     from playwright.sync_api import expect
 
-    with _page(embedded) as (browser, page, url):
+    with _page(chromium) as (browser, page, url):
         page.set_viewport_size({"width": 390, "height": 844})
         expect(page.locator("#run")).to_be_visible(timeout=60_000)  # the page drawn, its tabs laid out for a phone
         open_tab(page, "Binding geometry")
