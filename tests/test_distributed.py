@@ -20,13 +20,31 @@ TRAIN = ["train-align", "--variant", "local", "--batch-items", "8", "--micro-ite
 pytestmark = pytest.mark.slow
 
 
-def explorer(args: list[str], nproc: int = 1) -> subprocess.CompletedProcess:
-    """``python -m explorer ARGS``, or under ``torchrun --nproc_per_node=NPROC``; one torch thread per process."""
+def explorer(args: list[str], nproc: int) -> subprocess.CompletedProcess:
+    """``python -m explorer ARGS`` under ``torchrun --nproc_per_node=NPROC``; one torch thread per process."""
     env = {**os.environ, "OMP_NUM_THREADS": "1", "EXPLORER_DEVICE": "cpu"}
     done = subprocess.run([*local_launch(nproc), "-m", "explorer", *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=240, check=False)
     assert done.returncode == 0, done.stderr[-4000:]
     return done
+
+
+def in_this_process(args: list[str]) -> None:
+    """``python -m explorer ARGS`` as one process runs it, in this one: the single-process references, without an
+    interpreter's 6 to 8 s of imports. One torch thread, as each launched rank has; the thread count and the
+    process's settings are put back after."""
+    from explorer import settings
+    from explorer.cli import main
+
+    threads = torch.get_num_threads()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(settings, "_current", None)
+        patch.setenv("EXPLORER_DEVICE", "cpu")
+        torch.set_num_threads(1)
+        try:
+            assert main(args) == 0
+        finally:
+            torch.set_num_threads(threads)
 
 
 def results(path: Path) -> dict:
@@ -38,7 +56,7 @@ def results(path: Path) -> dict:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("eval")
-    explorer([*EVAL, "--json", str(folder / "one.json")])
+    in_this_process([*EVAL, "--json", str(folder / "one.json")])
     explorer([*EVAL, "--json", str(folder / "two.json")], nproc=2)
     return folder
 
@@ -74,13 +92,15 @@ def test_an_interrupted_sharded_eval_finishes_with_the_same_numbers(runs):
 
 
 def train_interrupted(folder: Path, name: str, nproc: int) -> str:
-    """12 steps of train-align, stopped after step 6 (rank 0's checkpoint) and resumed: the second run's log."""
+    """12 steps of train-align, stopped after step 6 (rank 0's checkpoint) and resumed: the second run's log (none
+    for the single process, run in this one)."""
     args = [*TRAIN, "--out", str(folder / f"{name}.safetensors"), "--run-dir", str(folder / name)]
-    explorer([*args, "--steps", "6"], nproc)
+    run = in_this_process if nproc == 1 else lambda a: explorer(a, nproc).stderr
+    run([*args, "--steps", "6"])
     state = torch.load(folder / name / "last.pt", weights_only=True)
     state["config"]["steps"] = 12  # as if the run had been meant to go on (the schedule is the 6-step one)
     torch.save(state, folder / name / "last.pt")
-    return explorer([*args, "--steps", "12"], nproc).stderr
+    return run([*args, "--steps", "12"])
 
 
 @pytest.mark.timeout(400)
