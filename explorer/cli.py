@@ -225,17 +225,17 @@ def _recognition(args: argparse.Namespace) -> int:
 
 
 def _binding_sweep(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
-    from explorer.encoders import default_device
-    from explorer.training.sweep import Cell, cell_budget, run_cell, summarize, write
     from explorer.world.space import ObjectSpace
 
-    try:
+    try:  # a bad space is refused before torch is loaded
         spaces = [ObjectSpace.parse(s).name for s in args.spaces.split(",")]
         coverages = [float(c) for c in args.coverages.split(",")]
     except ValueError as error:
         raise SystemExit(f"binding-sweep: {error}") from None
+    from tqdm import tqdm
+
+    from explorer.encoders import default_device
+    from explorer.training.sweep import Cell, cell_budget, run_cell, summarize, write
     budget = cell_budget(args.steps, args.batch_size, args.precision)
     records, runs = Path(args.records), Path(args.runs)
     cells = [Cell(s, c, args.seed) for s in spaces for c in coverages]
