@@ -258,6 +258,7 @@ def test_an_abandoned_heavy_request_stops_using_the_cpu_within_seconds(url, embe
     assert idle < 0.3 * busy, (busy, idle)
 
 
+@pytest.mark.slow
 def test_light_events_do_not_wait_behind_heavy_ones(url, scene):
     light = Client(url, verbose=False)
     light.predict("a black dog and a white cat", api_name="/swap")  # spaCy loaded before the clock starts
