@@ -23,7 +23,7 @@ pytestmark = [
 def chromium(embedded):
     """One app on the embedded model and one headless Chromium, shared by the module's tests: each test is a new
     visitor of the same server (its own browser contexts, so its own page sessions), as people sharing one page are.
-    Starting both took about 6 s a test."""
+    With an app and a Chromium a test, the module took 270 s alone on 2 AVX2 cores; shared, 227 s."""
     from playwright.sync_api import sync_playwright
 
     with running_app(embedded) as url, sync_playwright() as p:
