@@ -162,15 +162,40 @@ def _render(doc: Doc, replace: dict[int, str]) -> str:
     return "".join(w + t.whitespace_ for w, t in zip(words, doc))
 
 
-def _keep_case(src: Token, word: str) -> str:
-    return word.capitalize() if src.text[:1].isupper() else word.lower() if src.text.islower() else word
+def _opens(t: Token) -> bool:
+    """Whether ``t`` is the caption's first word (its capital, if any, may be the sentence's, not the word's)."""
+    return not any(w.is_alpha for w in t.doc[: t.i])
+
+
+def _sentence_capital(t: Token) -> bool:
+    """Whether ``t``'s capital is only the sentence's: a common word opening the caption ("Dog on a sofa"), which the
+    tagger may call a proper noun; it is a name when the caption with that letter lowered still has a proper noun
+    there that modifies nothing ("Mario on a horse"; "red" in "red square" is sometimes tagged one too)."""
+    if not (_opens(t) and t.text[:1].isupper() and t.text[1:].islower()):
+        return False
+    text = t.doc.text
+    lowered = parse(text[: t.idx] + text[t.idx].lower() + text[t.idx + 1 :])
+    same = lowered[t.i] if len(lowered) == len(t.doc) else t
+    return same.pos_ != "PROPN" or same.dep_ in MODIFIERS
+
+
+def _moved(words: list[Token], slot: Token) -> str:
+    """``words`` as they read when moved to ``slot``'s place: each keeps the user's own capitals ("BMW", "Mario",
+    "RED"), but a capital that was only the sentence's stays at the caption's opening: "Dog on a sofa" -> "Sofa on a
+    dog"."""
+    out = [w.text for w in words]
+    if _sentence_capital(words[0]):
+        out[0] = out[0][:1].lower() + out[0][1:]
+    if _opens(slot) and slot.text[:1].isupper():
+        out[0] = out[0][:1].upper() + out[0][1:]
+    return " ".join(out)
 
 
 def _exchange(doc: Doc, a: list[Token], b: list[Token]) -> str:
     """Swap two token runs of equal length word by word."""
     repl = {}
     for x, y in zip(a, b):
-        repl[x.i], repl[y.i] = _keep_case(x, y.text), _keep_case(y, x.text)
+        repl[x.i], repl[y.i] = _moved([y], x), _moved([x], y)
     return _render(doc, repl)
 
 
@@ -182,9 +207,11 @@ def propose_swaps(caption: str) -> list[Swap]:
     """Every swap of the caption, most wanted first: attributes, the two ends of relations, objects."""
     doc = parse(caption)
     nouns = object_nouns(doc)
+    # a noun modifying another ("red" tagged a proper noun in "a red square") is its attribute, not a second object
+    heads = [n for n in nouns if n.dep_ not in MODIFIERS]
     out: list[Swap] = []
-    for i, n1 in enumerate(nouns):
-        for n2 in nouns[i + 1 :]:
+    for i, n1 in enumerate(heads):
+        for n2 in heads[i + 1 :]:
             m1, m2 = modifiers(n1), modifiers(n2)
             for k in range(1, min(len(m1), len(m2)) + 1):
                 x, y = m1[-k], m2[-k]
@@ -202,7 +229,7 @@ def propose_swaps(caption: str) -> list[Swap]:
         if text_a.lower() == text_b.lower():
             continue
         repl = {t.i: "" for t in pa + pb}
-        repl[pa[0].i], repl[pb[0].i] = text_b, text_a
+        repl[pa[0].i], repl[pb[0].i] = _moved(pb, pa[0]), _moved(pa, pb[0])
         swapped = _render(doc, repl)
         out.append(Swap("relation", " ".join(swapped.split()), f"'{text_a}' and '{text_b}' exchanged"))
     seen: set[str] = set()

@@ -56,6 +56,27 @@ def test_all_swaps_of_a_relation_caption():
     assert ("relation", "a small blue circle to the left of a large red square") in swaps
 
 
+CAPITALS_KEPT = [  # each word keeps the user's capitals; only the sentence's own capital stays at the opening
+    ("a red BMW and a blue Audi", "object", "a red Audi and a blue BMW"),
+    ("A RED square and a blue circle", "attribute", "A blue square and a RED circle"),
+    ("Red square above a blue circle", "attribute", "Blue square above a red circle"),
+    ("Dog on a sofa", "relation", "Sofa on a dog"),
+    ("Mario on a horse", "relation", "Horse on a Mario"),
+]
+
+
+@pytest.mark.parametrize("caption, kind, expected", CAPITALS_KEPT)
+def test_a_swap_keeps_the_users_capitals(caption, kind, expected):
+    assert (kind, expected) in {(s.kind, s.caption) for s in propose_swaps(caption)}
+
+
+@pytest.mark.parametrize("caption", ["a red square", "A red square", "A Red Square", "a blue circle"])
+def test_one_object_with_its_attribute_has_no_swap(caption):
+    """spaCy tags "red" a proper noun in "a red square": it modifies the square, and is no second object to swap
+    with it ("a square red" was proposed)."""
+    assert propose_swaps(caption) == []
+
+
 @pytest.mark.parametrize("caption", ["a dog", "red", "two red dogs", ""])
 def test_nothing_to_swap_gives_none(caption):
     assert propose_swap(caption) is None
