@@ -95,8 +95,11 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
     @guarded(lambda message: (gr.update(), message))
     def swap(caption_a: str):
         proposal = text.propose_swap(clean_caption(caption_a, "A"))
-        if proposal is None:
-            return gr.update(), warn("No swap found: caption A needs two objects (or an object with a relation).")
+        if proposal is None:  # one object ("a red square") has nothing inside it to exchange: no word salad made up
+            return gr.update(), warn("No swap found in caption A: a swap exchanges the words of two objects ('a red "
+                                     "square and a blue circle') or the two ends of a relation ('a dog on a sofa'), "
+                                     "and caption A has no second object. Type caption B yourself, e.g. the same "
+                                     "object in another colour ('a blue square').")
         return proposal.caption, plain(f"Swapped ({proposal.kind}): {proposal.note}.")
 
     async def load_model(choice: str, current: str, progress=gr.Progress()):

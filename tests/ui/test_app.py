@@ -62,6 +62,8 @@ def test_swap_for_me_and_preview(client, scene_path):
     assert b == "a white dog and a black cat" and "attribute" in status
     _, status = client.predict("a dog", api_name="/swap")
     assert "No swap" in status
+    b, status = client.predict("A red square", api_name="/swap")  # was "a square red", called an object swap
+    assert b != "A square red" and "No swap" in status and "another colour" in status
     shown, status = client.predict(handle_file(str(scene_path)), api_name="/preview")
     assert status == "" and Image.open(shown).size == (128, 128)
 
