@@ -16,7 +16,7 @@ from PIL import Image
 from explorer import image_state, report, text, viz
 from explorer.engine import TABLE_COLUMNS, UNTRAINED_MARK, Analysis, Engine
 from explorer.examples import examples
-from explorer.inputs import InputError, clean_caption, read_image_kept
+from explorer.inputs import InputError, clean_caption, clean_caption_pair, read_image_kept
 from explorer.methods import REGISTRY
 from explorer.ui.guard import guarded, plain, warn
 from explorer.ui.quick_webp import quick_webp
@@ -79,6 +79,21 @@ def kept_outputs(last: tuple | None, image: Image.Image, result: Analysis) -> tu
         return False, False, False
     before = last[1]
     return True, *(before.captions[i] == result.captions[i] and "sgi" in before.scores for i in (0, 1))
+
+
+def shows_inputs(last: tuple | None, path: str | None, caption_a: str, caption_b: str, model: str | None) -> bool:
+    """Whether ``last``, the comparison the page keeps (image, analysis), was computed from the page's inputs now:
+    the image at ``path``, both captions, and the model labelled ``model`` (None: not loaded). Right after an edit it
+    is not yet (the page is scoring it again), nor after a change that could not be compared."""
+    if last is None or not path or model is None or last[1].model != model:
+        return False
+    try:
+        captions = clean_caption_pair(caption_a, caption_b)
+        image = read_image_kept(path)[0]
+    except InputError:
+        return False
+    same = image is last[0] or (image.size == last[0].size and image.tobytes() == last[0].tobytes())
+    return same and captions == last[1].captions
 
 
 def build(engine: Engine, serving: Serving) -> MainInputs:
@@ -163,12 +178,20 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
         return follow(path, caption_a, caption_b, choice, last, following, progress)
 
     @guarded(lambda message: (None, message))
-    def take_away(last: tuple | None):
-        """The comparison shown as an HTML page and its numbers as JSON, to download."""
+    def take_away(path: str | None, caption_a: str, caption_b: str, choice: str, last: tuple | None):
+        """The comparison shown as an HTML page and its numbers as JSON, to download, with a note beside them that
+        says what they are: the file and the note come and go together (a new comparison clears both), and no file
+        is made of a comparison the inputs have moved on from (pressed right after an edit, it is being scored)."""
         if last is None:
             return None, "Compare A and B first: the download is the comparison shown."
+        model = engine.model(choice).label if choice in engine.pool.loaded() else None
+        if not shows_inputs(last, path, caption_a, caption_b, model):
+            return None, ("No download yet: the results shown are out of date (your last change is being scored, or "
+                          "could not be). Press the button again once the scores show your inputs.")
         paths = report.write(*last, Path(tempfile.mkdtemp(dir=REPORT_DIR)))
-        return [str(p) for p in paths], "The analysis is ready to download below."
+        a, b = last[1].captions
+        return [str(p) for p in paths], (f"Ready to download below: A *{plain(a)}* and B *{plain(b)}*, scored by "
+                                         f"**{plain(last[1].model)}**.")
 
     with gr.Row():
         with gr.Column(scale=1):
@@ -191,6 +214,7 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
                                        elem_id="report")
                 report_files = gr.File(label="The analysis", file_count="multiple", interactive=False, height=110,
                                        elem_id="report-files")
+            report_note = gr.Markdown(elem_id="report-note")  # what the files are, or why there are none
     if exs:
         gr.Examples([[str(e.path), e.caption_a, e.caption_b] for e in exs], inputs=[upload, caption_a, caption_b],
                     example_labels=[e.name for e in exs], label="Examples")
@@ -216,6 +240,8 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
                   **serving.heavy)
     for box in (caption_a, caption_b):  # change, not input: deleting, cutting, pasting and set values count too
         box.change(on_change, followed, outputs, trigger_mode="always_last", **edit)
-    report_btn.click(take_away, result, [report_files, status], api_name="report", **serving.light)
-    result.change(lambda: None, None, report_files, **serving.light)  # a report is of the comparison it was made from
+    report_btn.click(take_away, [upload, caption_a, caption_b, choice, result], [report_files, report_note],
+                     api_name="report", **serving.light)
+    # a report is of the comparison it was made from: a new one clears the files and their note together
+    result.change(lambda: (None, ""), None, [report_files, report_note], **serving.light)
     return MainInputs(upload, caption_a, caption_b, choice, result, following, model, device, link)

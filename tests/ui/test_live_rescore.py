@@ -141,3 +141,20 @@ def test_a_model_load_scores_the_comparison_again_unless_the_model_shown_stayed(
     shown_by_another = (result[0], dataclasses.replace(result[1], model="another model"))
     status, *_, last = after_load(path, RIGHT, WRONG, choice, shown_by_another, True)
     assert status.startswith("Done") and last[1].model == result[1].model
+
+
+def test_a_download_pressed_right_after_an_edit_makes_no_file_and_says_so(page):
+    """Download pressed before the edit was scored again sent the kept comparison and "ready to download below",
+    and then the new comparison cleared the file: the note and the files now agree, and a new comparison clears
+    both together."""
+    demo, path, choice = page
+    result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-2]
+    take_away = handler(demo, "take_away")
+    for stale in ((path, RIGHT, WRONG + " on a grey floor"), (None, RIGHT, WRONG), (path, RIGHT, "")):
+        files, note = take_away(*stale, choice, result)
+        assert files is None and "out of date" in note and "ready" not in note.lower(), stale
+    files, note = take_away(path, RIGHT, f"  {WRONG} ", choice, result)  # the captions as the engine reads them
+    assert len(files) == 2 and note.startswith("Ready to download below") and WRONG in note
+    clears = [[o.elem_id for o in dep.outputs] for dep in demo.fns.values()
+              if "report-files" in [o.elem_id for o in dep.outputs] and dep.name != "take_away"]
+    assert clears == [["report-files", "report-note"]]
