@@ -10,6 +10,7 @@ its top-1 (SugarCrepe's: the right caption above every foil). The CLI's ``eval``
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from dataclasses import asdict, dataclass
 from functools import partial
@@ -20,6 +21,8 @@ import numpy as np
 from PIL import Image
 
 from explorer import cancel, image_state, proposals
+from explorer.data_roots import DataAccess
+from explorer.dataset_loaders import DatasetError
 from explorer import world
 from explorer.benchmark_registry import benchmark as registered
 from explorer.benchmark_registry import load_items
@@ -31,6 +34,7 @@ from explorer.shards import Progress, Shards
 if TYPE_CHECKING:
     from explorer.methods import ScoringMethod  # the methods pull in spaCy; the metrics alone need none of them
 
+log = logging.getLogger(__name__)
 SWAP_SCORES = ("text", "image", "group")
 
 
@@ -55,6 +59,17 @@ class Outcome:
     @classmethod
     def read(cls, record: dict) -> Outcome:
         return cls(**{**record, "picked": tuple(record["picked"])})
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """An item whose images cannot be read (a damaged, cut-short or oversized file): left out of every score and
+    named, with ``why``, instead of ending the run."""
+
+    why: str
+
+
+Found = dict[str, Outcome] | Unreadable  # an item's outcome by method name, or why it was left out
 
 
 def similarities(method: ScoringMethod, images: Sequence[Image.Image | ImageState],
@@ -87,27 +102,43 @@ def _size(method: ScoringMethod, render_size: int | None) -> int | None:
     return render_size or getattr(method.encoder, "image_size", None)
 
 
+def _states(item: Item, size: int | None) -> list[ImageState] | Unreadable:
+    """The item's images as states, or why they cannot be read (the rest of its chunk is scored all the same)."""
+    try:
+        return [image_state.of(im) for im in item.pictures(size)]
+    except DatasetError as exc:
+        log.warning("left out %s: %s", item.id or item.kind, exc)
+        return Unreadable(str(exc))
+
+
 def score_chunk(methods: Sequence[ScoringMethod], part: Sequence[Item],
-                render_size: int | None = None) -> list[dict[str, Outcome]]:
-    """``{METHOD: Outcome}`` for each item of a chunk, the one scoring loop. Each item's images are read (or world
-    scenes rendered, at ``render_size`` or else each method's own input size) once, as image states shared by the
-    methods (``explorer.image_state``); each method prepares the chunk's states together (batched encoding) before
-    scoring them."""
-    found: list[dict[str, Outcome]] = [{} for _ in part]
-    loaded: dict[int | None, list[list[ImageState]]] = {}
+                render_size: int | None = None) -> list[Found]:
+    """``{METHOD: Outcome}`` for each item of a chunk, the one scoring loop (``Unreadable`` for an item whose images
+    cannot be read). Each item's images are read (or world scenes rendered, at ``render_size`` or else each method's
+    own input size) once, as image states shared by the methods (``explorer.image_state``); each method prepares the
+    chunk's states together (batched encoding) before scoring them."""
+    found: list[Found] = [{} for _ in part]
+    loaded: dict[int | None, list[list[ImageState] | Unreadable]] = {}
     needed = [p for m in methods for p in m.proposers()]
     for method in methods:
         cancel.check()  # a page's request given up stops here (a no-op in the CLI)
         size = _size(method, render_size)
         if size not in loaded:
-            loaded[size] = [[image_state.of(im) for im in it.pictures(size)] for it in part]
+            loaded[size] = [_states(it, size) for it in part]
             if needed:  # every method's proposals started as the images' states are made, beside their encoding
-                proposals.start_ahead([s for ss in loaded[size] for s in ss], needed, method.encoder.device)
+                proposals.start_ahead(_readable(loaded[size]), needed, method.encoder.device)
         states = loaded[size]
-        method.prepare([s for ss in states for s in ss])
-        for out, it, ss in zip(found, part, states):
-            out[method.name] = outcome(it, similarities(method, ss, it.captions))
+        method.prepare(_readable(states))
+        for k, (it, ss) in enumerate(zip(part, states)):
+            if isinstance(ss, Unreadable):
+                found[k] = ss
+            elif isinstance(out := found[k], dict):
+                out[method.name] = outcome(it, similarities(method, ss, it.captions))
     return found
+
+
+def _readable(states: Sequence[list[ImageState] | Unreadable]) -> list[ImageState]:
+    return [s for ss in states if not isinstance(ss, Unreadable) for s in ss]
 
 
 def percentages(records: Sequence[Outcome], metric: str = "accuracy") -> dict:
@@ -132,14 +163,28 @@ def grouped(groups: Sequence[str], values: Sequence, score: Callable[[Sequence],
     return out
 
 
+def _record(found: Found) -> dict:
+    """An item's outcomes as a shard file keeps them: by method, or why the item was left out."""
+    if isinstance(found, Unreadable):
+        return {"unreadable": found.why}
+    return {"outcomes": {name: o.record() for name, o in found.items()}}
+
+
+def _read(record: dict) -> Found:
+    if "unreadable" in record:
+        return Unreadable(record["unreadable"])
+    return {name: Outcome.read(r) for name, r in record["outcomes"].items()}
+
+
 def _records(methods: Sequence[ScoringMethod], render_size: int | None, part: Sequence[Item]) -> list[dict]:
-    return [{name: o.record() for name, o in found.items()} for found in score_chunk(methods, part, render_size)]
+    return [_record(found) for found in score_chunk(methods, part, render_size)]
 
 
 def item_outcomes(methods: Sequence[ScoringMethod], items: Sequence[Item], benchmark: str = "world",
                   render_size: int | None = None, progress: Progress | None = None, shards: Shards | None = None,
-                  task: str | None = None) -> list[dict[str, Outcome]]:
-    """Each item's ``{METHOD: Outcome}`` from ``score_chunk``, the items scored in chunks of ``benchmark``'s size.
+                  task: str | None = None) -> list[Found]:
+    """Each item's ``{METHOD: Outcome}`` (or ``Unreadable``) from ``score_chunk``, the items scored in chunks of
+    ``benchmark``'s size.
 
     The items are one task of ``shards`` (default: this process alone, nothing kept on disk; a shard file keeps each
     outcome's ``record``).
@@ -147,30 +192,36 @@ def item_outcomes(methods: Sequence[ScoringMethod], items: Sequence[Item], bench
     b = registered(benchmark)
     found = (shards or Shards()).outcomes(task or b.name, items, partial(_records, methods, render_size), b.chunk,
                                           progress)
-    return [{name: Outcome.read(record) for name, record in f.items()} for f in found]
+    return [_read(record) for record in found]
 
 
 def evaluate_items(methods: Sequence[ScoringMethod], items: Sequence[Item], benchmark: str = "world",
                    render_size: int | None = None, progress: Progress | None = None, shards: Shards | None = None,
-                   task: str | None = None) -> dict[str, dict]:
+                   task: str | None = None, left_out: list[str] | None = None) -> dict[str, dict]:
     """``{METHOD: {KIND: percentages, "all": ...}}`` for items of a benchmark (its chunk size and summary), their
-    outcomes from ``item_outcomes``."""
+    outcomes from ``item_outcomes``; each item whose images cannot be read is left out, and said in ``left_out``."""
     b = registered(benchmark)
-    found = item_outcomes(methods, items, benchmark, render_size, progress, shards, task)
-    kinds = [it.kind for it in items]
+    outcomes = item_outcomes(methods, items, benchmark, render_size, progress, shards, task)
+    unreadable = [(it, f) for it, f in zip(items, outcomes) if isinstance(f, Unreadable)]
+    if left_out is not None:
+        left_out += [f"{it.id or it.kind}: {f.why}" for it, f in unreadable]
+    kept = [(it, f) for it, f in zip(items, outcomes) if not isinstance(f, Unreadable)]
+    kinds, found = [it.kind for it, _ in kept], [f for _, f in kept]
     score = partial(percentages, metric=b.metric)
     return {m.name: grouped(kinds, [f[m.name] for f in found], score, b.overall) for m in methods}
 
 
 def evaluate(methods: Sequence[ScoringMethod], benchmark: str, limit: int | None, splits: Sequence[str] = world.SPLITS,
              data: Path | None = None, images: Path | None = None, render_size: int | None = None,
-             shards: Shards | None = None, progress: Progress | None = None) -> dict:
+             shards: Shards | None = None, progress: Progress | None = None, access: DataAccess = DataAccess(),
+             left_out: list[str] | None = None) -> dict:
     """``{METHOD: {SPLIT: scores}}`` for a world benchmark (each split one task of ``shards``), ``{METHOD: scores}``
-    for a public one; ``limit`` items per split and kind, or per category."""
+    for a public one; ``limit`` items per split and kind, or per category; its files read as ``access`` allows, and
+    each item whose images cannot be read said in ``left_out``."""
     b = registered(benchmark)
     if b.from_files:
-        items = load_items(benchmark, data, limit, images)
-        return evaluate_items(methods, items, benchmark, render_size, progress, shards)
+        items = load_items(benchmark, data, limit, images, access=access)
+        return evaluate_items(methods, items, benchmark, render_size, progress, shards, left_out=left_out)
     results: dict = {m.name: {} for m in methods}
     for split in splits:
         found = evaluate_items(methods, load_items(benchmark, limit=limit, split=split), benchmark, render_size,

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from explorer.csv_cells import write_csv
+
 log = logging.getLogger(__name__)
 
 
@@ -41,7 +43,7 @@ def write_reports(report: dict, json_path: Path, tables: tuple[str, ...] = ("res
     paths = [json_path]
     for i, table in enumerate(tables):
         paths.append(json_path.with_suffix(".csv") if i == 0 else json_path.with_name(f"{json_path.stem}-{table}.csv"))
-        report_frame(report[table]).to_csv(paths[-1], index=False)
+        write_csv(report_frame(report[table]), paths[-1])
     if tables:
         paths.append(json_path.with_suffix(".html"))
         _chart(report, report_frame(report[tables[0]]), paths[-1])

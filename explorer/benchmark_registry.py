@@ -5,11 +5,13 @@ and how its scores are summed up. The CLI's ``--benchmark``, the Browse tab and 
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from explorer import cancel, world
+from explorer.data_roots import DataAccess, OutsideRoots, confined
 from explorer.dataset_loaders import DatasetError, load_aro, load_bivlc, load_sugarcrepe, load_winoground
 from explorer.items import Item
 from explorer.pairs import load_pairs, read_pairs
@@ -63,16 +65,41 @@ def benchmark(name: str) -> Benchmark:
 
 
 def load_items(name: str, data: str | Path | None = None, limit: int | None = None, images: str | Path | None = None,
-               split: str | None = None) -> list[Item]:
+               split: str | None = None, access: DataAccess = DataAccess()) -> list[Item]:
     """A benchmark's items: ``limit`` per kind (per world split and kind, or per public category; the world's
-    default 50); a world benchmark's ``split``, or all its test splits when None; a public one's files at ``data``."""
+    default 50); a world benchmark's ``split``, or all its test splits when None; a public one's files at ``data``,
+    read as ``access`` allows (the CLI's by default: any data path, the paths its files name kept inside its folder)."""
     b = benchmark(name)
     if not b.from_files:
         return [it for s in ([split] if split else world.SPLITS) for it in b.load(s, limit or 50)]
-    if not data:
-        raise ValueError(f"{name} needs the path of its files (in the benchmark's own layout)")
-    if not Path(data).exists():
-        raise DatasetError(f"{name}: no file or folder at {data}")
-    items = b.load(Path(data), Path(images) if images else None, limit)
+    with _reading(name, data, images, access) as (path, image_folder):
+        items = b.load(path, image_folder, limit)
     log.info("%s: %d items from %s", name, len(items), data)
     return items
+
+
+def left_out(name: str, data: str | Path | None, images: str | Path | None = None,
+             access: DataAccess = DataAccess()) -> list[str]:
+    """The rows of a benchmark's files that its loader leaves out (an own pairs file's bad rows), each in words."""
+    b = benchmark(name)
+    if b.skipped is None or not data:
+        return []
+    with _reading(name, data, images, access) as (path, _):
+        return b.skipped(path)
+
+
+@contextmanager
+def _reading(name: str, data: str | Path | None, images: str | Path | None,
+             access: DataAccess) -> Iterator[tuple[Path, Path | None]]:
+    """The benchmark's data path and image folder as ``access`` reads them, with every file read inside the block
+    confined to the benchmark's folders; a path refused by ``access`` as a ``DatasetError`` naming nothing of it."""
+    if not data:
+        raise ValueError(f"{name} needs the path of its files (in the benchmark's own layout)")
+    try:
+        path, folder = access.typed(str(data)), Path(images) if images else None
+        if not path.exists():
+            raise DatasetError(f"{name}: no file or folder at {data}")
+        with confined(None if access.outside else access.bases(path, folder)):
+            yield path, folder
+    except OutsideRoots as exc:
+        raise DatasetError(f"{name}: {exc}") from None

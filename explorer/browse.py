@@ -62,12 +62,13 @@ def select(
     wrong_by: ScoringMethod | None = None,
     progress: Callable[[Iterable], Iterable] = lambda it: it,
 ) -> list[int]:
-    """Indices of the items in ``category`` (all when None) that ``wrong_by`` gets wrong (all when None)."""
+    """Indices of the items in ``category`` (all when None) that ``wrong_by`` gets wrong (all when None; an item
+    whose images cannot be read is not wrong)."""
     keep = [i for i, it in enumerate(items) if category in (None, "", "all") or it.category == category]
     if wrong_by is None:
         return keep
     wrong = []
     for part in progress(chunks(keep, CHUNK)):
         found = score_chunk([wrong_by], [items[i] for i in part], BROWSE_SIZE)
-        wrong += [i for i, f in zip(part, found) if not f[wrong_by.name].correct]
+        wrong += [i for i, f in zip(part, found) if isinstance(f, dict) and not f[wrong_by.name].correct]
     return wrong

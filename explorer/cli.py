@@ -12,8 +12,9 @@ import sys
 from pathlib import Path
 
 from explorer import world
-from explorer.benchmark_registry import BENCHMARKS, WORLD_LIMIT
+from explorer.benchmark_registry import BENCHMARKS, WORLD_LIMIT, left_out
 from explorer.checkpoints import ALIGN_VARIANTS, EMBEDDED_CHECKPOINT, for_variant
+from explorer.data_roots import DataAccess
 from explorer.loader import EncoderSpec, load_encoder
 from explorer.model_args import encoder_spec, model_command
 from explorer.settings import Settings, add_setting_flags, current, use
@@ -115,7 +116,8 @@ def _shard_config(args: argparse.Namespace, encoder) -> dict:
     weights = encoder.checkpoint.stat() if encoder.checkpoint else None
     return {"benchmark": args.benchmark, "data": args.data, "images": args.images, "methods": args.methods,
             "split": args.split, "limit": eval_limit(args.benchmark, args.limit), "set": args.set,
-            "model": encoder.label, "weights": [weights.st_size, weights.st_mtime_ns] if weights else None,
+            "allow_outside": args.allow_outside, "model": encoder.label,
+            "weights": [weights.st_size, weights.st_mtime_ns] if weights else None,
             "code": code_fingerprint()}
 
 
@@ -128,18 +130,18 @@ def _eval(args: argparse.Namespace) -> int:
     if BENCHMARKS[args.benchmark].from_files and not args.data:
         raise SystemExit(f"--data PATH is needed for {args.benchmark}: the benchmark's files in its own layout")
     with distributed.session() as ctx:
-        encoder = load_encoder(encoder_spec(args.settings))
-        options = method_options(args.set)
+        encoder, options = load_encoder(encoder_spec(args.settings)), method_options(args.set)
         methods = [get_method(m, encoder, **options.get(m, {})) for m in args.methods.split(",")]
         run_dir = args.run_dir or (f"{args.json}.shards" if args.json else None)
         shards = Shards(ctx, Path(run_dir) if run_dir else None, _shard_config(args, encoder))
         limit = eval_limit(args.benchmark, args.limit)
-        results = evaluate(methods, args.benchmark, limit, args.split.split(","), args.data, args.images, shards=shards)
+        access, unreadable = DataAccess(outside=args.allow_outside), []
+        results = evaluate(methods, args.benchmark, limit, args.split.split(","), args.data, args.images, shards=shards,
+                           access=access, left_out=unreadable)
         report = {"benchmark": args.benchmark, "model": encoder.label, "limit": limit, "world_size": ctx.world_size,
                   "shards": shards.report(), "interval": intervals.METHOD, "results": results}
-        said = BENCHMARKS[args.benchmark].skipped
-        if said is not None:
-            report["skipped"] = said(Path(args.data))
+        if BENCHMARKS[args.benchmark].from_files:
+            report["skipped"] = left_out(args.benchmark, args.data, args.images, access) + unreadable
     return _print_report(report, args.json, ("results",)) if ctx.is_main else 0
 
 
@@ -219,9 +221,8 @@ def _recognition(args: argparse.Namespace) -> int:
 
     encoder = load_encoder(encoder_spec(args.settings))
     with tqdm(total=STAGES, desc="recognition", unit="stage") as bar:
-        found = readings(encoder, args.limit, args.probe_limit, tick=bar.update)
-    report = {"model": encoder.label, "readings": found}
-    return _print_report(report, args.json)
+        return _print_report({"model": encoder.label, "readings": readings(encoder, args.limit, args.probe_limit,
+                                                                           tick=bar.update)}, args.json)
 
 
 def _binding_sweep(args: argparse.Namespace) -> int:
@@ -254,8 +255,7 @@ def _binding_sweep(args: argparse.Namespace) -> int:
 def _make_examples(args: argparse.Namespace) -> int:
     from explorer.examples import write_world_examples
 
-    for path in write_world_examples():
-        print(path)
+    print("\n".join(map(str, write_world_examples())))
     return 0
 
 
@@ -276,8 +276,8 @@ def build_parser(settings: Settings | None = None) -> argparse.ArgumentParser:
     t.add_argument("--out", help=f"weights file to write (default {EMBEDDED_CHECKPOINT})")
     t.add_argument("--run-dir", help="where resumable state is kept (default runs/train-world-...)")
     t.add_argument("--device", help="cpu or cuda (default: cuda when present); the card records which")
-    t.add_argument("--workers", type=int, default=0,
-                   help="processes drawing scenes ahead of the model (default 0: in turn; worth 2 or more on a GPU)")
+    t.add_argument("--workers", type=int, default=0, help="processes drawing scenes ahead of the model "
+                                                          "(default 0: in turn; worth 2 or more on a GPU)")
     t.add_argument("--no-card", action="store_true", help="skip measuring and writing the model card")
     t.set_defaults(func=_train_world)
 
@@ -293,8 +293,7 @@ def build_parser(settings: Settings | None = None) -> argparse.ArgumentParser:
                                           "its model card")
     c.add_argument("--checkpoint", help=f"weights file with its .json record, or a shipped checkpoint's name "
                                       f"(default {EMBEDDED_CHECKPOINT})")
-    c.add_argument("--from-record", action="store_true",
-                   help="rewrite the card from the figures its record holds, without measuring again")
+    c.add_argument("--from-record", action="store_true", help="rewrite the card from the figures its record holds")
     c.set_defaults(func=_model_card)
 
     e = model_command(sub, settings, "eval", "evaluate scoring methods on a benchmark", _eval,
@@ -302,6 +301,8 @@ def build_parser(settings: Settings | None = None) -> argparse.ArgumentParser:
     e.add_argument("--benchmark", choices=list(BENCHMARKS), default="world")
     e.add_argument("--data", help="the benchmark's folder or file (public benchmarks)")
     e.add_argument("--images", help="image folder, where it is not the benchmark's default")
+    e.add_argument("--allow-outside", action="store_true", help="follow image paths that a benchmark's file names "
+                   "outside its folder (absolute, '..' or a link out; refused by line without this flag)")
     e.add_argument("--methods", default="global", help="comma-separated registered methods")
     e.add_argument("--split", default=",".join(world.SPLITS),
                    help="comma-separated world splits: id, heldout, shift, style (test: to report; the default), "
@@ -370,9 +371,8 @@ def build_parser(settings: Settings | None = None) -> argparse.ArgumentParser:
     w.add_argument("--out", default="docs", help="where coverage-sweep.csv, .json and .html go (default %(default)s)")
     w.set_defaults(func=_binding_sweep)
 
-    x = sub.add_parser("make-examples", help="render the page's world example scenes into "
-                                              "explorer/shipped/examples")
-    x.set_defaults(func=_make_examples)
+    sub.add_parser("make-examples", help="render the page's world example scenes into explorer/shipped/examples"
+                   ).set_defaults(func=_make_examples)
 
     # Listed for --help only: main() hands everything after "app" to the page's own flags (app --help lists them).
     sub.add_parser("app", help="serve the page, as python app.py does (its flags: app --help)", add_help=False)

@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from PIL import Image
 
+from explorer.data_roots import OUTSIDE, OutsideRoots, inside
 from explorer.inputs import InputError, load_image, normalize_image
 from explorer.items import Item
 
@@ -98,25 +99,40 @@ def _extras(row: Mapping, known: Iterable[str]) -> dict[str, Any]:
             if k not in set(known) and not _missing(v) and not isinstance(v, (bytes, dict))}
 
 
+def json_problem(exc: json.JSONDecodeError, line: bool = True) -> str:
+    """What is wrong with a JSON text and where, whole (the decoder's own message stops at "at")."""
+    where = f"line {exc.lineno}, column {exc.colno}" if line else f"column {exc.colno}"
+    return f"{exc.msg.removesuffix(' at')} at {where}"
+
+
+def _named(root: Path, name: str, where: str) -> Path:
+    """The file ``name`` under ``root`` that a benchmark's row names, refused (naming the row) when it leads out."""
+    try:
+        return inside(root / name)
+    except OutsideRoots:
+        raise DatasetError(f"{where}: its image path {OUTSIDE}") from None
+
+
 def _read_json(path: Path) -> Any:
+    inside(path)
     if not path.is_file():
         raise DatasetError(f"{path}: file not found")
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise DatasetError(f"{path.name}: invalid JSON ({exc.msg} at line {exc.lineno})") from exc
+        raise DatasetError(f"{path.name}: invalid JSON ({json_problem(exc)})") from exc
     except UnicodeDecodeError as exc:
         raise DatasetError(f"{path.name}: not UTF-8 text ({exc.reason})") from exc
 
 
 def _read_jsonl(path: Path) -> list[Any]:
     rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(inside(path).read_text(encoding="utf-8").splitlines(), 1):
         if line.strip():
             try:
                 rows.append(json.loads(line))
             except json.JSONDecodeError as exc:
-                raise DatasetError(f"{path.name}: invalid JSON on line {n} ({exc.msg})") from exc
+                raise DatasetError(f"{path.name}: invalid JSON on line {n} ({json_problem(exc, False)})") from exc
     return rows
 
 
@@ -125,7 +141,7 @@ def _read_table(paths: Sequence[Path], required: Sequence[str]) -> list[dict]:
     import pandas as pd
 
     rows: list[dict] = []
-    for path in paths:
+    for path in map(inside, paths):
         suffix = path.suffix.lower()
         try:
             if suffix == ".parquet":
@@ -154,10 +170,10 @@ def _image_from_cell(value: Any, root: Path, source: str, name: str) -> ImageRef
         if not _missing(value.get("bytes")):
             return ImageRef(source, data=bytes(value["bytes"]))
         if not _missing(value.get("path")):
-            return ImageRef(source, path=root / str(value["path"]))
+            return ImageRef(source, path=_named(root, str(value["path"]), source))
         raise DatasetError(f"{source}: field {name!r} has neither 'bytes' nor 'path'")
     if isinstance(value, str):
-        return ImageRef(source, path=root / value)
+        return ImageRef(source, path=_named(root, value, source))
     raise DatasetError(f"{source}: field {name!r} should be an image path or struct, got {type(value).__name__}")
 
 
@@ -181,8 +197,13 @@ def _folder(path: Path, what: str) -> Path:
 
 
 def _inner(data: Path, marker: Callable[[Path], bool]) -> Path:
-    """``data`` or its ``data/`` subfolder (a Hugging Face repository root), whichever holds the files."""
-    return data / "data" if not marker(data) and marker(data / "data") else data
+    """``data`` or its ``data/`` subfolder (a Hugging Face repository root), whichever holds the files; a ``data/``
+    that leads outside the benchmark's folder is not looked into."""
+    try:
+        inner = inside(data / "data")
+    except OutsideRoots:
+        return data
+    return inner if not marker(data) and marker(inner) else data
 
 
 # ---------------------------------------------------------------- the benchmarks
@@ -207,7 +228,7 @@ def load_sugarcrepe(data: Path, images: Path | None = None, limit: int | None = 
         for idx, row in list(table.items())[:limit]:
             where = f"{name}: item {idx!r}"
             items.append(Item(
-                cat, (ImageRef(where, path=root / _text(row, "filename", where)),),
+                cat, (ImageRef(where, path=_named(root, _text(row, "filename", where), where)),),
                 (_text(row, "caption", where), _text(row, "negative_caption", where)), id=str(idx),
             ))
     return items
@@ -228,7 +249,8 @@ def load_winoground(data: Path, images: Path | None = None, limit: int | None = 
         name = files[0].name
         rows = _read_jsonl(files[0])
         root = _folder(Path(images) if images else base / "images", "Winoground image folder")
-        pick = lambda row, k, where: ImageRef(where, path=root / f"{_text(row, k, where)}.png")  # noqa: E731
+        pick = lambda row, k, where: ImageRef(  # noqa: E731
+            where, path=_named(root, f"{_text(row, k, where)}.png", where))
     else:
         name = files[0].name if len(files) == 1 else f"{files[0].parent.name}/*.parquet"
         rows = _read_table(files, WINOGROUND_FIELDS)
@@ -302,7 +324,8 @@ def load_aro(data: Path, images: Path | None = None, limit: int | None = None) -
         for n, row in enumerate(rows[:limit]):
             where = f"{path.name}: item {n}"
             box = tuple(_number(row, k, where) for k in ("bbox_x", "bbox_y", "bbox_w", "bbox_h"))
-            ref = ImageRef(where, path=root / _text(row, "image_path", where), box=box)  # type: ignore[arg-type]
+            path = _named(root, _text(row, "image_path", where), where)
+            ref = ImageRef(where, path=path, box=box)  # type: ignore[arg-type]
             items.append(Item(
                 kind, (ref,), (_text(row, "true_caption", where), _text(row, "false_caption", where)), id=str(n),
                 info=_extras(row, ARO_FIELDS),

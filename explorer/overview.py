@@ -12,16 +12,17 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from explorer.accuracy import Outcome, score_chunk
+from explorer.accuracy import Found, Unreadable, score_chunk
 from explorer.browse import BROWSE_SIZE, CHUNK
 from explorer.cache import LRUCache
+from explorer.csv_cells import write_csv
 from explorer.items import Item
 from explorer.methods import ScoringMethod
 from explorer.shards import chunks
 
 SCORED_KEPT = 50_000  # items' outcomes kept, all models together: Browse's largest load is 12,000 items
 CELLS = ("both right", "fixes", "breaks", "both wrong")  # a method against a baseline: the matrix's cells
-_SCORED: LRUCache[dict[str, Outcome]] = LRUCache(SCORED_KEPT)
+_SCORED: LRUCache[Found] = LRUCache(SCORED_KEPT)
 
 
 def _key(model: str, methods: Iterable[str], item: Item) -> str:
@@ -31,7 +32,7 @@ def _key(model: str, methods: Iterable[str], item: Item) -> str:
 
 
 def score_items(methods: Mapping[str, ScoringMethod], model: str, items: Sequence[Item],
-                progress: Callable[[Iterable], Iterable] = lambda it: it) -> list[dict[str, Outcome]]:
+                progress: Callable[[Iterable], Iterable] = lambda it: it) -> list[Found]:
     """Each item's ``{method name: outcome}``, through the one scoring loop; an item this model's methods scored
     before comes from the cache, so a second overview of the same items runs no analysis."""
     keys = [_key(model, methods, it) for it in items]
@@ -42,17 +43,18 @@ def score_items(methods: Mapping[str, ScoringMethod], model: str, items: Sequenc
     return [_SCORED.get(k) for k in keys]
 
 
-def frame(items: Sequence[Item], outcomes: Sequence[dict[str, Outcome]],
-          methods: Mapping[str, ScoringMethod]) -> pd.DataFrame:
+def frame(items: Sequence[Item], outcomes: Sequence[Found], methods: Mapping[str, ScoringMethod]) -> pd.DataFrame:
     """One row per item: its position among the loaded items, id, category, and per method (by label) its verdict
-    ("right", "wrong", "n/a" where untrained) and its margin (positive when right; empty where untrained)."""
+    ("right", "wrong", "n/a" where untrained, "unreadable" where the item's images cannot be read) and its margin
+    (positive when right; empty where there is no verdict)."""
     rows = []
     for position, (item, found) in enumerate(zip(items, outcomes)):
         row: dict = {"item": position, "id": item.id, "category": item.category}
         for name, method in methods.items():
-            trained = method.trained
-            row[method.label] = ("right" if found[name].correct else "wrong") if trained else "n/a"
-            row[f"{method.label} margin"] = found[name].margin if trained else math.nan
+            scored = method.trained and not isinstance(found, Unreadable)
+            verdict = "unreadable" if isinstance(found, Unreadable) else "n/a"
+            row[method.label] = ("right" if found[name].correct else "wrong") if scored else verdict
+            row[f"{method.label} margin"] = found[name].margin if scored else math.nan
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -92,6 +94,6 @@ def export(rows: pd.DataFrame, folder: Path, name: str = "browse-slice") -> tupl
     """The slice written as ``NAME.csv`` and ``NAME.json`` (records) in ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     csv_path, json_path = folder / f"{name}.csv", folder / f"{name}.json"
-    rows.to_csv(csv_path, index=False)
+    write_csv(rows, csv_path)
     rows.to_json(json_path, orient="records", indent=1)
     return csv_path, json_path

@@ -8,13 +8,16 @@ from __future__ import annotations
 import csv
 import json
 import logging
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 from PIL import Image, UnidentifiedImageError
 
-from explorer.dataset_loaders import DatasetError, ImageRef, per_category
+from explorer import settings
+from explorer.data_roots import OUTSIDE, OutsideRoots, inside
+from explorer.dataset_loaders import DatasetError, ImageRef, json_problem, per_category
 from explorer.inputs import InputError, clean_caption
 from explorer.items import Item
 
@@ -46,7 +49,7 @@ class RowError(Exception):
 def _rows(path: Path) -> Iterator[tuple[int, dict | None, str]]:
     """(line, row or None, why not) for each data row of a CSV or JSON Lines file."""
     if path.suffix.lower() == ".csv":
-        with path.open(newline="", encoding="utf-8-sig") as f:
+        with inside(path).open(newline="", encoding="utf-8-sig") as f:
             reader = csv.DictReader(f)
             missing = [name for name in REQUIRED if name not in (reader.fieldnames or [])]
             if missing:
@@ -59,14 +62,14 @@ def _rows(path: Path) -> Iterator[tuple[int, dict | None, str]]:
         return
     if path.suffix.lower() not in (".jsonl", ".ndjson"):
         raise DatasetError(f"{path.name}: own pairs are a .csv file with a header row or a .jsonl file")
-    with path.open(encoding="utf-8") as f:
+    with inside(path).open(encoding="utf-8") as f:
         for line, text in enumerate(f, start=1):
             if not text.strip():
                 continue
             try:
                 row = json.loads(text)
             except json.JSONDecodeError as exc:
-                yield line, None, f"not valid JSON ({exc.msg})"
+                yield line, None, f"not valid JSON ({json_problem(exc, line=False)})"
                 continue
             yield (line, row, "") if isinstance(row, dict) else (line, None, "not a JSON object")
 
@@ -75,15 +78,34 @@ def _image(row: dict, name: str, root: Path, where: str) -> ImageRef:
     value = row.get(name)
     if not isinstance(value, str) or not value.strip():
         raise RowError(name, "empty: it needs an image path relative to the file")
-    path = root / value.strip()
+    try:
+        path = inside(root / value.strip())
+    except OutsideRoots:
+        raise RowError(name, f"the path {OUTSIDE}") from None
     if not path.is_file():
         raise RowError(name, f"no image file at {path}")
-    try:
-        with Image.open(path):  # the header only: a file that is no image is caught here, not while scoring
-            pass
-    except (UnidentifiedImageError, OSError) as exc:
-        raise RowError(name, f"{path.name} is not an image PIL can read ({type(exc).__name__})") from None
+    _check_image(path, name)
     return ImageRef(where, path=path)
+
+
+def _check_image(path: Path, name: str) -> None:
+    """A file that is no image, has more pixels than the app reads or is cut short is the row's fault, found here by
+    its header and its chunks' checksums (no pixel decoded), not while scoring."""
+    limit = settings.current().max_pixels
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(path) as im:
+                if im.width * im.height > limit:
+                    raise RowError(name, f"{path.name} is {im.width} x {im.height} pixels, more than the {limit:,} "
+                                         f"this app reads")
+                im.verify()
+    except Image.DecompressionBombError:
+        raise RowError(name, f"{path.name} has more pixels than the {limit:,} this app reads") from None
+    except UnidentifiedImageError:
+        raise RowError(name, f"{path.name} is not an image PIL can read") from None
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise RowError(name, f"{path.name} is damaged or cut short ({exc})") from None
 
 
 def _captions(row: dict) -> tuple[str, str]:

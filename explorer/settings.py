@@ -45,6 +45,11 @@ class Settings:
     port: int = setting(7860, "port the page listens on", "EXPLORER_PORT")
     share: bool = setting(False, "also open a public gradio.live link", None, shown="off: no public link unless asked")
     max_file_size: str = setting("25mb", "largest upload accepted", "EXPLORER_MAX_FILE_SIZE")
+    data_root: tuple[str, ...] = setting((), "a server folder whose files Browse may read by typed path, each image "
+                                             "a file names kept inside it (repeat the flag for several; the "
+                                             "variable separates them with the system's path separator)",
+                                         "EXPLORER_DATA_ROOTS", shown="none: the page reads no typed path, only "
+                                                                      "uploads", sections=("serving",))
     model: str | None = setting(None, "open_clip model name", "EXPLORER_MODEL", shown="the embedded `world-clip`")
     pretrained: str | None = setting(None, "open_clip pretrained tag, e.g. openai (needs the model hub or its cache)",
                                      "EXPLORER_PRETRAINED")
@@ -96,7 +101,8 @@ class Settings:
 
     def with_flags(self, args: argparse.Namespace, names: Sequence[str]) -> Settings:
         """These settings with the flags ``names`` as ``args`` holds them (their defaults were these settings)."""
-        return replace(self, **{name: getattr(args, name) for name in names})
+        given = {name: getattr(args, name) for name in names}
+        return replace(self, **{name: tuple(v) if many(FIELDS[name]) else v for name, v in given.items()})
 
 
 FIELDS: dict[str, Field] = {f.name: f for f in fields(Settings)}
@@ -104,13 +110,20 @@ MODEL_FLAGS = ("model", "pretrained", "checkpoint", "device", "precision", "comp
 
 
 def kind(f: Field) -> type:
-    """The type a field's flag and variable are read as."""
+    """The type a field's flag and variable are read as (each item's, for a field of several)."""
     return next((t for t in (bool, int, float) if f.type == t.__name__), str)
+
+
+def many(f: Field) -> bool:
+    """Whether a field holds several values: its flag repeats, its variable separates them with ``os.pathsep``."""
+    return str(f.type).startswith("tuple")
 
 
 def parse(f: Field, raw: str) -> Any:
     """A variable's text as its field's value (a switch is on when set to 1)."""
     read = kind(f)
+    if many(f):
+        return tuple(read(part) for part in raw.split(os.pathsep) if part)
     return raw == "1" if read is bool else read(raw)
 
 
@@ -126,11 +139,13 @@ def add_setting_flags(parser: argparse.ArgumentParser, settings: Settings, names
         f = FIELDS[name]
         value = getattr(settings, name)
         value = defaults.get(name) if value is None else value
-        said = (f.metadata["shown"] or "none") if value is None else shown(value)
+        said = (f.metadata["shown"] or "none") if value in (None, ()) else shown(value)
         env = f"; env {variable(f)}" if f.metadata["env"] else ""
         text = f"{f.metadata['help']} (default {said.replace('`', '')}{env})"
         options: dict[str, Any] = {"default": value, "help": text.replace("%", "%%")}
-        if kind(f) is bool:
+        if many(f):  # argparse appends to a copy of a list default
+            options |= {"default": list(value), "action": "append", "type": kind(f)}
+        elif kind(f) is bool:
             options["action"] = "store_true"
         else:
             options |= {"type": kind(f), "choices": f.metadata["choices"]}
@@ -155,6 +170,8 @@ def shown(value: Any) -> str:
         return "none"
     if isinstance(value, bool):
         return "on" if value else "off"
+    if isinstance(value, (tuple, list)):
+        return ", ".join(f"`{v}`" for v in value) or "none"
     return f"`{value:g}`" if isinstance(value, float) else f"`{value}`"
 
 

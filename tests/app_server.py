@@ -7,6 +7,7 @@ from contextlib import contextmanager
 
 from explorer.engine import Engine
 from explorer.ui.app import build_app
+from explorer.ui.serving import Serving
 
 
 def free_port() -> int:
@@ -16,8 +17,8 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_app(encoder):
-    demo = build_app(Engine(encoder))
+def running_app(encoder, serving: Serving | None = None):
+    demo = build_app(Engine(encoder), serving)
     demo.queue()
     _, url, _ = demo.launch(server_name="127.0.0.1", server_port=free_port(), prevent_thread_lock=True,
                             quiet=True, share=False)

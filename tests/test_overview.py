@@ -55,6 +55,23 @@ def test_a_slice_is_exported_as_csv_and_json(scored, tmp_path):
     assert [r["id"] for r in json.loads(json_path.read_text())] == rows["id"].tolist()
 
 
+def test_an_exported_slice_writes_formula_cells_as_text_and_an_unreadable_item_as_such(tmp_path):
+    from explorer.accuracy import Unreadable
+    from explorer.items import Item
+
+    items = [Item(kind, ("scene",), ("a", "b"), id=name) for kind, name in
+             (("=HYPERLINK(1)", "@SUM(A1)"), ("-2+3", "\tx"), ("plain", "ok"))]
+    found = [{"global": Outcome(True, None, 0.5, (0,))}, {"global": Outcome(False, None, -0.25, (1,))},
+             Unreadable("cut short")]
+    table = overview.frame(items, found, {"global": type("M", (), {"label": "=cos", "trained": True})()})
+    csv_path, json_path = overview.export(table, tmp_path)
+    written = pd.read_csv(csv_path, dtype=str, keep_default_na=False)
+    assert list(written.columns)[3] == "'=cos" and written["category"].tolist() == ["'=HYPERLINK(1)", "'-2+3", "plain"]
+    assert written["id"].tolist() == ["'@SUM(A1)", "'\tx", "ok"] and written["'=cos margin"].tolist()[1] == "-0.25"
+    assert written["'=cos"].tolist() == ["right", "wrong", "unreadable"]
+    assert json.loads(json_path.read_text())[0]["category"] == "=HYPERLINK(1)"  # JSON is data: kept as given
+
+
 class _Untrained:
     label, trained = "TFLocal", False
 

@@ -1,6 +1,8 @@
 """Your own pairs as a benchmark: CSV or JSON Lines, bad rows named by line and field, the rest scored as the page
 scores them."""
 
+import csv
+import io
 import json
 
 import pytest
@@ -95,3 +97,24 @@ def test_eval_on_own_pairs_names_the_bad_rows_and_scores_the_rest_as_the_page_do
         cell = report["results"][method]["pairs"]
         assert cell["n"] == 6 and cell["accuracy"] == round(100 * sum(right) / 6, 2), (method, right)
     assert 0 < report["results"]["global"]["pairs"]["accuracy"] < 100  # the rows tell the two apart
+
+
+def test_eval_skips_a_bomb_and_a_cut_image_by_line_and_writes_formulas_as_text(tmp_path):
+    from test_data_roots import bomb_png
+
+    good = scenes(tmp_path, 2)
+    (tmp_path / "bomb.png").write_bytes(bomb_png())
+    (tmp_path / "cut.png").write_bytes((tmp_path / good[0][0]).read_bytes()[:80])
+    formula = '=HYPERLINK("http://example.invalid","open")'
+    with (tmp_path / "mine.csv").open("w", newline="") as f:
+        csv.writer(f).writerows([("image", "caption_a", "caption_b", "category"), (*good[0][::2], good[0][3], formula),
+                                 ("bomb.png", *good[0][2:], "x"), ("cut.png", *good[0][2:], "x"),
+                                 (good[1][0], *good[1][2:], "+sum")])
+    out = tmp_path / "mine.json"
+    assert main(["eval", "--benchmark", "pairs", "--data", str(tmp_path / "mine.csv"), "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert [s.split(":")[0] for s in report["skipped"]] == ["line 3, field 'image'", "line 4, field 'image'"]
+    assert set(report["results"]["global"]) == {formula, "+sum", "all"}  # the report keeps the words as given
+    cells = out.with_suffix(".csv").read_text()
+    assert [row[1] for row in csv.reader(io.StringIO(cells))][1:3] == [f"'{formula}", "'+sum"]  # shown as text
+    assert "\n=" not in cells and ",=" not in cells and ",+" not in cells

@@ -36,7 +36,8 @@ def test_every_variable_is_read_as_its_fields_type_and_unset_ones_keep_their_def
     given = Settings.from_env({env: SAMPLE[settings.kind(f)] for env, f in variables.items()} | {"PATH": "/bin"})
     for env, f in variables.items():
         assert getattr(given, f.name) == settings.parse(f, SAMPLE[settings.kind(f)]), env
-        assert type(getattr(given, f.name)) is settings.kind(f), env
+        value = getattr(given, f.name)  # a field of several: a tuple of its kind
+        assert all(type(v) is settings.kind(f) for v in value) if settings.many(f) else type(value) is settings.kind(f)
     assert Settings.from_env({}) == Settings()
     assert Settings.from_env({"EXPLORER_COMPILE": "yes"}).compile is False  # a switch is on at 1 only, as before
     with pytest.raises(ValueError):
@@ -55,6 +56,16 @@ def test_the_pages_flags_default_to_the_environment_and_override_it():
                              PAGE_FLAGS + MODEL_FLAGS)
     assert (flagged.port, flagged.share, flagged.precision, flagged.time_limit) == (9000, True, "fp32", 30.0)
     assert flagged.light_concurrency == env.light_concurrency  # a variable with no flag stays the environment's
+
+
+def test_data_roots_come_from_the_variable_and_repeated_flags_and_default_to_none():
+    from explorer.page import PAGE_FLAGS, parse_args
+
+    assert Settings().data_root == () and parse_args([], settings=Settings()).data_root == []
+    env = Settings.from_env({"EXPLORER_DATA_ROOTS": os.pathsep.join(["/srv/a", "/srv/b"])})
+    assert env.data_root == ("/srv/a", "/srv/b")
+    flagged = env.with_flags(parse_args(["--data-root", "/srv/c", "--data-root", "/srv/d"], settings=env), PAGE_FLAGS)
+    assert flagged.data_root == ("/srv/a", "/srv/b", "/srv/c", "/srv/d")  # the flags add to the variable's
 
 
 def test_a_model_commands_flags_are_its_settings_and_name_the_encoder():

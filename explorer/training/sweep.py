@@ -157,11 +157,12 @@ def write(summary: dict, out: Path, command: str) -> dict:
     """The sweep's table (CSV), data with the correlations and the command (JSON) and figure (HTML) under ``out``."""
     import pandas as pd
 
+    from explorer.csv_cells import write_csv
     from explorer.viz import coverage_sweep_figure
 
     out.mkdir(parents=True, exist_ok=True)
     summary = {"command": command, **summary}
-    pd.DataFrame(summary["rows"]).to_csv(out / "coverage-sweep.csv", index=False)
+    write_csv(pd.DataFrame(summary["rows"]), out / "coverage-sweep.csv")
     (out / "coverage-sweep.json").write_text(json.dumps(summary, indent=2) + "\n")
     coverage_sweep_figure(summary).write_html(out / "coverage-sweep.html", include_plotlyjs=True)
     return summary

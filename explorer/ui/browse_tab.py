@@ -8,7 +8,8 @@ from pathlib import Path
 import gradio as gr
 
 from explorer import share, viz
-from explorer.benchmark_registry import BENCHMARKS, load_items
+from explorer.benchmark_registry import BENCHMARKS, left_out, load_items
+from explorer.data_roots import DataAccess
 from explorer.browse import BROWSE_SIZE, MAX_PER_CATEGORY, Reading, for_main_page, items_per_category, read, select
 from explorer.dataset_loaders import DatasetError
 from explorer.engine import UNTRAINED_MARK, Engine
@@ -19,6 +20,7 @@ from explorer.ui import browse_overview
 from explorer.ui.guard import guarded, plain, warn
 from explorer.ui.main_tab import MainInputs
 from explorer.ui.serving import Serving
+from explorer.uploads import benchmark_path
 
 SEND_DIR = Path(tempfile.mkdtemp(prefix="explorer-send-"))
 FEWER = ", or with fewer items per category"
@@ -42,35 +44,56 @@ def _describe(item: Item, reading: Reading, model: str) -> str:
     return "\n".join(lines)
 
 
+def _typed_label(access: DataAccess) -> str:
+    """The typed path's label: where it may lead on this server."""
+    if not access.roots:
+        return "Its folder or file on the server: none here (this page reads no server folder; upload it instead)"
+    return (f"Its folder or file on the server, inside {' or '.join(str(r) for r in access.roots)}: a public benchmark "
+            f"in its own layout, or your own pairs (.csv, .jsonl)")
+
+
 def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, serving: Serving) -> None:
     """Lay out the browse tab inside the current ``gr.Tab``."""
     items_state = gr.State([])
     selection = gr.State([])
 
     @guarded(lambda message: ([], [], gr.update(), gr.update(), message), serving.time_limit_s, FEWER)
-    def load(benchmark: str, data: str, limit: float | None):
+    def load(benchmark: str, data: str, limit: float | None, upload: str | None = None):
         per_category = items_per_category(limit)
-        path = (data or "").strip() or None
         try:
-            items = load_items(benchmark, path, per_category)
-            skipped = BENCHMARKS[benchmark].skipped
-            left_out = skipped(Path(path)) if skipped and path else []
+            if upload and BENCHMARKS[benchmark].from_files:  # an upload's named files stay in its own folder
+                path, access = str(benchmark_path(upload, benchmark)), DataAccess()
+            else:  # a typed path: only inside the operator's data roots
+                path, access = (data or "").strip() or None, serving.data
+            items = load_items(benchmark, path, per_category, access=access)
+            rows_left_out = left_out(benchmark, path, access=access)
         except (DatasetError, ValueError) as exc:
             return [], [], gr.update(), gr.update(), f"**Cannot load:** {plain(str(exc))}"
         cats = ["all"] + sorted({it.category for it in items})
         keep = list(range(len(items)))
         said = f"Loaded {len(items)} items."
-        if left_out:
-            said += f" Left out {len(left_out)} rows:  \n" + "  \n".join(plain(row) for row in left_out[:SKIPPED_SHOWN])
-            said += "  \n..." if len(left_out) > SKIPPED_SHOWN else ""
+        if rows_left_out:
+            said += f" Left out {len(rows_left_out)} rows:  \n" + "  \n".join(
+                plain(row) for row in rows_left_out[:SKIPPED_SHOWN])
+            said += "  \n..." if len(rows_left_out) > SKIPPED_SHOWN else ""
         return (items, keep, gr.update(choices=cats, value="all"), gr.update(maximum=max(1, len(keep) - 1), value=0),
                 said)
 
     @guarded(lambda message: (gr.update(), gr.update(), message), serving.time_limit_s, FEWER)
     def refilter(items, category: str, wrong_only: bool, model: str, progress=gr.Progress(track_tqdm=False)):
-        wrong_by = engine.model(model).methods["global"] if wrong_only else None
+        loaded = engine.model(model)
+        wrong_by = loaded.methods["global"] if wrong_only else None
         keep = select(items, category, wrong_by, progress.tqdm if wrong_only else (lambda it: it))
-        return keep, gr.update(maximum=max(1, len(keep) - 1), value=0), f"{len(keep)} of {len(items)} items."
+        said = f"{len(keep)} of {len(items)} items"
+        said += f" that **{plain(loaded.label)}**'s {GLOBAL} gets wrong." if wrong_only else "."
+        return keep, gr.update(maximum=max(1, len(keep) - 1), value=0), said
+
+    @guarded(lambda message: (gr.update(), gr.update(), message), serving.time_limit_s, FEWER)
+    def remake(items, category: str, wrong_only: bool, model: str, progress=gr.Progress(track_tqdm=False)):
+        """Another model: a wrong-only list was the former model's, so it is made again; any other list stays."""
+        if not wrong_only:
+            return gr.update(), gr.update(), gr.update()
+        return refilter.__wrapped__(items, category, wrong_only, model, progress)
 
     @guarded(lambda message: (None, None, message), serving.time_limit_s)
     def show(items, keep, position: float, model: str):
@@ -101,9 +124,11 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
 
     with gr.Row():
         benchmark = gr.Dropdown(list(BENCHMARKS), value="world", label="Benchmark", elem_id="browse-benchmark")
-        data = gr.Textbox(label="Its folder or file: a public benchmark in its own layout, or your own pairs "
-                                "(.csv, .jsonl)",
+        data = gr.Textbox(label=_typed_label(serving.data), interactive=bool(serving.data.roots),
                           elem_id="browse-data")
+        upload = gr.File(label="Or upload it: your own pairs (.csv, .jsonl) or a .zip of a benchmark's folder with "
+                               "its images", file_types=[".csv", ".jsonl", ".json", ".parquet", ".zip"],
+                         type="filepath", height=90, elem_id="browse-upload")
         limit = gr.Number(value=50, label=f"Items per category (1 to {MAX_PER_CATEGORY})", elem_id="browse-limit")
         load_btn = gr.Button("Load", elem_id="browse-load")
     with gr.Row():
@@ -119,11 +144,13 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
     opened = browse_overview.build(engine, main.choice, items_state, selection, position, category, serving)
 
     shown = [items_state, selection, position, main.choice]
-    load_btn.click(load, [benchmark, data, limit], [items_state, selection, category, position, status],
+    load_btn.click(load, [benchmark, data, limit, upload], [items_state, selection, category, position, status],
                    api_name="browse_load", **serving.heavy).then(show, shown, [image_0, image_1, details],
                                                                  **serving.heavy)
-    for trigger, api_name in ((category.change, False), (wrong_only.change, "browse_filter")):
-        trigger(refilter, [items_state, category, wrong_only, main.choice], [selection, position, status],
+    filters = ((category.change, refilter, False), (wrong_only.change, refilter, "browse_filter"),
+               (main.choice.change, remake, False))
+    for trigger, handler, api_name in filters:
+        trigger(handler, [items_state, category, wrong_only, main.choice], [selection, position, status],
                 api_name=api_name, **serving.heavy).then(show, shown, [image_0, image_1, details], **serving.heavy)
     position.change(show, shown, [image_0, image_1, details], api_name="browse_show", trigger_mode="always_last",
                     **serving.heavy)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.data_roots import DataAccess
 from explorer.settings import Settings
 
 
@@ -16,10 +17,12 @@ class Serving:
     light_concurrency: int  # previews, swaps, drawing
     queue_size: int  # requests waiting before "busy"
     time_limit_s: float  # a heavy request answers by then
+    data: DataAccess = DataAccess.page(())  # the server files a page user may have read: none but uploads
 
     @classmethod
     def of(cls, settings: Settings) -> Serving:
-        return cls(settings.concurrency, settings.light_concurrency, settings.queue_size, settings.time_limit)
+        return cls(settings.concurrency, settings.light_concurrency, settings.queue_size, settings.time_limit,
+                   DataAccess.page(settings.data_root))
 
     @property
     def heavy(self) -> dict[str, Any]:

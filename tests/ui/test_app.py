@@ -1,6 +1,8 @@
 """The page through gradio_client, in process: the main flow and every kind of bad input."""
 
 import re
+import zipfile
+from dataclasses import replace
 
 import gradio as gr
 import numpy as np
@@ -138,20 +140,58 @@ def test_browse_world_filter_and_send_to_the_main_page(client):
     assert np.array_equal(np.asarray(Image.open(path)), np.asarray(expected.images[0].render(128)))
 
 
-def test_browse_a_missing_benchmark_says_so(client, tmp_path):
-    *_, status = client.predict("winoground", str(tmp_path / "nowhere"), 3, api_name="/browse_load")
-    assert "Cannot load" in status and "nowhere" in status
+def test_the_default_page_reads_no_server_path_and_says_nothing_of_one(client, tmp_path):
+    (tmp_path / "secret.csv").write_text("image,password\nx.png,hunter2\n")
+    for benchmark, typed in (("bivlc", str(tmp_path)), ("bivlc", str(tmp_path / "secret.csv")),
+                             ("winoground", "/proc/self/environ"), ("pairs", str(tmp_path / "secret.csv")),
+                             ("pairs", str(tmp_path / "absent.csv")), ("aro", "../..")):
+        *_, status = client.predict(benchmark, typed, 3, api_name="/browse_load")
+        assert status.startswith("**Cannot load:**") and "upload" in status, typed
+        assert not any(word in status for word in (str(tmp_path), "secret", "password", "environ", "absent")), status
 
 
-def test_browse_loads_own_pairs_and_names_the_rows_it_left_out(client, scene_path):
-    pairs = scene_path.parent / "mine.csv"
-    pairs.write_text(f"image,caption_a,caption_b,category\n{scene_path.name},a red square,a blue square,colour\n"
-                     f"gone.png,a red square,a blue square,colour\n")
-    category, position, status = client.predict("pairs", str(pairs), 50, api_name="/browse_load")
-    assert status.startswith("Loaded 1 items. Left out 1 rows:") and "line 3, field 'image'" in status
+def test_browse_loads_uploaded_pairs_and_names_the_rows_it_left_out(client, scene_path, tmp_path):
+    outside = tmp_path / "outside.png"
+    Image.new("RGB", (32, 32)).save(outside)
+    pairs = tmp_path / "mine.csv"
+    pairs.write_text(f"image,caption_a,caption_b,category\n{outside.name},a red square,a blue square,colour\n"
+                     f"{outside},a red square,a blue square,colour\n")
+    category, position, status = client.predict("pairs", "", 50, handle_file(str(pairs)), api_name="/browse_load")
+    assert status.startswith("**Cannot load:**") and "no usable row" in status  # its images were not uploaded
+    archive = tmp_path / "mine.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.write(scene_path, f"mine/{scene_path.name}")
+        zf.writestr("mine/pairs.csv", f"image,caption_a,caption_b,category\n{scene_path.name},a red square,a blue "
+                                      f"square,colour\ngone.png,a red square,a blue square,colour\n"
+                                      f"{outside},a red square,a blue square,colour\n")
+    category, position, status = client.predict("pairs", "", 50, handle_file(str(archive)), api_name="/browse_load")
+    assert status.startswith("Loaded 1 items. Left out 2 rows:") and "line 3, field 'image'" in status
+    assert "line 4, field 'image': the path leads outside" in status and str(tmp_path) not in status
     assert [c[0] for c in category["choices"]] == ["all", "colour"]
     *_, details = client.predict(0, api_name="/browse_show")
     assert "line 2" in details and "caption 0 scored above every other caption" in details
+
+
+def test_with_a_data_root_the_page_reads_inside_it_and_refuses_each_path_out_by_line(embedded, scene_path, tmp_path):
+    from explorer.data_roots import DataAccess
+    from explorer.ui.serving import Serving
+    from explorer import settings
+
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / scene_path.name).write_bytes(scene_path.read_bytes())
+    (root / "link.png").symlink_to(scene_path)  # a link out of the root
+    (root / "mine.csv").write_text("image,caption_a,caption_b\n" + "".join(
+        f"{name},a red square,a blue square\n" for name in (scene_path.name, str(scene_path), "../x.png", "link.png")))
+    serving = replace(Serving.of(settings.current()), data=DataAccess.page([root]))
+    with running_app(embedded, serving) as url:
+        page = Client(url, verbose=False)
+        _, _, status = page.predict("pairs", "mine.csv", 50, api_name="/browse_load")
+        assert status.startswith("Loaded 1 items. Left out 3 rows:")
+        assert [line.split(":")[0] for line in status.split("  \n")[1:]] == [
+            f"line {n}, field 'image'" for n in (3, 4, 5)] and str(scene_path.parent) not in status
+        *_, status = page.predict("pairs", str(scene_path.parent / "other.csv"), 50, api_name="/browse_load")
+        assert "not inside this page's data folders" in status and "other.csv" not in status
 
 
 def test_binding_tab_analyses_and_edits(client):
