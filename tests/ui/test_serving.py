@@ -324,3 +324,23 @@ def test_an_image_far_from_the_world_gets_a_notice_with_a_world_model_only(embed
             ([expected] if expected else [])
     assert not {OFF_WORLD, OFF_DRAWINGS} & set(Engine(random_vit, method_names=("global",)).analyze(
         photos[0], RIGHT, WRONG).notices)
+
+
+def test_browses_wrong_only_list_is_made_again_for_another_model_and_names_it(embedded):
+    import gradio as gr
+
+    from explorer.benchmark_registry import load_items
+    from explorer.ui.app import build_app
+
+    demo = build_app(Engine(embedded))
+    remake = next(f for f in demo.fns.values() if f.name == "remake")
+    assert any(event == "change" and isinstance(demo.blocks[block], gr.State) for block, event in remake.targets)
+    items = load_items("world", None, 2, split="id")
+    said = {}
+    for choice in (EMBEDDED_CHOICE, TWIN):
+        keep, position, said[choice] = asyncio.run(remake.fn(items, "all", True, choice))
+        assert all(i in range(len(items)) for i in keep) and position["value"] == 0
+    assert "world-clip (embedded)" in said[EMBEDDED_CHOICE] and "world-clip-powerclip" in said[TWIN]
+    assert "gets wrong" in said[TWIN]
+    unchanged = asyncio.run(remake.fn(items, "all", False, TWIN))  # every item listed: the list stays as it is
+    assert all(update == {"__type__": "update"} for update in unchanged)
