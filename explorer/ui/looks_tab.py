@@ -51,8 +51,8 @@ def draw(engine: Engine, path: str | None, caption_a: str, caption_b: str, choic
     explainers need no comparison (the maps are there before one has run, or where it failed); the methods' maps come
     from it."""
     if not path:
-        empty = gr.update(choices=[], value=None)
-        return WAITING, empty, empty, None, None, "", ""
+        empty = [gr.update(choices=[], value=None) for _ in "AB"]  # one each: gradio takes the value out as it sends
+        return WAITING, *empty, None, None, "", ""
     image, _ = read_image_kept(path)
     captions = clean_caption_pair(caption_a, caption_b)
     loaded = engine.model(choice)

@@ -39,8 +39,10 @@ def _table(analysis) -> tuple[pd.DataFrame, str]:
 def show_alignments(result_value: tuple | None):
     """The note with scores and timings, the per-node table, and the nodes to pick from."""
     if result_value is None or "powerset" not in result_value[1].scores:
-        none = gr.update(choices=[], value=None)
-        return "Run a comparison on the first tab: this tab shows its PowerCLIP evidence.", None, none, none
+        # one update each: gradio takes the value out of an update dict as it sends it, so a dict given for both
+        # menus emptied node B's choices but left its value (0), which the next draw's input check then refused
+        none = [gr.update(choices=[], value=None) for _ in "AB"]
+        return "Run a comparison on the first tab: this tab shows its PowerCLIP evidence.", None, *none
     analysis = result_value[1]
     a, b = (s.evidence for s in analysis.scores["powerset"])
     table, times = _table(analysis)

@@ -32,8 +32,8 @@ def _index(choice: str, what: str, count: int) -> int | None:
 def show_scores(result: tuple | None):
     """The scores table, a note, and each caption's tokens to pick from."""
     if result is None or "tflocal" not in result[1].scores:
-        none = gr.update(choices=[], value=[])
-        return "Run a comparison on the first tab: this tab shows its TFLocal evidence.", None, none, none
+        none = [gr.update(choices=[], value=[]) for _ in "AB"]  # one each: gradio takes the value out as it sends
+        return "Run a comparison on the first tab: this tab shows its TFLocal evidence.", None, *none
     analysis: Analysis = result[1]
     a, b = (s.evidence for s in analysis.scores["tflocal"])
     note = "" if a.trained else " **Untrained head**: no TFLocal weights for this model, so the attention is random."

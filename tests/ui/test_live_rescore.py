@@ -158,3 +158,43 @@ def test_a_download_pressed_right_after_an_edit_makes_no_file_and_says_so(page):
     clears = [[o.elem_id for o in dep.outputs] for dep in demo.fns.values()
               if "report-files" in [o.elem_id for o in dep.outputs] and dep.name != "take_away"]
     assert clears == [["report-files", "report-note"]]
+
+
+NOTHING = object()
+
+
+async def _through_gradio(demo, state, frontend: dict, name: str, kept=NOTHING):
+    """The tab-select handler called ``name`` run as gradio runs it: its inputs read from the session ``state`` (the
+    page's comparison, ``kept`` when given) and the browser's values ``frontend`` and checked as gradio checks them
+    (a menu's value must be among its choices), its outputs sent and applied to ``frontend``; its outputs."""
+    fn = next(f for f in demo.fns.values() if f.fn.__qualname__ == name)  # as the tab's select runs it
+    if kept is not NOTHING:
+        state[fn.inputs[0]._id] = kept
+    args = await demo.preprocess_data(fn, [frontend.get(b.elem_id) for b in fn.inputs], state)
+    sent = await demo.postprocess_data(fn, fn.fn(*args), state)
+    for block, value in zip(fn.outputs, sent):
+        if not (isinstance(value, dict) and value.get("__type__") == "update"):
+            frontend[block.elem_id] = value
+        elif "value" in value:
+            frontend[block.elem_id] = value["value"]
+    return sent
+
+
+@pytest.mark.parametrize("tab, show, draw, menus", [
+    ("PowerCLIP", "show_alignments", "draw_nodes", ("node-a", "node-b")),
+    ("TFLocal", "show_scores", "draw_heatmaps", ("tokens-a", "tokens-b"))])
+def test_a_method_tab_opened_after_the_results_were_cleared_is_empty_and_quiet(page, tab, show, draw, menus):
+    """A comparison drawn on the tab, then caption A deleted (the results cleared), then the tab opened again: it said
+    "Value: 0 is not in the list of choices: []" with four red badges, as caption B's menu kept its old value."""
+    from gradio.state_holder import SessionState
+
+    demo, path, choice = page
+    result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-2]
+    state, frontend = SessionState(demo), {None: "mean"}  # TFLocal's layer and head menus (no elem_id): the mean
+    asyncio.run(_through_gradio(demo, state, frontend, show, kept=result))
+    frontend.update({m: [1] for m in menus if m.startswith("tokens")})  # a token ticked on each side
+    asyncio.run(_through_gradio(demo, state, frontend, draw))
+    asyncio.run(_through_gradio(demo, state, frontend, show, kept=None))  # the page's results cleared
+    assert [frontend[m] for m in menus] in ([None, None], [[], []]), tab
+    *drawn, note = asyncio.run(_through_gradio(demo, state, frontend, draw))
+    assert all(d is None for d in drawn) and note == "", tab
