@@ -5,8 +5,10 @@ segment-anything's ``SamPredictor.set_image`` keeps an image's work for its ``pr
 - the encoder keeps its global and patch features in it (``DualEncoder.encode_image``, ``DualEncoder.fill``);
 - the region proposals their worker's result (``proposals.begin``, ``proposals.regions``), shared by SGI and PowerCLIP;
 - each method its own image-side work (SGI's region embeddings, PowerCLIP's masks and patch groups, TFLocal's keys)
-  and its scores, under its own ``key`` (``ScoringMethod.score``): a caption edit finds them and scores only itself;
-- the explainers their maps (``explorer.explain.view``).
+  under its own ``key``;
+- what is worked out for a caption (each method's scores, ``ScoringMethod.score``; the explainers' maps,
+  ``explorer.explain.view``) in a slot of its own, ``by_caption``: a caption is data there, never a name that could
+  meet a method's work, and a caption edit finds the rest and works out only itself.
 What is computed of a caption is kept by caption, not here: ``DualEncoder.encode_texts``, ``text.PARSES``.
 
 The store holds at most the ``cache_size`` setting's count of states and, least recently used first out, about the
@@ -22,7 +24,7 @@ import itertools
 import threading
 from collections import OrderedDict
 from concurrent.futures import Future
-from typing import Any, Callable, Hashable, TypeVar
+from typing import Any, Callable, Hashable, Sequence, TypeVar
 
 import numpy as np
 import torch
@@ -54,12 +56,14 @@ def _nbytes(array: torch.Tensor | np.ndarray) -> int:
 
 
 class ImageState:
-    """One image (``image``, its content ``key``) and what has been computed of it, by name. Safe to share between
-    threads: ``compute`` runs outside the lock (two threads may both compute a value once; the first kept wins)."""
+    """One image (``image``, its content ``key``), the work computed of it by name, and what is worked out for each
+    caption (``by_caption``). Safe to share between threads: ``compute`` runs outside the lock (two threads may both
+    compute a value once; the first kept wins)."""
 
     def __init__(self, image: Image.Image, key: str) -> None:
         self.image, self.key = image, key
         self._values: dict[Hashable, Any] = {}
+        self._by_caption: dict[tuple[Hashable, str], Any] = {}  # (owner, caption): its own slot, apart from the work
         self._counted: dict[int, Any] = {}  # id -> each array and container weighed, held so its id is not reused
         self.nbytes = len(image.getbands()) * image.width * image.height
         self._lock = threading.Lock()
@@ -99,6 +103,20 @@ class ImageState:
         elif isinstance(value, dict):
             for v in value.values():
                 self._weigh(v)
+
+    def by_caption(self, owner: Hashable, captions: Sequence[str],
+                   work_out: Callable[[list[str]], Sequence[V]]) -> list[V]:
+        """What ``owner`` (a method's or an explainer's key) works out for each caption: those kept are read, the rest
+        worked out together by ``work_out(new captions)`` and kept (a value kept meanwhile by another thread stays)."""
+        with self._lock:
+            new = [c for c in dict.fromkeys(captions) if (owner, c) not in self._by_caption]
+        found = dict(zip(new, work_out(new) if new else []))
+        with self._lock:
+            for caption, value in found.items():
+                if (owner, caption) not in self._by_caption:
+                    self._by_caption[(owner, caption)] = value
+                    self._weigh(value)
+            return [self._by_caption[(owner, c)] for c in captions]
 
     def get_or_compute(self, name: Hashable, compute: Callable[[], V]) -> V:
         """The value kept under ``name``, else ``compute()``, kept."""

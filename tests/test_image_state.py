@@ -2,6 +2,7 @@
 image, one bounded store keeps the states, and a caption edit finds its image's work there."""
 
 import numpy as np
+import pytest
 import torch
 from PIL import Image
 
@@ -79,4 +80,20 @@ def test_a_caption_edit_reuses_the_images_state_and_scores_the_edited_caption_al
     for name, (a, _) in first.scores.items():
         assert edited.scores[name][0] is a  # caption A's score read back, not computed again
     state = image_state.of(image)
-    assert all((m.key, "a blue square and a red star") in state for m in engine.methods.values())
+    kept = lambda m: state.by_caption(m.key, ["a blue square and a red star"], lambda new: pytest.fail("again"))  # noqa
+    assert all(kept(m)[0] is edited.scores[name][1] for name, m in engine.methods.items())
+
+
+CAPTIONS_LIKE_WORK = ("keys", "regions", "masks", "groups", "features", "global", "sgi", "tflocal", "powerset",
+                      "\U0001F436 and \U0001F431", "a red square")
+
+
+def test_any_caption_is_scored_even_one_named_like_a_methods_work_or_a_method(embedded):
+    """A caption is data in the state, never a key: ``keys`` once read TFLocal's stored keys back as its score."""
+    from explorer.api import Explorer
+
+    notebook = Explorer()
+    image = world.Scene((world.WorldObject("red", "square", "large", 0.3, 0.3),)).render(128)
+    for a, b in zip(CAPTIONS_LIKE_WORK, CAPTIONS_LIKE_WORK[1:] + CAPTIONS_LIKE_WORK[:1]):
+        table = notebook.analyse(image, a, b).table()
+        assert len(table) == len(notebook.engine.methods) and table["A"].map(float).notna().all(), (a, b)

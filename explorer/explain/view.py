@@ -95,10 +95,8 @@ def explanations(encoder: DualEncoder, name: str, image: Image.Image, captions: 
     caption: the captions not kept are explained together, in one pass (a caption edit explains the edited caption
     alone)."""
     state = image_state.of(image)
-    new = [c for c in dict.fromkeys(captions) if (encoder.key, name, c) not in state]
-    for caption, found in zip(new, get_explainer(name, encoder).explain_all(state.image, new) if new else []):
-        state.put((encoder.key, name, caption), found)
-    return [state.get((encoder.key, name, c)) for c in captions]
+    return state.by_caption((encoder.key, name), captions,
+                            lambda new: get_explainer(name, encoder).explain_all(state.image, new))
 
 
 def _chosen(explanation: Explanation, segment: int) -> Relevance | None:

@@ -68,10 +68,7 @@ class ScoringMethod(ABC):
         """One score per caption, in order: a caption scored on this image before is read from its state, the new
         ones are scored together (``score_new``)."""
         state = image_state.of(image)
-        new = [c for c in dict.fromkeys(captions) if (self.key, c) not in state]
-        for caption, found in zip(new, self.score_new(state, new) if new else []):
-            state.put((self.key, caption), found)
-        return [state.get((self.key, c)) for c in captions]
+        return state.by_caption(self.key, captions, lambda new: self.score_new(state, new))
 
     @abstractmethod
     def score_new(self, state: ImageState, captions: Sequence[str]) -> list[Score]:
