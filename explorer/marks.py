@@ -1,6 +1,8 @@
 """Marks on pictures that name what they show without a legend to look up: boxes in neutral ink (a dark line on a
 light halo, no hue that could name a world colour), each with a small badge beside it, and the badge's row of text in
-a strip below the picture; nothing is drawn in the picture's top band, where the page's title chip sits."""
+a strip below the picture; nothing is drawn in the picture's top band. Every picture gets a thin grey frame (a drawing
+on white would melt into the page without one), and a map goes beside the picture it reads, never over it: the picture
+keeps its own colours, which the captions name."""
 
 from __future__ import annotations
 
@@ -8,11 +10,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 INK, PAPER = (25, 25, 25), (245, 245, 245)  # lines and text, halos and plates: greys, never a world colour's hue
 TITLE_BAND = 1 / 10  # the top of a picture, a share of its height, where gradio's title chip may sit: no badge there
 GAP = 3  # pixels between a box and its badge, and around a badge's text
+FRAME = (140, 140, 140)  # a picture's frame: a mid grey, seen on white and on black, the colour of no world object
+BESIDE_GAP = 4 * GAP  # pixels between a picture and the map beside it
 Rect = tuple[float, float, float, float]
 
 
@@ -126,22 +130,66 @@ def _with_strip(canvas: Image.Image, rows: list[tuple[str | None, str]], font) -
     return out
 
 
-def labelled(canvas: Image.Image, marks: list[Mark], header: list[str], side: int) -> Image.Image:
-    """The marks' boxes outlined on the canvas with their badges beside them, and the strip below: the header's
-    lines, then each badge with its text."""
-    draw, font, width = ImageDraw.Draw(canvas), label_font(side), line_width(side)
+def framed(canvas: Image.Image) -> Image.Image:
+    """The canvas with a 1-pixel grey frame on its outermost pixels (drawn in place, and returned)."""
+    ImageDraw.Draw(canvas).rectangle((0, 0, canvas.width - 1, canvas.height - 1), outline=FRAME)
+    return canvas
+
+
+def beside(picture: Image.Image, shown: Image.Image | None) -> Image.Image:
+    """The picture, framed, with ``shown`` (a map of the same size, or None for none) framed to its right,
+    ``BESIDE_GAP`` apart on the strip's light paper: the picture stays at (0, 0)."""
+    framed(picture)
+    if shown is None:
+        return picture
+    out = Image.new("RGB", (picture.width + BESIDE_GAP + shown.width, picture.height), PAPER)
+    out.paste(picture)
+    out.paste(framed(shown.convert("RGB")), (picture.width + BESIDE_GAP, 0))
+    return out
+
+
+def top_region(level: np.ndarray, at: float) -> np.ndarray:
+    """Where a map's ``level`` (0 to 1, a pixel each) reaches ``at``: the part the outline encloses."""
+    return np.asarray(level) >= at
+
+
+def outline_region(canvas: Image.Image, region: np.ndarray, side: int) -> Image.Image:
+    """The region's edge drawn on the canvas (in place, and returned) as the boxes are: a dark line just inside it on
+    a light halo just outside, and nothing else changed, so that every other pixel keeps its colour."""
+    width = line_width(side)
+    inside = Image.fromarray(region.astype(np.uint8) * 255)
+    core = np.asarray(inside.filter(ImageFilter.MinFilter(2 * width + 1))) > 0
+    around = np.asarray(inside.filter(ImageFilter.MaxFilter(2 * width + 1))) > 0
+    pixels = np.asarray(canvas).copy()
+    pixels[around & ~region] = PAPER
+    pixels[region & ~core] = INK
+    canvas.paste(Image.fromarray(pixels))
+    return canvas
+
+
+def labelled(canvas: Image.Image, marks: list[Mark], header: list[str], side: int,
+             shown: Image.Image | None = None) -> Image.Image:
+    """The marks' boxes outlined on the canvas with their badges beside them, the canvas framed (with ``shown``, a
+    map of its size, beside it, the boxes outlined there too), and the strip below: the header's lines, then each
+    badge with its text."""
+    across = canvas.width + (BESIDE_GAP + shown.width if shown is not None else 0)
+    font = label_font(round(side * across / canvas.width))  # text sized for the whole: it is shown as one picture
+    draw, width = ImageDraw.Draw(canvas), line_width(side)
     for m in marks:
         _outline(draw, m.box, width)
+        if shown is not None:
+            _outline(ImageDraw.Draw(shown), m.box, width)
     spots = badge_spots([m.box for m in marks], [badge_size(m.badge, font) for m in marks], canvas.size)
     for m, spot in zip(marks, spots):
         _badge(draw, spot, m.badge, font)
-    return _with_strip(canvas, [(None, h) for h in header] + [(m.badge, m.text) for m in marks], font)
+    return _with_strip(beside(canvas, shown), [(None, h) for h in header] + [(m.badge, m.text) for m in marks], font)
 
 
 def ramp_strip(canvas: Image.Image, title: str, darkest: float, ticks: list[str], side: int) -> Image.Image:
     """The canvas over a strip with a colour bar: its title, a grey ramp from ``darkest`` (a share of white) to
-    white, and the ticks' labels spread evenly under it, the first at its left end."""
-    font, pad = label_font(side), 2 * GAP
+    white, and the ticks' labels spread evenly under it, the first at its left end. Its text is sized for the
+    canvas's width where that is more than ``side`` (a picture with its map beside it)."""
+    font, pad = label_font(max(side, canvas.width)), 2 * GAP
     line = badge_size("0", font)[1]
     lines = wrap(title, font, canvas.width - 2 * pad)
     left, right, top = 2 * pad, canvas.width - 2 * pad, canvas.height + pad + len(lines) * line

@@ -62,9 +62,12 @@ def sgi_overlay(image: Image.Image | ImageState, evidence: SGIEvidence, side: in
     return marks.labelled(canvas, shown, [], side)
 
 
-SGI_ROW_GAP = 0.25  # the space between the caption rows of the SGI heat map, a fraction of the figure's height
+SGI_ROW_GAP = 0.15  # the space between the captions' blocks of the SGI heat map, a fraction of the figure's height
 SGI_COLUMNS = 14  # regions shown per caption: each segment's best, then the best-scoring others
-SGI_X_TITLE = "regions, best first<br>(boxed: each segment's best)"
+SGI_X_TITLE = "segments, numbered<br>as on the pictures"
+SGI_Y_TITLE = "regions, best first (boxed: each segment's best)"
+SGI_SEGMENT_CHARS = 12  # a segment's name wrapped to lines this long: three segments fit across a phone
+SGI_ROW_PX = 24  # a region's row: room for its cosine, written in the cell
 
 
 def stacked_rows(n: int, gap: float) -> list[tuple[float, float]]:
@@ -91,9 +94,16 @@ def region_name(i: int, region: Region) -> str:
     return f"r{i} {region.source} {x1 - x0}\u00d7{y1 - y0} @{x0},{y0}"
 
 
+def segment_label(k: int, text: str) -> str:
+    """Segment ``k``'s column name: its number as on the overlays and its words, wrapped short, escaped."""
+    return "<br>".join(html.escape(line, quote=False) for line in textwrap.wrap(f"{k + 1}. {text}", SGI_SEGMENT_CHARS))
+
+
 def sgi_heatmap(evidence: dict[str, SGIEvidence]) -> go.Figure:
-    """Segments x regions cosine heatmaps, one row per caption: the ``sgi_columns`` regions, each segment's best
-    boxed; segments numbered, top down, as on the overlays.
+    """Regions x segments cosine heat maps, a block per caption, one above the other: a row per ``sgi_columns``
+    region (best first, down the block), a column per segment (numbered as on the overlays), each segment's best cell
+    boxed. Segments across and regions down, so that a phone's width holds a caption's few segments with each cosine
+    readable in its cell, where fourteen regions across would not.
 
     Built as one figure on ``stacked_rows``, not with ``make_subplots`` and a trace at a time: plotly validates the
     whole layout again at each of those steps (several times slower for two captions: docs/PERFORMANCE.md, "Design
@@ -101,27 +111,32 @@ def sgi_heatmap(evidence: dict[str, SGIEvidence]) -> go.Figure:
     zmin = min(float(ev.matrix.min()) for ev in evidence.values())
     zmax = max(float(ev.matrix.max()) for ev in evidence.values())
     data: list[go.Heatmap] = []
-    layout: dict = dict(height=300 * len(evidence) + 100, margin=dict(l=10, r=10, t=64, b=10), annotations=[],
+    block = SGI_ROW_PX * SGI_COLUMNS + 90  # the rows, the segments' names under them and the next block's title
+    layout: dict = dict(height=block * len(evidence) + 110, margin=dict(l=10, r=10, t=64, b=10), annotations=[],
                         shapes=[])
     rows = stacked_rows(len(evidence), SGI_ROW_GAP)
     for row, ((title, ev), (bottom, top)) in enumerate(zip(evidence.items(), rows)):
         axis = str(row + 1) if row else ""  # plotly's axis names: x, y, then x2, y2...
         x, y = f"x{axis}", f"y{axis}"
         columns = sgi_columns(ev)
-        labels = [f"{k + 1}. {html.escape(m.segment.text, quote=False)}" for k, m in enumerate(ev.matches)]
+        labels = [segment_label(k, m.segment.text) for k, m in enumerate(ev.matches)]
         data.append(go.Heatmap(
-            z=ev.matrix[:, columns], y=labels, x=[region_name(i, ev.regions[i]) for i in columns], zmin=zmin,
-            zmax=zmax, colorscale="Viridis", showscale=row == 0, colorbar=dict(title="cosine", thickness=14),
-            texttemplate="%{z:.2f}", hovertemplate="%{y}<br>%{x}<br>cosine %{z:.3f}<extra></extra>", xaxis=x, yaxis=y))
+            z=ev.matrix[:, columns].T, x=labels, y=[region_name(i, ev.regions[i]) for i in columns], zmin=zmin,
+            zmax=zmax, colorscale="Viridis", showscale=row == 0, texttemplate="%{z:.2f}", textfont=dict(size=12),
+            colorbar=dict(title=dict(text="cosine", side="top"), thickness=10, xpad=4, y=(bottom + top) / 2,
+                          yanchor="middle", len=top - bottom),  # beside the first block only, clear of the titles
+            hovertemplate="%{x}<br>%{y}<br>cosine %{z:.3f}<extra></extra>", xaxis=x, yaxis=y))
         layout["shapes"] += [dict(  # each segment's best cell boxed, in cells: it scales with the figure's width
-            type="rect", xref=x, yref=y, x0=columns.index(m.crop) - 0.5, x1=columns.index(m.crop) + 0.5, y0=k - 0.5,
-            y1=k + 0.5, line=dict(color=f"rgb{INK}", width=3)) for k, m in enumerate(ev.matches)]
-        layout[f"xaxis{axis}"] = dict(domain=[0.0, 1.0], anchor=y, type="category", tickangle=-35, automargin=True,
+            type="rect", xref=x, yref=y, x0=k - 0.5, x1=k + 0.5, y0=columns.index(m.crop) - 0.5,
+            y1=columns.index(m.crop) + 0.5, line=dict(color=f"rgb{INK}", width=3)) for k, m in enumerate(ev.matches)]
+        layout[f"xaxis{axis}"] = dict(domain=[0.0, 1.0], anchor=y, type="category", tickangle=0, automargin=True,
                                       title=dict(text=SGI_X_TITLE if row == len(rows) - 1 else ""))  # said once
-        layout[f"yaxis{axis}"] = dict(domain=[bottom, top], anchor=x, automargin=True, autorange="reversed")
-        layout["annotations"].append(dict(  # the row's title, placed as make_subplots places subplot titles
+        layout[f"yaxis{axis}"] = dict(domain=[bottom, top], anchor=x, type="category", automargin=True,
+                                      autorange="reversed", tickfont=dict(size=11),
+                                      title=dict(text=SGI_Y_TITLE if row == 0 else ""))
+        layout["annotations"].append(dict(  # the block's title, placed as make_subplots places subplot titles
             text=html.escape(title, quote=False), x=0.5, xref="paper", xanchor="center", y=top, yref="paper",
-            yanchor="bottom", showarrow=False, font=dict(size=16)))  # captions are shown as typed, never as markup
+            yanchor="bottom", showarrow=False, font=dict(size=15)))  # captions are shown as typed, never as markup
     return go.Figure(data=data, layout=layout)
 
 
@@ -189,7 +204,8 @@ def coverage_sweep_figure(summary: dict) -> go.Figure:
     return fig
 
 
-VEIL_FLOOR = 0.3  # the brightness kept where attention is least; where it is most, the image is untouched
+MAP_FLOOR = 0.3  # a map's darkest grey, a share of white, where it is least; white where it is most
+TOP_LEVEL = 0.5  # the picture's outline encloses where the map reaches half its scale, from least to most
 ATTENTION_TITLE = "attention per patch (share of the token's total)"
 
 
@@ -205,35 +221,53 @@ def _span(maps: Sequence[np.ndarray]) -> tuple[float, float]:
     return min(float(m.min()) for m in maps), max(float(m.max()) for m in maps)
 
 
-def veiled(image: Image.Image, heat: np.ndarray, box: tuple[int, int, int, int], scale: tuple[float, float],
-            side: int) -> Image.Image:
-    """The image darkened where ``heat`` is low on ``scale`` (low, high), down to VEIL_FLOOR of its brightness; its
-    pixels scaled, never tinted, so every colour keeps its hue and the most attended part its true colour."""
+def map_levels(image: Image.Image, heat: np.ndarray, box: tuple[int, int, int, int], scale: tuple[float, float],
+               side: int) -> tuple[Image.Image, np.ndarray]:
+    """The display canvas and ``heat`` on it, a level a pixel from 0 (``scale``'s low, and outside ``box``, the part
+    of the image the map covers) to 1 (its high)."""
     low, high = scale
     clear = np.clip((heat - low) / (high - low), 0, 1) if high > low else np.ones_like(heat)
     canvas, f = display_image(image, side)
     cells, (x0, y0) = _grid_over((clear * 255).astype(np.uint8), box, f, Image.Resampling.BILINEAR)
-    keep = VEIL_FLOOR + (1 - VEIL_FLOOR) * np.asarray(cells, dtype=np.float32)[..., None] / 255
-    region = np.asarray(canvas.crop((x0, y0, x0 + cells.width, y0 + cells.height)), dtype=np.float32)
-    canvas.paste(Image.fromarray((region * keep).round().astype(np.uint8)), (x0, y0))
-    return canvas
+    level = np.zeros((canvas.height, canvas.width), dtype=np.float32)
+    level[y0:y0 + cells.height, x0:x0 + cells.width] = np.asarray(cells, dtype=np.float32)[
+        : canvas.height - y0, : canvas.width - x0] / 255
+    return canvas, level
+
+
+def grey_map(level: np.ndarray) -> Image.Image:
+    """A map's levels as greys: MAP_FLOOR of white where least, white where most."""
+    return Image.fromarray((255 * (MAP_FLOOR + (1 - MAP_FLOOR) * level)).round().astype(np.uint8)).convert("RGB")
+
+
+def mapped(image: Image.Image, heat: np.ndarray, box: tuple[int, int, int, int], scale: tuple[float, float],
+           side: int) -> Image.Image:
+    """The picture in its own colours, every pixel as it is but for the outline of the part where ``heat`` reaches
+    TOP_LEVEL of ``scale`` (low, high), and beside it the map in greys (dark where least, white where most) with the
+    same outline. Nothing is veiled or tinted: on a page about which object has which colour, a yellow star under a
+    dark veil reads olive and white reads grey."""
+    canvas, level = map_levels(image, heat, box, scale, side)
+    top = marks.top_region(level, TOP_LEVEL)
+    shown = marks.outline_region(grey_map(level), top, side)
+    return marks.beside(marks.outline_region(canvas, top, side), shown)
 
 
 def attention_overlay(
     image: Image.Image, evidence: AttentionEvidence, tokens: list[int], layer: int | None = None,
     head: int | None = None, side: int = DISPLAY_SIDE, scale: tuple[float, float] | None = None,
 ) -> Image.Image:
-    """The image under a dark veil over the part the encoder sees: in its own colours where the chosen tokens attend
-    most, darkened where they attend least (a colour map would tint the objects whose colours the captions name).
-    ``scale``: the attention at the darkest veil and at none; by default the map's own least and most."""
+    """The image in its own colours with the part the chosen tokens attend to most outlined, and the attention
+    beside it in greys (``mapped``). ``scale``: the attention at the darkest grey and at white; by default the map's
+    own least and most."""
     heat = evidence.attention_map(tokens, layer, head)
-    return veiled(image, heat, evidence.box, scale or _span([heat]), side)
+    return mapped(image, heat, evidence.box, scale or _span([heat]), side)
 
 
 def _scale_bar(canvas: Image.Image, scale: tuple[float, float], side: int) -> Image.Image:
-    """The veil's colour bar under the canvas: attention from ``scale``'s least (darkest) to most (clear), in %."""
+    """The map's colour bar under the canvas: attention from ``scale``'s least (darkest) to most (white), in %."""
     ticks = [f"{100 * v:.3g}%" for v in np.linspace(*scale, 5)]
-    return marks.ramp_strip(canvas, ATTENTION_TITLE, VEIL_FLOOR, ticks, side)
+    title = f"{ATTENTION_TITLE}, beside the picture; outlined: {TOP_LEVEL:.0%} of the most and above"
+    return marks.ramp_strip(canvas, title, MAP_FLOOR, ticks, side)
 
 
 def attention_pictures(
@@ -243,7 +277,7 @@ def attention_pictures(
     """Each (evidence, tokens) as ``attention_overlay`` draws it, all on one scale, each with that scale's bar below."""
     maps = [ev.attention_map(tokens, layer, head) for ev, tokens in shown]
     scale = _span(maps)
-    return [_scale_bar(veiled(image, heat, ev.box, scale, side), scale, side) for heat, (ev, _) in zip(maps, shown)]
+    return [_scale_bar(mapped(image, heat, ev.box, scale, side), scale, side) for heat, (ev, _) in zip(maps, shown)]
 
 
 def _pooled(evidence: PowersetEvidence, i: int) -> str:
@@ -256,7 +290,7 @@ def _subset_header(evidence: PowersetEvidence, alignment: NodeAlignment) -> str:
     node = alignment.node
     return (f"{node.label} \u201c{node.text}\u201d: cosine {alignment.exact:.3f}, the best of all "
             f"{2 ** evidence.exact_regions - 1} subsets of regions, wherever they lie (the method's choice). "
-            f"Bright: the patches it pools.")
+            f"Beside the picture, white: the patches it pools.")
 
 
 def pooled_cells(evidence: PowersetEvidence, regions: Sequence[int], size: tuple[int, int], f: float) -> Image.Image:
@@ -268,17 +302,17 @@ def pooled_cells(evidence: PowersetEvidence, regions: Sequence[int], size: tuple
 
 
 def subset_overlay(image: Image.Image, evidence: PowersetEvidence, node: int, side: int = DISPLAY_SIDE) -> Image.Image:
-    """A tree node's best region subset, numbered as in the PowerCLIP table: the patches it pools kept bright, the
-    rest dimmed, each region boxed (just outside, so a thin one stays seen) with its rN badge; below, the node's
-    cosine and each region's size."""
+    """A tree node's best region subset, numbered as in the PowerCLIP table: the picture in its own colours with each
+    region boxed (just outside, so a thin one stays seen) and its rN badge, and beside it the patches it pools, white
+    on dark and outlined, under the same boxes; below, the node's cosine and each region's size."""
     alignment = evidence.alignments[node]
     canvas, f = display_image(image, side)
-    dim = Image.blend(canvas, Image.new("RGB", canvas.size, (0, 0, 0)), 0.65)
-    out = Image.composite(canvas, dim, pooled_cells(evidence, alignment.best, canvas.size, f))
+    pooled = np.asarray(pooled_cells(evidence, alignment.best, canvas.size, f)) > 0
+    shown = marks.outline_region(grey_map(pooled.astype(np.float32)), pooled, side)
     around = -(marks.line_width(side) + 2)  # a negative inset: the outline lies outside the region's pixels
-    shown = [Mark(_box_on(out, evidence.regions[i].box, f, inset=around), f"r{i}", _pooled(evidence, i))
+    boxes = [Mark(_box_on(canvas, evidence.regions[i].box, f, inset=around), f"r{i}", _pooled(evidence, i))
              for i in alignment.best]
-    return marks.labelled(out, shown, [_subset_header(evidence, alignment)], side)
+    return marks.labelled(canvas, boxes, [_subset_header(evidence, alignment)], side, shown)
 
 
 def _depths(evidence: PowersetEvidence) -> list[int]:

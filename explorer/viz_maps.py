@@ -1,7 +1,7 @@
-"""The "Where the model looks" view as pictures: A's and B's maps over the image, one figure each, under the veil the
-TFLocal tab uses (clear where a map is high, darkened where it is low: a colour map would tint the objects whose
-colours the captions name), with a titled grey colour bar, and each text's tokens shaded by their share of the
-cosine (HTML). No gradio here."""
+"""The "Where the model looks" view as pictures: A's and B's maps, one figure each, drawn as the TFLocal tab draws
+its own (the picture in its own colours with the map's top part outlined, the map in greys beside it: a veil or a
+colour map over the picture would change the colours the captions name), with a titled grey colour bar, and each
+text's tokens shaded by their share of the cosine (HTML). No gradio here."""
 
 from __future__ import annotations
 
@@ -16,12 +16,13 @@ import plotly.graph_objects as go
 from PIL import Image
 
 from explorer.explain.view import Panel, View
-from explorer.viz import VEIL_FLOOR, veiled
+from explorer import marks
+from explorer.viz import MAP_FLOOR, TOP_LEVEL, mapped
 
 PANEL_SIDE = 320  # each picture's longest side, in pixels
 TITLE_CHARS = 38  # a panel's title wrapped to lines this long
 SHARE_RGB = (255, 127, 14)  # a token's shade, at full strength for the text's largest share
-VEIL_GREY = round(255 * VEIL_FLOOR)
+MAP_GREY = round(255 * MAP_FLOOR)
 POINT = dict(symbol="x", size=13, color="white", line=dict(color="black", width=1.5))  # a map's point, on any colour
 MASKS = ("sgi", "powerset")  # sources whose map is a region, 1 inside and 0 outside
 
@@ -51,27 +52,31 @@ def map_figure(image: Image.Image, shown: View, which: int, side: int = PANEL_SI
     panel, name = shown.panels[which], "AB"[which]
     scale = scale_of(shown.panels)
     heat = panel.map if panel.map is not None else np.zeros((image.height, image.width), dtype=np.float32)
-    picture = veiled(image, heat, (0, 0, image.width, image.height), scale, side)
-    f = picture.width / image.width
+    picture = mapped(image, heat, (0, 0, image.width, image.height), scale, side)
+    f = side / max(image.size)
+    beside = round(image.width * f) + marks.BESIDE_GAP  # from a point on the picture to the same point on the map
     fig = go.Figure(go.Image(source=_uri(picture), hoverinfo="skip", name=f"map {name}"))
-    if panel.point is not None:
-        fig.add_trace(go.Scatter(x=[panel.point[0] * f], y=[panel.point[1] * f], mode="markers", marker=POINT,
-                                 name="where it points"))
+    if panel.point is not None:  # marked on the picture and on the map beside it
+        x, y = panel.point[0] * f, panel.point[1] * f
+        fig.add_trace(go.Scatter(x=[x, x + beside], y=[y, y], mode="markers", marker=POINT, name="where it points",
+                                 showlegend=False))
     if panel.map is None:
         fig.add_annotation(text="<br>".join(textwrap.wrap(html.escape(f"No map: {panel.missing}."), 30)),
                            x=picture.width / 2, y=picture.height / 2, showarrow=False, bgcolor="white")
     masks = shown.source in MASKS
-    bar = dict(title=dict(text=f"{html.escape(shown.scale_title)}<br>(dark: least, clear: most)", side="right"),
-               outlinewidth=1, **(dict(tickvals=[0, 1], ticktext=["outside", "inside"]) if masks else {}))
+    key = (f"right: the map, dark least, white most; left: the picture, its own colours,<br>outlined where the map "
+           f"is {TOP_LEVEL:.0%} of the most or more; \u00d7 where it points")
+    bar = dict(title=dict(text=f"{html.escape(shown.scale_title)}<br>{key}", side="top"), orientation="h",
+               x=0, xanchor="left", y=0, yanchor="top", len=1, thickness=12, outlinewidth=1,
+               **(dict(tickvals=[0, 1], ticktext=["outside", "inside"]) if masks else {}))
     fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", hoverinfo="skip", showlegend=False,
                              marker=dict(color=list(scale), cmin=scale[0], cmax=scale[1], showscale=True, colorbar=bar,
-                                         colorscale=[[0, f"rgb({VEIL_GREY},{VEIL_GREY},{VEIL_GREY})"],
+                                         colorscale=[[0, f"rgb({MAP_GREY},{MAP_GREY},{MAP_GREY})"],
                                                      [1, "rgb(255,255,255)"]])))
     fig.update_xaxes(range=[0, picture.width], visible=False)
-    fig.update_yaxes(range=[picture.height, 0], visible=False, scaleanchor="x")
+    fig.update_yaxes(range=[picture.height, 0], visible=False, scaleanchor="x", constrain="domain")
     fig.update_layout(title=dict(text=_title(name, panel), font=dict(size=13), x=0.02, xanchor="left"),
-                      height=side + 140, margin=dict(l=10, r=10, t=80, b=10), plot_bgcolor="white",
-                      legend=dict(orientation="h", x=0, y=-0.02, yanchor="top"))
+                      height=side + 120, margin=dict(l=10, r=10, t=80, b=110), plot_bgcolor="white")
     return fig
 
 

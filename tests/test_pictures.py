@@ -1,5 +1,5 @@
-"""The pictures carry their meaning without a legend: neutral marks named beside the picture, attention that never
-tints the objects, one colour scale where A and B are compared, PowerCLIP's pictures numbered as its table."""
+"""The pictures carry their meaning without a legend: neutral marks named beside the picture, maps that change no
+colour of the picture (drawn beside it), one colour scale where A and B are compared, PowerCLIP's pictures numbered as its table."""
 
 import colorsys
 
@@ -84,32 +84,51 @@ def attention_evidence(peak: int, share: float, grid: tuple[int, int] = (4, 4)) 
     return AttentionEvidence(("red",), row.reshape(1, 1, 1, patches), grid, (0, 0, SIZE, SIZE), 0.3, True)
 
 
-def test_attention_keeps_the_true_colours_where_it_is_high_and_darkens_without_tinting(scene):
-    square = 1 * 4 + 1  # the patch whose centre, pixel (48, 48), is on the red square
-    out = np.asarray(viz.attention_overlay(scene, attention_evidence(square, 0.5), [0]))
-    shown = np.asarray(viz.display_image(scene)[0])
-    red, blue = (168, 168), (int(92 * 3.5), int(89 * 3.5))  # the square's pixel and the circle's, (y, x)
-    assert tuple(shown[red]) == world.COLORS["red"] and tuple(shown[blue]) == world.COLORS["blue"]
-    assert np.abs(out[red].astype(int) - shown[red]).max() <= 2  # where attention is highest: the true colour
-    assert hue(out[blue]) == pytest.approx(hue(shown[blue]), abs=0.01)  # where it is low: darker, the same hue
-    assert out[blue].max() <= 0.5 * shown[blue].max()
+def picture_and_map(out: np.ndarray, side: int = viz.DISPLAY_SIDE) -> tuple[np.ndarray, np.ndarray]:
+    """A drawn map's two parts: the picture (at the top left) and the map beside it, each ``side`` square."""
+    beside = side + marks.BESIDE_GAP
+    return out[:side, :side], out[:side, beside: beside + side]
+
+
+def test_attention_keeps_every_colour_of_the_picture_and_draws_its_map_beside():
+    """On a page about which object has which colour, the map changes no colour: a yellow star stays yellow and a
+    white circle white (under a dark veil they read olive and grey); only the top part's outline is drawn on it."""
+    star = world.WorldObject("yellow", "star", "large", 0.27, 0.3)
+    circle = world.WorldObject("white", "circle", "large", 0.72, 0.7)
+    image = world.Scene((star, circle)).render(SIZE)
+    corner = 3 * 4 + 0  # the bottom-left patch: on neither object
+    out = np.asarray(viz.attention_overlay(image, attention_evidence(corner, 0.5), [0]))
+    shown = np.asarray(viz.display_image(image)[0])
+    picture, drawn_map = picture_and_map(out)
+    changed = np.abs(picture.astype(int) - shown).max(-1) > 0
+    assert 0 < changed.mean() < 0.1 and saturation(picture[changed]).max() <= 10  # the outline: greys, thin
+    rows, cols = np.nonzero(changed[1:-1, 1:-1])  # inside the frame: the outline, around the bottom-left patch only
+    assert rows.min() >= 448 * 3 / 4 - 20 and cols.max() <= 448 / 4 + 20
+    for obj in (star, circle):  # every pixel of both objects as it was: the true colours
+        at = (round(obj.cy * 448), round(obj.cx * 448))
+        assert tuple(picture[at]) == world.COLORS[obj.color]
+    assert (picture[2:-2, 2:-2][~changed[2:-2, 2:-2]] == shown[2:-2, 2:-2][~changed[2:-2, 2:-2]]).all()
+    assert saturation(drawn_map).max() <= 10  # the map: greys, white where the attention is most, dark elsewhere
+    assert drawn_map[440, 8].min() >= 250 and drawn_map[224, 224].max() <= 255 * viz.MAP_FLOOR + 2
 
 
 def test_attention_pictures_share_one_scale_and_carry_a_titled_bar(scene):
     strong, weak = attention_evidence(5, 0.5), attention_evidence(5, 0.25)
     a, b = (np.asarray(p) for p in viz.attention_pictures(scene, [(strong, [0]), (weak, [0])], None, None))
     side = viz.DISPLAY_SIDE
-    assert a.shape == b.shape and a.shape[1] == side and a.shape[0] > side
-    assert b[168, 168].max() < a[168, 168].max() - 20  # B's weaker peak is drawn darker: one scale, not its own
+    across = 2 * side + marks.BESIDE_GAP
+    assert a.shape == b.shape and a.shape[1] == across and a.shape[0] > side
+    map_a, map_b = (picture_and_map(x)[1] for x in (a, b))
+    assert map_b[168, 168].max() < map_a[168, 168].max() - 20  # B's weaker peak is drawn darker: one scale
     np.testing.assert_array_equal(a[side:], b[side:])  # the same bar under both
-    inner = a[side:, 4 * marks.GAP: side - 4 * marks.GAP, 0].astype(int)  # the bar's span, left to right
+    inner = a[side:, 4 * marks.GAP: across - 4 * marks.GAP, 0].astype(int)  # the bar's span, left to right
     ramps = [r for r, row in enumerate(inner) if (np.diff(row) >= 0).all() and np.ptp(row) > 150]
-    assert len(ramps) >= 8  # a bar, from the darkest veil to none
+    assert len(ramps) >= 8  # a bar, from the darkest grey to white
     bar = side + ramps[0]
-    assert inner[ramps[0]][0] <= 255 * viz.VEIL_FLOOR + 1 and inner[ramps[0]][-1] == 255
+    assert inner[ramps[0]][0] <= 255 * viz.MAP_FLOOR + 1 and inner[ramps[0]][-1] == 255
     assert saturation(a[side:]).max() <= 10 and a[side:bar].min() < 60  # its title and ticks: dark text above/below
-    alone = np.asarray(viz.attention_overlay(scene, weak, [0]))
-    assert alone[168, 168].max() > b[168, 168].max()  # on its own scale B's peak would be clear
+    alone = picture_and_map(np.asarray(viz.attention_overlay(scene, weak, [0])))[1]
+    assert alone[168, 168].max() > map_b[168, 168].max()  # on its own scale B's peak would be white
 
 
 def node(label: str, text: str, tokens: tuple[int, int], children: tuple[int, ...], parent: int | None) -> TreeNode:
@@ -132,11 +151,11 @@ def powerset_evidence(exact: list[float], best: list[tuple[int, ...]]) -> Powers
 
 
 def lit_cells(picture: np.ndarray, image: Image.Image, grid: tuple[int, int]) -> np.ndarray:
-    """Which cells of the patch grid the picture keeps bright: their median pixel as bright as the display image's."""
-    shown = np.asarray(viz.display_image(image)[0]).astype(float).sum(-1) + 1
-    ratio = picture[: shown.shape[0]].astype(float).sum(-1) / shown
-    h, w = shown.shape[0] // grid[0], shown.shape[1] // grid[1]
-    return np.array([[np.median(ratio[r * h:(r + 1) * h, c * w:(c + 1) * w]) > 0.9 for c in range(grid[1])]
+    """Which cells of the patch grid the map beside the picture shows white: their median pixel over 200."""
+    side = viz.display_image(image)[0].height
+    shown = picture_and_map(picture, side)[1].astype(float).mean(-1)
+    h, w = side // grid[0], side // grid[1]
+    return np.array([[np.median(shown[r * h:(r + 1) * h, c * w:(c + 1) * w]) > 200 for c in range(grid[1])]
                      for r in range(grid[0])])
 
 
@@ -145,6 +164,9 @@ def test_subset_overlay_keeps_bright_exactly_the_patches_of_the_node_best_region
     for k, alignment in enumerate(ev.alignments):
         picture = np.asarray(viz.subset_overlay(scene, ev, k))
         np.testing.assert_array_equal(lit_cells(picture, scene, (4, 4)), ev.masks[list(alignment.best)].any(0))
+        shown = np.asarray(viz.display_image(scene)[0])
+        kept = picture[:SIZE, 100:300] == shown[:SIZE, 100:300]  # the picture's own colours: not dimmed anywhere
+        assert kept.all(-1).mean() > 0.9  # but for the regions' boxes and badges
 
 
 def test_trees_compared_side_by_side_share_one_colour_range():
@@ -218,5 +240,5 @@ def test_tflocal_tab_draws_a_and_b_on_one_scale_with_its_bar(analysed):
     *maps, problem = tflocal_tab.draw_heatmaps(analysed, [1], [5], "mean", "mean")  # "red" in A and in B
     a, b = (np.asarray(m) for m in maps)
     side = viz.DISPLAY_SIDE
-    assert problem == "" and a.shape == b.shape and a.shape[1] == side and a.shape[0] > side
+    assert problem == "" and a.shape == b.shape and a.shape[1] == 2 * side + marks.BESIDE_GAP and a.shape[0] > side
     np.testing.assert_array_equal(a[side:], b[side:])  # one bar, one set of ticks: one scale

@@ -33,6 +33,7 @@ def test_sgi_heatmap_lays_out_the_rows_as_make_subplots(rows):
             assert fig.layout[name].anchor == reference.layout[name].anchor
             assert fig.layout[name].domain == pytest.approx(reference.layout[name].domain, abs=1e-12)
         assert fig.layout[f"xaxis{axis}"].title.text == (viz.SGI_X_TITLE if r == rows - 1 else "")  # said once
+        assert fig.layout[f"yaxis{axis}"].title.text == (viz.SGI_Y_TITLE if r == 0 else "")
     ours, theirs = fig.layout.annotations, reference.layout.annotations
     assert [a.text for a in ours] == [a.text for a in theirs]  # escaped: a caption is never markup
     for a, b in zip(ours, theirs):
@@ -44,11 +45,12 @@ def test_sgi_heatmap_lays_out_the_rows_as_make_subplots(rows):
     low, high = min(float(ev.matrix.min()) for ev in shown.values()), max(float(ev.matrix.max()) for ev in shown.values())
     assert all((t.zmin, t.zmax) == (low, high) for t in fig.data)
     assert [t.showscale for t in fig.data] == [True] + [False] * (rows - 1)
-    for t, (x, y), ev in zip(fig.data, axes, shown.values()):
+    for t, (x, y), ev in zip(fig.data, axes, shown.values()):  # regions down, segments across
         columns = viz.sgi_columns(ev)
-        np.testing.assert_array_equal(t.z, ev.matrix[:, columns])
-        assert list(t.x) == [viz.region_name(i, ev.regions[i]) for i in columns]
-        assert boxed(fig, x, y) == [(columns.index(m.crop), k) for k, m in enumerate(ev.matches)]
+        np.testing.assert_array_equal(t.z, ev.matrix[:, columns].T)
+        assert list(t.y) == [viz.region_name(i, ev.regions[i]) for i in columns]
+        assert list(t.x) == [viz.segment_label(k, m.segment.text) for k, m in enumerate(ev.matches)]
+        assert boxed(fig, x, y) == [(k, columns.index(m.crop)) for k, m in enumerate(ev.matches)]
 
 
 def boxed(fig, x: str, y: str) -> list[tuple[int, int]]:
@@ -62,7 +64,7 @@ def test_sgi_heatmap_shows_each_segments_best_and_the_top_regions_named_and_rank
     ev = evidence(["red square", "blue circle", "a red square and a blue circle"], 88, 7)
     fig = viz.sgi_heatmap({"A: a red square and a blue circle": ev})
     heat, = fig.data
-    names = list(heat.x)
+    names = list(heat.y)
     assert len(names) == viz.SGI_COLUMNS == len(set(names))  # at most K columns, each named once
     shown = [int(name.split()[0][1:]) for name in names]  # "r12 segment 8×8 @12,12" -> 12
     assert names == [viz.region_name(i, ev.regions[i]) for i in shown]
@@ -70,8 +72,26 @@ def test_sgi_heatmap_shows_each_segments_best_and_the_top_regions_named_and_rank
     others = [i for i in np.argsort(-ev.matrix.max(0)).tolist() if i not in best]
     assert set(shown) == best | set(others[: viz.SGI_COLUMNS - len(best)])  # every segment's best, then the top...
     assert list(ev.matrix[:, shown].max(0)) == sorted(ev.matrix[:, shown].max(0), reverse=True)  # best first
-    assert list(heat.y) == ["1. red square", "2. blue circle", "3. a red square and a blue circle"]  # as on the picture
-    assert boxed(fig, "x", "y") == [(shown.index(m.crop), k) for k, m in enumerate(ev.matches)]  # ...boxed on its row
+    assert list(heat.x) == ["1. red<br>square", "2. blue<br>circle",  # numbered as on the picture, wrapped short
+                            "3. a red<br>square and a<br>blue circle"]
+    assert boxed(fig, "x", "y") == [(k, shown.index(m.crop)) for k, m in enumerate(ev.matches)]  # ...boxed in its column
+
+
+def test_sgi_heatmap_reads_on_a_phone_with_regions_down_and_a_few_segments_across():
+    """At 390 px a caption's cosines stay readable in their cells: its few segments across (each named in lines of
+    SGI_SEGMENT_CHARS), its SGI_COLUMNS regions down, a row tall enough for a cosine, the colour bar beside the first
+    block only (clear of the next caption's title)."""
+    shown = {f"{k}: a red square and a blue circle": evidence(["red square", "blue circle", "a red square and a blue "
+                                                               "circle"], 40, i) for i, k in enumerate("AB")}
+    fig = viz.sgi_heatmap(shown)
+    for heat in fig.data:
+        assert len(heat.x) == 3 and len(heat.y) == viz.SGI_COLUMNS and heat.texttemplate == "%{z:.2f}"
+        assert all(len(line) <= viz.SGI_SEGMENT_CHARS for label in heat.x for line in label.split("<br>"))
+    plot = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+    block = plot * (fig.layout.yaxis.domain[1] - fig.layout.yaxis.domain[0])
+    assert block / viz.SGI_COLUMNS >= 20  # a row's height in pixels: a 12 px cosine fits
+    bar = fig.data[0].colorbar
+    assert (bar.y - bar.len / 2, bar.y + bar.len / 2) == pytest.approx(tuple(fig.layout.yaxis.domain))
 
 
 def test_a_region_is_named_by_its_number_kind_size_and_place():

@@ -30,16 +30,17 @@ SOURCES = {EXPLAINER: "the explainer's map", "tflocal": "TFLocal's attention", "
 METHODS = {"tflocal": "TFLocal", "sgi": "SGI", "powerset": "PowerCLIP"}  # the scoring methods a map is read from
 SCALE_TITLES = {EXPLAINER: "relevance to the cosine", "tflocal": "TFLocal attention (share per patch)",
                 "sgi": "inside SGI's crop", "powerset": "inside PowerCLIP's subset"}
-READING = {
-    EXPLAINER: "Each picture is clear where that caption's global cosine draws most on the image and darkened where "
-               "it draws least (A and B on one scale); where both light the same objects, the cosine cannot be "
+READING = {  # the pictures keep their colours: the map lies beside each, its top part outlined on the picture
+    EXPLAINER: "Beside each picture, its map: white where that caption's global cosine draws most on the image, dark "
+               "where it draws least (A and B on one scale); the outline on the picture, in its own colours, encloses "
+               "where the map is at least half its most. Where both outline the same objects, the cosine cannot be "
                "telling the two bindings apart there.",
-    "tflocal": "Each picture is clear where TFLocal's tokens for the segment attend most and darkened where they "
-               "attend least (A and B on one scale).",
-    "sgi": "Each picture is clear inside the crop SGI chose for the segment (its best-matching region) and darkened "
-           "outside it.",
-    "powerset": "Each picture is clear over the region subset PowerCLIP chose for the smallest phrase holding the "
-                "segment, and darkened outside it.",
+    "tflocal": "Beside each picture, TFLocal's attention for the segment: white where its tokens attend most, dark where "
+               "they attend least (A and B on one scale); the picture's outline encloses the most attended part.",
+    "sgi": "Beside each picture, white inside the crop SGI chose for the segment (its best-matching region), dark "
+           "outside it; the picture, in its own colours, has the crop outlined.",
+    "powerset": "Beside each picture, white over the region subset PowerCLIP chose for the smallest phrase holding the "
+                "segment, dark outside it; the picture, in its own colours, has the subset outlined.",
 }
 
 
