@@ -1,5 +1,6 @@
 """The pictures carry their meaning without a legend: neutral marks named beside the picture, maps that change no
-colour of the picture (drawn beside it), one colour scale where A and B are compared, PowerCLIP's pictures numbered as its table."""
+colour of the picture (drawn beside it), one colour scale where A and B are compared, PowerCLIP's pictures numbered
+as its table."""
 
 import colorsys
 

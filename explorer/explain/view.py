@@ -35,8 +35,8 @@ READING = {  # the pictures keep their colours: the map lies beside each, its to
                "where it draws least (A and B on one scale); the outline on the picture, in its own colours, encloses "
                "where the map is at least half its most. Where both outline the same objects, the cosine cannot be "
                "telling the two bindings apart there.",
-    "tflocal": "Beside each picture, TFLocal's attention for the segment: white where its tokens attend most, dark where "
-               "they attend least (A and B on one scale); the picture's outline encloses the most attended part.",
+    "tflocal": "Beside each picture, TFLocal's attention for the segment: white where its tokens attend most, dark "
+               "where they attend least (A and B on one scale); the picture's outline encloses the most attended part.",
     "sgi": "Beside each picture, white inside the crop SGI chose for the segment (its best-matching region), dark "
            "outside it; the picture, in its own colours, has the crop outlined.",
     "powerset": "Beside each picture, white over the region subset PowerCLIP chose for the smallest phrase holding the "
