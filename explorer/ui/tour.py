@@ -1,5 +1,6 @@
 """The guided tour: choosing a step loads its example on the main tab (the page then compares it and follows it),
-opens the step's tab and says what to look at there."""
+opens the step's tab and says what to look at there, and what the example's comparison shows on the page's model
+once it is there (each new comparison says it again)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import gradio as gr
 
 from explorer.examples import examples
 from explorer.tour import STEPS
+from explorer.ui.guard import guarded
 from explorer.ui.main_tab import MainInputs
 from explorer.ui.serving import Serving
 
@@ -27,13 +29,22 @@ def wire(step: gr.Radio, look: gr.Markdown, main: MainInputs, tabs: gr.Tabs, sho
     by_name = {e.name: e for e in examples()}
     by_title = {s.title: s for s in STEPS}
 
-    def go(title: str | None):
+    def words(chosen, result: tuple | None) -> str:
+        return f"**{chosen.title}.** {chosen.says(result)}"
+
+    def go(title: str | None, result: tuple | None):
         if title not in by_title:
             return (gr.update(),) * 7
         chosen = by_title[title]
         example = by_name[chosen.example]
         return (str(example.path), example.caption_a, example.caption_b, True, gr.Tabs(selected=chosen.tab),
-                chosen.tab, f"**{chosen.title}.** {chosen.look}")
+                chosen.tab, words(chosen, result))
 
-    step.change(go, step, [main.upload, main.caption_a, main.caption_b, main.following, tabs, shown, look],
-                api_name="tour", **serving.light)
+    @guarded(lambda message: message)
+    def restate(title: str | None, result: tuple | None):
+        """The step's words again for the page's new comparison: its numbers where it is the step's example's."""
+        return words(by_title[title], result) if title in by_title else gr.update()
+
+    step.change(go, [step, main.result], [main.upload, main.caption_a, main.caption_b, main.following, tabs, shown,
+                                          look], api_name="tour", **serving.light)
+    main.result.change(restate, [step, main.result], look, api_name=False, **serving.light)

@@ -198,3 +198,20 @@ def test_a_method_tab_opened_after_the_results_were_cleared_is_empty_and_quiet(p
     assert [frontend[m] for m in menus] in ([None, None], [[], []]), tab
     *drawn, note = asyncio.run(_through_gradio(demo, state, frontend, draw))
     assert all(d is None for d in drawn) and note == "", tab
+
+
+def test_a_tour_step_says_what_its_examples_comparison_shows_once_the_page_has_it(page):
+    """The tour's SGI step: its numbers wait for the page's comparison of its example, then come from it."""
+    from explorer.examples import examples
+    from explorer.tour import EXAMPLE, PENDING, STEPS
+
+    demo, path, choice = page
+    example = next(e for e in examples() if e.name == EXAMPLE)
+    step = next(s for s in STEPS if s.title.startswith("3."))
+    other = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-2]  # the same captions on another picture
+    assert handler(demo, "go")(step.title, other)[-1].endswith(PENDING)
+    result = handler(demo, "analyze")(str(example.path), example.caption_a, example.caption_b, choice)[-2]
+    said = handler(demo, "restate")(step.title, result)
+    a, b = (s.value for s in result[1].scores["sgi"])
+    assert said.startswith(f"**{step.title}.**") and f"prefers A ({a:.3f} against {b:.3f})" in said and a > b
+    assert handler(demo, "restate")(step.title, other).endswith(PENDING)

@@ -1,0 +1,82 @@
+"""The guided tour's words against its example's own numbers: each step that makes a claim about what the page shows
+is checked on the example's comparison by the embedded model (the page's default)."""
+
+import re
+
+import numpy as np
+import pytest
+
+from explorer import world
+from explorer.engine import Engine
+from explorer.examples import examples
+from explorer.inputs import load_image
+from explorer.tour import EXAMPLE, STEPS
+
+
+@pytest.fixture(scope="module")
+def shown(embedded):
+    """The tour example's comparison, as the page keeps it: (image as read, analysis)."""
+    example = next(e for e in examples() if e.name == EXAMPLE)
+    image = load_image(example.path)
+    return image, Engine(embedded).analyze(image, example.caption_a, example.caption_b)
+
+
+def words(title_start: str, shown) -> str:
+    step = next(s for s in STEPS if s.title.startswith(title_start))
+    says = getattr(step, "says", None)  # a step that only had fixed words: those
+    return says(shown) if says else step.look
+
+
+def test_the_sgi_step_says_what_its_segments_score(shown):
+    """It said B's 'blue square' finds no blue square, so its best region scores lower; on the embedded model it
+    scores 0.795, B's highest segment, on the blue circle: B's 'red circle' is the one that scores low."""
+    _, analysis = shown
+    text = words("3.", shown)
+    matches = {w: s.evidence.matches for w, s in zip("AB", analysis.scores["sgi"])}
+    every = [(w, m.segment.text, m.similarity) for w, ms in matches.items() for m in ms]
+    for _, segment, similarity in every:
+        assert f"'{segment}' {similarity:.3f}" in text
+    lowest = min(every, key=lambda e: e[2])
+    said = re.search(r"lowest is (A|B)'s '([^']+)' \(([\d.]+)\)", text)
+    assert said and said.groups() == (lowest[0], lowest[1], f"{lowest[2]:.3f}"), text
+    for segment in re.findall(r"'([^']+)'[^.']*scores? lower", text):  # a segment said to score lower is the lowest
+        assert segment == lowest[1], text
+    a, b = (s.value for s in analysis.scores["sgi"])
+    assert f"prefers {'A' if a > b else 'B'} ({a:.3f} against {b:.3f})" in text
+
+
+def _shares(evidence, token: int, masks: dict[str, np.ndarray]) -> dict[str, float]:
+    """The token's attention (all layers and heads, as the tab shows it) on each mask's pixels, spread evenly over
+    each patch's pixels."""
+    heat = evidence.attention_map([token], None, None)
+    x0, y0, x1, y1 = evidence.box
+    assert (y1 - y0) % heat.shape[0] == 0 and (x1 - x0) % heat.shape[1] == 0
+    pixels = np.kron(heat, np.ones(((y1 - y0) // heat.shape[0], (x1 - x0) // heat.shape[1])))
+    pixels /= pixels.sum()
+    return {c: float(pixels[m[y0:y1, x0:x1]].sum()) for c, m in masks.items()}
+
+
+def test_the_tflocal_step_says_where_each_colour_word_looks(shown):
+    """It said the ticked colour's object lights up; on the embedded model 'red' looks most at the blue circle."""
+    image, analysis = shown
+    text = words("4.", shown)
+    evidence = analysis.scores["tflocal"][0].evidence
+    pixels = np.asarray(image.convert("RGB"))
+    colours = [c for c in world.COLORS if c in evidence.tokens]
+    masks = {c: (pixels == world.COLORS[c]).all(-1) for c in colours}
+    assert len(colours) == 2 and all(m.sum() > 100 for m in masks.values())  # the red and the blue object
+    objects = {c: next(m.segment.text for m in analysis.scores["sgi"][0].evidence.matches if c in m.segment.text)
+               for c in colours}
+    most = {}
+    for c in colours:
+        shares = _shares(evidence, evidence.tokens.index(c), masks)
+        said = re.search(rf"'{c}' puts (\d+)% on the {objects[colours[0]]} and (\d+)% on the {objects[colours[1]]}",
+                         text)
+        assert said, text
+        assert [int(p) for p in said.groups()] == pytest.approx([100 * shares[o] for o in colours], abs=1)
+        most[c] = max(colours, key=lambda o: shares[o] / masks[o].mean())
+    if any(o != c for c, o in most.items()):  # a colour word that looks most elsewhere: the words may not say it
+        assert "should be the object of that colour" not in text
+        assert "each colour word looks most at the object of its colour" not in text
+    if len(set(most.values())) == 1:
+        assert f"looks most at the same object, the {objects[next(iter(most.values()))]}" in text
