@@ -371,7 +371,7 @@ def build_parser(settings: Settings | None = None) -> argparse.ArgumentParser:
     w.add_argument("--out", default="docs", help="where coverage-sweep.csv, .json and .html go (default %(default)s)")
     w.set_defaults(func=_binding_sweep)
 
-    sub.add_parser("make-examples", help="render the page's world example scenes into explorer/shipped/examples"
+    sub.add_parser("make-examples", help="render the page's world example scenes into assets/examples"
                    ).set_defaults(func=_make_examples)
 
     # Listed for --help only: main() hands everything after "app" to the page's own flags (app --help lists them).

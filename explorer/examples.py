@@ -10,7 +10,16 @@ import skimage
 
 from explorer import world
 
-EXAMPLES_DIR = Path(__file__).resolve().parent / "shipped" / "examples"  # package data, written by make-examples
+
+def examples_dir() -> Path:
+    """The page's example scenes: inside the package where it is installed (pyproject.toml's package-dir puts the
+    root's assets/examples/ there), else the checkout's root folder, where make-examples writes them."""
+    package = Path(__file__).resolve().parent
+    installed = package / "shipped" / "examples"
+    return installed if installed.is_dir() else package.parent / "assets" / "examples"
+
+
+EXAMPLES_DIR = examples_dir()
 SKIMAGE_DATA = Path(skimage.__file__).parent / "data"
 
 # Photos that ship with scikit-image (public domain / CC0), with a caption and its attribute swap.

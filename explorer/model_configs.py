@@ -1,7 +1,8 @@
 """The embedded model's open_clip config, and the folder of the project's checkpoints (``explorer.checkpoints``).
 
-The checkpoints are package data (``explorer/shipped/checkpoints/``): an installed ``binding-explorer`` finds them
-inside the package, as a checkout does; ``train-world`` and ``train-align`` write the shipped weights there."""
+The checkpoints lie in the repository's ``checkpoints/``, where ``train-world`` and ``train-align`` write the shipped
+weights; ``pip install .`` ships them as package data inside the package (``explorer/shipped/checkpoints/``, mapped
+from the root folder in pyproject.toml), and ``checkpoint_dir`` finds them in either place."""
 
 from __future__ import annotations
 
@@ -9,7 +10,18 @@ from pathlib import Path
 
 EMBEDDED_MODEL = "world-clip"
 CONFIG_DIR = Path(__file__).parent / "configs"
-CHECKPOINT_DIR = Path(__file__).resolve().parent / "shipped" / "checkpoints"
+CHECKPOINTS_FOLDER = "checkpoints"  # as the repository names it, from its root
+
+
+def checkpoint_dir() -> Path:
+    """The shipped checkpoints' folder: inside the package where it is installed (pyproject.toml's package-dir puts
+    the root's checkpoints/ there), else the checkout's root folder."""
+    package = Path(__file__).resolve().parent
+    installed = package / "shipped" / "checkpoints"
+    return installed if installed.is_dir() else package.parent / CHECKPOINTS_FOLDER
+
+
+CHECKPOINT_DIR = checkpoint_dir()
 
 _registered = False
 

@@ -1,7 +1,7 @@
 """Choose a model among runs on the validation split; optionally record the choice in the chosen checkpoint's record.
 
 ``python scripts/choose_on_val.py seed0=docs/results/seeds/seed0-single.json seed1=... seed2=... --incumbent seed1
---varied "--seed" --record explorer/shipped/checkpoints/world-clip.json --as seed1``: prints each run's world-single
+--varied "--seed" --record checkpoints/world-clip.json --as seed1``: prints each run's world-single
 top-1 on ``val-heldout`` (or, with ``--splits a,b``, its lowest over those) with its interval and the pick \
 (``explorer/training/choice.py`` has the rule). With
 ``--record`` the choice is written into that training record (it must be the pick's), and ``python -m explorer

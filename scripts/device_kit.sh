@@ -11,9 +11,9 @@
 #
 # A device run, from the repository root (the checkpoints the bench never reads, 76 MB, stay here):
 #   scripts/device_kit.sh
-#   for f in explorer/shipped/checkpoints/world-clip-{finetune,powerclip,tfglobal}.safetensors; do git rm -q --cached $f; echo /$f >>.git/info/exclude; done
+#   for f in checkpoints/world-clip-{finetune,powerclip,tfglobal}.safetensors; do git rm -q --cached $f; echo /$f >>.git/info/exclude; done
 #   run(carry=[".kit"], command="bash scripts/device_run.sh", timeout_s=480)
-#   git reset -q explorer/shipped/checkpoints/ && sed -i '\#^/explorer/shipped/checkpoints/#d' .git/info/exclude
+#   git reset -q checkpoints/ && sed -i '\#^/checkpoints/#d' .git/info/exclude
 # then copy the returned bench-cuda.json to docs/results/ and run `./run bench --beside docs/results/bench-cuda.json
 # --markdown docs/PERFORMANCE.md` here for the side-by-side table.
 set -euo pipefail

@@ -23,10 +23,10 @@
 #                                          with the lineage of its warm starts, in checkpoints/candidates/ (in git: the
 #                                          runs behind it need not outlive the machine they were made on)
 #   scripts/retrain_varied.sh ship RUN     the staged pick (staged first if it is not) becomes
-#                                          explorer/shipped/checkpoints/world-clip, its card measured from what is
+#                                          checkpoints/world-clip, its card measured from what is
 #                                          stored, the choice recorded
 #   scripts/retrain_varied.sh ship-twin RUN STEPS
-#                                          that twin becomes explorer/shipped/checkpoints/world-clip-powerclip (bf16 where
+#                                          that twin becomes checkpoints/world-clip-powerclip (bf16 where
 #                                          that moves no val figure), its record with its lineage, its card measured
 #   scripts/retrain_varied.sh align F      TFLocal, TFGlobal and the fine-tuned baseline over it, with --varied-renders F
 #   scripts/retrain_varied.sh ship-align P aligners trained over the staged pick before it shipped (runs/varied/P-align-V,
@@ -44,11 +44,11 @@ RECIPE=(--coverage 0.75 --seed 1 --steps 4000 --batch-size 128 --lr 0.001 --obje
 read -r -a SHARES <<< "${SHARES:-0.5 0.8}"
 WARM_STEPS="${WARM_STEPS:-1500}"
 THREADS=$(( ${#SHARES[@]} > 1 ? 1 : 2 ))
-FORMER=ee04569  # a commit whose explorer/shipped/checkpoints/world-clip.safetensors is the model shipped before
+FORMER=ee04569  # a commit whose world-clip.safetensors (in explorer/shipped/checkpoints/ then) is the model shipped before
 WARM=(--steps "$WARM_STEPS" --lr 0.0003 --init "$RUNS/former-world-clip.safetensors")
 VAL=val-id,val-heldout,val-shift,val-style,val-drawn-white,val-drawn-light,val-drawn-grey,val-drawn-dark
 RULE=val-heldout,val-style,val-drawn-white,val-drawn-light,val-drawn-grey,val-drawn-dark
-SHIPPED=explorer/shipped/checkpoints
+SHIPPED=checkpoints
 CANDIDATES=checkpoints/candidates  # a chosen run's weights (as they will ship) and record, kept in git until shipped
 
 to_bf16() {  # SRC DST: a safetensors file with its floating-point tensors in bf16

@@ -37,7 +37,7 @@ def _numbers(value, out: set[float]) -> None:
 def recorded() -> set[float]:
     """Every number any record holds."""
     out: set[float] = set()
-    for path in [*DOCS.rglob("*.json"), *DOCS.rglob("*.csv"), *(ROOT / "explorer/shipped/checkpoints").glob("*.json")]:
+    for path in [*DOCS.rglob("*.json"), *DOCS.rglob("*.csv"), *(ROOT / "checkpoints").glob("*.json")]:
         _numbers(json.loads(path.read_text()) if path.suffix == ".json" else path.read_text(), out)
     return out
 

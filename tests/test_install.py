@@ -25,7 +25,8 @@ import pytest
 from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED = ROOT / "explorer" / "shipped"
+# The shipped data the repository keeps at its root, and where the installed package holds each (pyproject.toml).
+SHIPPED = {"checkpoints": ROOT / "checkpoints", "examples": ROOT / "assets" / "examples"}
 
 
 def _requirements_txt() -> set[str]:
@@ -49,6 +50,16 @@ def test_pyproject_declares_what_requirements_txt_installs():
     assert project["scripts"] == {"binding-explorer": "explorer.cli:main"}
 
 
+def test_pyproject_lists_every_package_and_maps_the_shipped_data_from_the_root():
+    """``packages`` is a list (the shipped data's packages lie outside explorer/, where no discovery finds them): a
+    subpackage added to explorer/ must be added there too, or the installed tool would lack it."""
+    setuptools = _pyproject()["tool"]["setuptools"]
+    code = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "explorer").rglob("__init__.py")}
+    assert code <= set(setuptools["packages"])
+    mapped = {f"explorer.shipped.{name}": folder.relative_to(ROOT).as_posix() for name, folder in SHIPPED.items()}
+    assert setuptools["package-dir"] == mapped and set(mapped) <= set(setuptools["packages"])
+
+
 def _run(cmd: list, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
     env |= {"TQDM_DISABLE": "1", "PIP_NO_INDEX": "1", "PIP_NO_CACHE_DIR": "1", "PYTHONNOUSERSITE": "1"}
@@ -63,7 +74,8 @@ def venv(tmp_path_factory) -> tuple[Path, Path]:
     tmp = tmp_path_factory.mktemp("install")
     src = tmp / "src"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "build", "*.egg-info")
-    shutil.copytree(ROOT / "explorer", src / "explorer", ignore=ignore)
+    for folder in (ROOT / "explorer", *SHIPPED.values()):
+        shutil.copytree(folder, src / folder.relative_to(ROOT), ignore=ignore)
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, src / name)
 
@@ -110,10 +122,10 @@ print(json.dumps({
     package = Path(found["package"]).resolve().parent
     assert package == site / "explorer", package  # the venv's copy: not the checkout's
     assert found["checkpoints"]
-    shipped = sorted(p.relative_to(SHIPPED).as_posix() for p in SHIPPED.rglob("*") if p.is_file())
+    shipped = sorted(f"{name}/{p.name}" for name, folder in SHIPPED.items() for p in folder.iterdir() if p.is_file())
     assert sorted(p.relative_to(package / "shipped").as_posix() for p in (package / "shipped").rglob("*")
-                  if p.is_file()) == shipped
-    index = json.loads((SHIPPED / "examples" / "index.json").read_text())
+                  if p.is_file()) == shipped  # every file of the root folders, in the package
+    index = json.loads((SHIPPED["examples"] / "index.json").read_text())
     assert len(found["examples"]) == len(index) and all(Path(p).is_relative_to(package) for p in found["examples"])
     assert found["configs"] == sorted(p.name for p in (ROOT / "explorer" / "configs").glob("*.json"))
     assert "No broken requirements" in _run([venv / "bin" / "python", "-m", "pip", "check"], cwd=tmp_path).stdout

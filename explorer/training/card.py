@@ -10,7 +10,7 @@ from explorer.encoders import DualEncoder
 from explorer.accuracy import evaluate
 from explorer.loader import EncoderSpec, load_encoder
 from explorer.methods import REGISTRY, get_method
-from explorer.model_configs import CHECKPOINT_DIR
+from explorer.model_configs import CHECKPOINTS_FOLDER
 from explorer.training.align import RANDOM_NEGATIVES
 from explorer.training.choice import choice_section
 from explorer.training.config import AlignTrainConfig, TrainConfig, command_line
@@ -46,7 +46,7 @@ def train_command(cfg: dict, checkpoint: Path, device: str | None = None) -> str
     on = "" if device is None else " --device cuda" if "CUDA" in device else " --device cpu"
     shipped = checkpoints.by_path(checkpoint)
     if shipped is not None:  # as the repository names it, wherever the command that writes the card runs
-        checkpoint = shipped.path.relative_to(CHECKPOINT_DIR.parents[2])  # explorer/shipped/checkpoints/NAME
+        checkpoint = Path(CHECKPOINTS_FOLDER, shipped.path.name)  # checkpoints/NAME, installed or not
     out = "" if shipped == checkpoints.EMBEDDED else f" --out {checkpoint}"
     return f"python -m explorer train-world{command_line(TrainConfig, cfg)}{on}{out}"
 
