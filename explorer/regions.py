@@ -21,6 +21,8 @@ CropMode = Literal["resize", "mask"]
 MIN_PATCH_COVER = 0.3  # a patch belongs to a region when this fraction of its pixels is in the mask
 DEFAULT_SCALES: tuple[float, ...] = (1.0, 0.75, 0.5, 0.35, 0.25)
 DEFAULT_STRIDE = 0.5
+TILED_ASPECT = 4  # a side longer than this many times the other gets the windows of a side that long: a 1024 x 1
+# picture would have 1024 one-pixel windows at every scale, each a view through the image tower
 
 
 @dataclass(frozen=True)
@@ -35,10 +37,12 @@ class Region:
         return (x1 - x0) * (y1 - y0)
 
 
-def _positions(length: int, window: int, stride: float) -> list[int]:
+def _positions(length: int, window: int, stride: float, most: int) -> list[int]:
+    """Where windows start along a side: edge to edge, ``stride`` apart, or as many as a side ``most`` long has
+    (spread evenly over this longer one)."""
     if window >= length:
         return [0]
-    n = math.ceil((length - window) / max(1.0, stride)) + 1
+    n = math.ceil((min(length, most) - window) / max(1.0, stride)) + 1
     return sorted({int(round(p)) for p in np.linspace(0, length - window, n)})
 
 
@@ -47,7 +51,9 @@ def multiscale_crops(
 ) -> list[Region]:
     """Square windows of side ``scale * min(width, height)``, overlapping by ``1 - stride``.
 
-    The whole image always comes first; windows at each scale tile the image edge to edge.
+    The whole image always comes first; windows at each scale tile the image edge to edge. A side over
+    ``TILED_ASPECT`` times the other has the windows of a side that long, spread over it (they overlap less): the
+    count of a picture of any proportions is about that of a 4:1 one at most, and a picture up to 4:1 keeps every window.
     """
     if not scales or any(not 0 < s <= 1 for s in scales):
         raise ValueError(f"scales must be in (0, 1], got {list(scales)}")
@@ -57,9 +63,9 @@ def multiscale_crops(
     seen = {regions[0].box}
     for s in sorted(scales, reverse=True):
         side = max(1, int(round(s * min(width, height))))
-        step = side * stride
-        for y in _positions(height, side, step):
-            for x in _positions(width, side, step):
+        step, most = side * stride, TILED_ASPECT * min(width, height)
+        for y in _positions(height, side, step, most):
+            for x in _positions(width, side, step, most):
                 box = (x, y, min(width, x + side), min(height, y + side))
                 if box not in seen:
                     seen.add(box)

@@ -73,7 +73,8 @@ def fresh_items(n: int) -> list[Item]:
 
 def sgi_figures(encoder: DualEncoder, repeat: int = 3) -> dict[str, float]:
     """SGI batched+cached against the published pair-by-pair, crop-by-crop encoding (same crops), on a world scene
-    (``sgi.*``: many crops there see the same pixels, and are encoded once) and on a photo (``sgi.photo.*``)."""
+    (``sgi.*``: many crops there see the same pixels, and are encoded once) and on a photo (``sgi.photo.*``); the
+    whole analysis of a picture of extreme proportions beside a photo's (``thin.*``, ``thin_figures``)."""
     from skimage import data
 
     encoder.wait_warm()  # the towers' kernels made per batch bucket in the background would share its cores
@@ -82,7 +83,7 @@ def sgi_figures(encoder: DualEncoder, repeat: int = 3) -> dict[str, float]:
     photo = Image.fromarray(data.astronaut())
     figures |= _sgi_speed(encoder, photo, ["an astronaut holding a helmet", "a helmet holding an astronaut"],
                           "sgi.photo", repeat)
-    return figures
+    return figures | thin_figures(encoder, repeat)
 
 
 def _sgi_speed(encoder: DualEncoder, image: Image.Image, captions: list[str], tag: str,
@@ -138,6 +139,42 @@ def analysis_figures(encoder: DualEncoder, tag: str, runs: int = 20) -> dict[str
         f"analysis.p95_ms.{tag}": round(float(np.percentile(ms, 95)), 1),
         f"rescore.ms.{tag}": round(float(np.percentile(1000 * np.array(rescore), 50)), 1),
         f"analysis.methods.{tag}": len(engine.methods),
+    }
+
+
+def thin_figures(encoder: DualEncoder, repeat: int = 3) -> dict[str, float]:
+    """The page's analysis of a picture of extreme proportions (a 4000 x 3 PNG of 8 colour bands, 191 bytes, read
+    as the page reads it: 1024 x 1) beside a normal picture's (a 512 x 512 photo), each with no state kept, taking
+    turns. Its cost is bounded by its content, not its shape: it has the windows of a 4:1 picture
+    (``regions.TILED_ASPECT``), and its views' resampling makes only the rows their crop keeps."""
+    import tempfile
+
+    from skimage import data
+
+    from explorer.inputs import read_image
+
+    folder = Path(tempfile.mkdtemp(prefix="explorer-bench-"))
+    bands = np.random.default_rng(0).integers(0, 256, (8, 3), dtype=np.uint8)  # 8 colours, 500 columns each
+    Image.fromarray(np.repeat(bands, 500, axis=0)[None].repeat(3, axis=0)).save(folder / "thin.png")
+    Image.fromarray(data.astronaut()).resize((512, 512)).save(folder / "normal.png")
+    images = {name: read_image(folder / f"{name}.png")[0] for name in ("thin", "normal")}
+    captions = ("a red square and a blue circle", "a blue square and a red circle")
+    engine = Engine(encoder)
+
+    def analyse(image: Image.Image) -> object:
+        image_state.forget()
+        return engine.analyze(image, *captions)
+
+    runs = timed_side_by_side({name: lambda im=im: analyse(im) for name, im in images.items()}, repeat)
+    (thin_s, thin), (normal_s, _) = runs["thin"], runs["normal"]
+    log.info("a 4000 x 3 picture (%d bytes, read as %s): %.3f s, a 512 x 512 photo %.3f s", (folder / "thin.png")
+             .stat().st_size, images["thin"].size, thin_s, normal_s)
+    return {
+        "thin.png_bytes": (folder / "thin.png").stat().st_size,
+        "thin.sgi_crops": len(thin.scores["sgi"][0].evidence.regions),  # type: ignore[attr-defined]
+        "thin.analysis_ms": round(1000 * thin_s, 1),
+        "thin.photo_analysis_ms": round(1000 * normal_s, 1),
+        "thin.vs_photo": round(thin_s / normal_s, 2),
     }
 
 

@@ -74,18 +74,20 @@ def _filter(x: np.ndarray, interpolation: str) -> np.ndarray:
     return np.where(x < 1.0, near, np.where(x < 2.0, far, 0.0))
 
 
-def resample_weights(length: int, out: int, interpolation: str) -> np.ndarray:
-    """PIL's antialiased resampling of ``length`` samples to ``out`` as an (out, length) matrix, rows summing to 1."""
+def resample_weights(length: int, out: int, interpolation: str, rows: range | None = None) -> np.ndarray:
+    """PIL's antialiased resampling of ``length`` samples to ``out`` as an (out, length) matrix, rows summing to 1;
+    with ``rows``, those output rows alone (each computed as in the whole matrix)."""
     support = 1.0 if interpolation == "bilinear" else 2.0
     scale = length / out
     filterscale = max(scale, 1.0)
     support *= filterscale
-    weights = np.zeros((out, length))
-    for o in range(out):
+    rows = range(out) if rows is None else rows
+    weights = np.zeros((len(rows), length))
+    for k, o in enumerate(rows):
         center = (o + 0.5) * scale
         lo, hi = max(int(center - support + 0.5), 0), min(int(center + support + 0.5), length)
         w = _filter((np.arange(lo, hi) - center + 0.5) / filterscale, interpolation)
-        weights[o, lo:hi] = w / w.sum() if w.sum() != 0 else w
+        weights[k, lo:hi] = w / w.sum() if w.sum() != 0 else w
     return weights
 
 
@@ -107,14 +109,13 @@ def axis_matrix(length: int, resized: int, out: int, interpolation: str) -> tupl
 
 
 def _axis_matrix(length: int, resized: int, out: int, interpolation: str) -> tuple[np.ndarray, np.ndarray]:
-    resample = resample_weights(length, resized, interpolation)
     matrix, pad = np.zeros((out, length)), np.zeros(out, dtype=bool)
-    if resized >= out:
+    if resized >= out:  # only the rows the crop keeps: a thin view's resized length is out times its aspect
         top = int(round((resized - out) / 2.0))
-        matrix[:] = resample[top : top + out]
+        matrix[:] = resample_weights(length, resized, interpolation, range(top, top + out))
     else:
         left = (out - resized) // 2
-        matrix[left : left + resized] = resample
+        matrix[left : left + resized] = resample_weights(length, resized, interpolation)
         pad[:left], pad[left + resized :] = True, True
     return matrix, pad
 

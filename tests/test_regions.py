@@ -37,6 +37,17 @@ def test_crop_count_follows_scales_and_stride():
         multiscale_crops(128, 128, scales=(0,))
 
 
+def test_a_picture_of_extreme_proportions_has_the_windows_of_a_four_to_one_one():
+    """A 1024 x 1 picture once had 1,025 one-pixel windows, a 1024 x 3 one 5,801: each a view through the tower."""
+    assert len(multiscale_crops(1024, 1)) == len(multiscale_crops(1, 1024)) == 5  # 4 windows and the whole
+    thin, wide = multiscale_crops(1024, 3), multiscale_crops(1024, 256)
+    assert len(thin) <= len(wide) == 400 and len(multiscale_crops(1024, 100)) == len(wide)
+    covered = np.zeros((3, 1024), bool)
+    for x0, y0, x1, y1 in (r.box for r in thin):
+        covered[y0:y1, x0:x1] = True
+    assert covered.all()
+
+
 def test_crop_views_keep_aspect_or_scale():
     im = Image.new("RGB", (100, 50), (10, 20, 30))
     im.paste((255, 0, 0), (10, 10, 30, 20))

@@ -38,6 +38,10 @@ def test_resampling_rows_sum_to_one_and_keep_a_same_size_axis():
     w = resample_weights(300, 64, "bicubic")
     assert w.shape == (64, 300) and np.allclose(w.sum(axis=1), 1.0)
     assert np.array_equal(resample_weights(50, 50, "bicubic"), np.eye(50))
+    # the rows a centre crop keeps, alone: a 1024 x 1 mask view resized to 224 x 229,376 once made them all (24 s)
+    assert np.array_equal(resample_weights(37, 4096, "bicubic", range(1936, 2160)),
+                          resample_weights(37, 4096, "bicubic")[1936:2160])
+    assert views._axis_matrix(1024, 229_376, 224, "bicubic")[0].shape == (224, 1024)
 
 
 def test_preprocessing_is_read_from_the_model(embedded):
