@@ -205,7 +205,7 @@ def coverage_sweep_figure(summary: dict) -> go.Figure:
 
 
 MAP_FLOOR = 0.3  # a map's darkest grey, a share of white, where it is least; white where it is most
-TOP_LEVEL = 0.5  # the picture's outline encloses where the map reaches half its scale, from least to most
+TOP_LEVEL = 0.5  # the picture's outline encloses the map's upper half of its scale (from least to most)
 ATTENTION_TITLE = "attention per patch (share of the token's total)"
 
 
@@ -266,7 +266,7 @@ def attention_overlay(
 def _scale_bar(canvas: Image.Image, scale: tuple[float, float], side: int) -> Image.Image:
     """The map's colour bar under the canvas: attention from ``scale``'s least (darkest) to most (white), in %."""
     ticks = [f"{100 * v:.3g}%" for v in np.linspace(*scale, 5)]
-    title = f"{ATTENTION_TITLE}, beside the picture; outlined: {TOP_LEVEL:.0%} of the most and above"
+    title = f"{ATTENTION_TITLE}, beside the picture; outlined on it: the upper half of the scale"
     return marks.ramp_strip(canvas, title, MAP_FLOOR, ticks, side)
 
 

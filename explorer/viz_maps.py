@@ -17,7 +17,7 @@ from PIL import Image
 
 from explorer.explain.view import Panel, View
 from explorer import marks
-from explorer.viz import MAP_FLOOR, TOP_LEVEL, mapped
+from explorer.viz import MAP_FLOOR, mapped
 
 PANEL_SIDE = 320  # each picture's longest side, in pixels
 TITLE_CHARS = 38  # a panel's title wrapped to lines this long
@@ -64,9 +64,10 @@ def map_figure(image: Image.Image, shown: View, which: int, side: int = PANEL_SI
         fig.add_annotation(text="<br>".join(textwrap.wrap(html.escape(f"No map: {panel.missing}."), 30)),
                            x=picture.width / 2, y=picture.height / 2, showarrow=False, bgcolor="white")
     masks = shown.source in MASKS
-    key = (f"right: the map, dark least, white most; left: the picture, its own colours,<br>outlined where the map "
-           f"is {TOP_LEVEL:.0%} of the most or more; \u00d7 where it points")
-    bar = dict(title=dict(text=f"{html.escape(shown.scale_title)}<br>{key}", side="top"), orientation="h",
+    key = ("right: the map, dark least, white most;<br>left: the picture in its own colours,<br>outlined over the "
+           "upper half of the scale;<br>\u00d7 where it points")  # lines short enough for a phone
+    bar = dict(title=dict(text=f"{html.escape(shown.scale_title)}<br>{key}", side="top", font=dict(size=11)),
+               orientation="h",
                x=0, xanchor="left", y=0, yanchor="top", len=1, thickness=12, outlinewidth=1,
                **(dict(tickvals=[0, 1], ticktext=["outside", "inside"]) if masks else {}))
     fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", hoverinfo="skip", showlegend=False,
@@ -76,7 +77,7 @@ def map_figure(image: Image.Image, shown: View, which: int, side: int = PANEL_SI
     fig.update_xaxes(range=[0, picture.width], visible=False)
     fig.update_yaxes(range=[picture.height, 0], visible=False, scaleanchor="x", constrain="domain")
     fig.update_layout(title=dict(text=_title(name, panel), font=dict(size=13), x=0.02, xanchor="left"),
-                      height=side + 120, margin=dict(l=10, r=10, t=80, b=110), plot_bgcolor="white")
+                      height=side + 150, margin=dict(l=10, r=10, t=80, b=140), plot_bgcolor="white")
     return fig
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import warnings
 from types import ModuleType
 
 import gradio as gr
@@ -22,6 +23,34 @@ INTRO = (
     "alignment transformer's attention, and PowerCLIP's region-subset to phrase alignment."
 )
 
+# The page's own CSS. Tables: cells that wrap between words, a compact font on a phone, a full scroll bar where the
+# browser draws one and, on a phone, a word on the tables that may still scroll, so that every column is in the
+# table's box or a said scroll away. Pictures and figures: the block's label and its buttons on a
+# line of their own above the picture, never over its top corners; the plain pictures framed (a drawing on white
+# would melt into the page; the drawn ones carry their frame). Notices: a warning box, not a line of text.
+CSS = """
+.table-wrap .virtual-table-viewport { scrollbar-width: auto !important; scrollbar-color: #8c8c8c #ececec !important; }
+.table-wrap td, .table-wrap th { white-space: normal !important; }  /* columns measured as wrapped: they fit */
+.table-wrap .body-cell span, .table-wrap .header-cell span { word-break: normal !important;
+  overflow-wrap: normal !important; }  /* wrapped between words, never inside a number */
+@media (max-width: 640px) {  /* the measuring rows (td) and the rows shown (.body-cell) in one compact font */
+  .table-wrap :is(td, th, .body-cell, .header-cell), .table-wrap :is(td, th, .body-cell, .header-cell) * {
+    font-family: var(--font) !important; font-size: 13px !important; }
+  .table-wrap :is(td, th, .body-cell, .header-cell) { padding: 4px !important; }
+  .table-wrap :is(th, .header-cell), .table-wrap :is(th, .header-cell) * { font-size: 12px !important; }
+  #powerset-table .header-row .label p::after, #overview-table .header-row .label p::after {
+    content: " (scroll the table sideways for every column)"; font-style: italic; }
+}
+.gradio-container label[data-testid="block-label"].float { position: static; display: inline-flex;
+  max-width: calc(100% - 7.5rem); margin: var(--block-label-margin); white-space: normal; }
+.gradio-container .image-container:has(> .top-panel) { position: static; }
+#image-read img, #browse-image-0 img, #browse-image-1 img { outline: 1px solid #8c8c8c; outline-offset: -1px;
+  object-fit: contain; width: auto; max-width: 100%; height: auto; max-height: 100%; }
+#heatmap { max-width: 820px; margin-left: auto; margin-right: auto; }  /* a caption's few segments across */
+.notice { border: 1px solid #b26b00; border-left-width: 6px; background: #fff4e0; color: #4a2c00;
+  padding: 8px 12px; border-radius: 4px; margin-top: 6px; }
+"""
+
 
 def method_tabs(engine: Engine) -> list[tuple[str, ModuleType]]:
     """Each of the engine's methods that has a tab, with its tab's module (``explorer/ui/<tab>.py``: a ``TITLE`` and
@@ -33,7 +62,10 @@ def method_tabs(engine: Engine) -> list[tuple[str, ModuleType]]:
 def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
     """The page, queued: heavy events share ``serving.heavy_concurrency``, light ones never wait behind them."""
     serving = serving or Serving.of(settings.current())
-    with gr.Blocks(title=TITLE) as demo:
+    with warnings.catch_warnings():  # gradio 6 takes css at launch; explorer.page and the tests launch this page
+        warnings.filterwarnings("ignore", "The parameters have been moved", UserWarning)
+        blocks = gr.Blocks(title=TITLE, css=CSS)
+    with blocks as demo:
         gr.Markdown(f"# {TITLE}\n{INTRO} {seed_standing.brief(checkpoints.EMBEDDED.record)}")
         tour_step, tour_text = tour.layout()
         shown = gr.State("main")  # the tab in view: the method tabs draw while they are seen

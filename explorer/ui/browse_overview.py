@@ -83,10 +83,11 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
             closest = gr.Checkbox(label="Closest calls first (the method's smallest margins)",
                                   elem_id="overview-closest")
         matrix_view = gr.Dataframe(label="The method against the other: click a cell to list its items (the first "
-                                         "column lists them all)", interactive=False, elem_id="overview-matrix")
+                                         "column lists them all)", interactive=False, elem_id="overview-matrix",
+                                  column_widths=["40%", "30%", "30%"], wrap=True)  # three columns: seen on a phone
         note = gr.Markdown(elem_id="overview-note")
         rows_view = gr.Dataframe(label="Items: verdict and margin per method (margin > 0: right, by that much)",
-                                 interactive=False, max_height=420, elem_id="overview-table")
+                                 interactive=False, max_height=420, elem_id="overview-table", wrap=True)
         with gr.Row():
             export_btn = gr.Button("Export this slice (CSV and JSON)", elem_id="overview-export")
             files = gr.File(label="The slice", file_count="multiple", interactive=False, height=110,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import html
 import logging
 import tempfile
 from dataclasses import dataclass
@@ -60,9 +61,18 @@ def device_line(engine: Engine, choice: str) -> str:
     return f"Model: **{plain(loaded.label)}** on **{loaded.device}** (this page only: other users pick their own)"
 
 
+SCORE_WIDTHS = ["23%", "23%", "18%", "18%", "18%"]  # TABLE_COLUMNS' shares of the table: all five seen on a phone
+NOTICE = '<div class="notice" role="alert"><strong>\u26a0 Note:</strong> {}</div>'
+
+
+def notices(said: Sequence[str]) -> str:
+    """Each notice as a warning box of its own (the page's CSS styles ``.notice``); the text escaped as HTML, where
+    markdown is not read."""
+    return "".join(f"\n\n{NOTICE.format(html.escape(str(n), quote=False))}" for n in said)
+
+
 def _done(result: Analysis) -> str:
-    return " ".join((f"Done: scored by **{plain(result.model)}** on {result.device}.",
-                     *(plain(n) for n in result.notices)))
+    return f"Done: scored by **{plain(result.model)}** on {result.device}." + notices(result.notices)
 
 
 IMAGE_HINT = ", or with a smaller image"
@@ -104,8 +114,8 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
     def preview(path: str | None):
         if not path:
             return None, ""
-        image, notices = read_image_kept(path)
-        return image, " ".join(plain(n) for n in notices)
+        image, said = read_image_kept(path)
+        return image, notices(said).strip()
 
     @guarded(lambda message: (gr.update(), message))
     def swap(caption_a: str):
@@ -133,7 +143,7 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
         if not path:
             raise InputError("Upload an image or pick an example first.")
         progress(0, desc="reading the image...")
-        image, notices = read_image_kept(path)
+        image, said = read_image_kept(path)
         state = image_state.of(image)  # the image hashed once, for the engine and the overlays' display copy
         result = engine.analyze(state, caption_a, caption_b, progress, choice=choice)
         same_image, *same_overlay = kept_outputs(last, image, result)
@@ -143,7 +153,7 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
             overlays = [gr.update() if same else quick_webp(viz.sgi_overlay(state, s.evidence))
                         for same, s in zip(same_overlay, sgi)]
             heat = viz.sgi_heatmap({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", sgi)})
-        result = dataclasses.replace(result, notices=(*notices, *result.notices))  # the image's notices first
+        result = dataclasses.replace(result, notices=(*said, *result.notices))  # the image's notices first
         table = result.table()
         shown = gr.update() if same_image else quick_webp(image)
         return _done(result), shown, table, overlays[0], overlays[1], heat, (image, result)
@@ -196,7 +206,7 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
     with gr.Row():
         with gr.Column(scale=1):
             upload = gr.File(label="Image (PNG, JPEG, WebP, TIFF...)", type="filepath", elem_id="upload")
-            shown = gr.Image(label="Image as read", type="pil", interactive=False, height=260)
+            shown = gr.Image(label="Image as read", type="pil", interactive=False, height=260, elem_id="image-read")
             model = gr.Dropdown(engine.choices(), value=engine.default_choice, label="Model", elem_id="model")
             device = gr.Markdown(device_line(engine, engine.default_choice), elem_id="device")
         with gr.Column(scale=1):
@@ -207,7 +217,8 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
                 run_btn = gr.Button("Compare A and B", variant="primary", elem_id="run")
             status = gr.Markdown(elem_id="status")
             link = gr.Markdown(elem_id="share-link")
-            table = gr.Dataframe(headers=TABLE_COLUMNS, label="Scores", interactive=False, elem_id="scores")
+            table = gr.Dataframe(headers=TABLE_COLUMNS, label="Scores", interactive=False, elem_id="scores",
+                                 column_widths=SCORE_WIDTHS, wrap=True)
             gr.Markdown(legend(engine.method_names), elem_id="legend")
             with gr.Row():
                 report_btn = gr.Button("Download this analysis (HTML that opens offline, and JSON)",

@@ -48,9 +48,9 @@ def show_alignments(result_value: tuple | None):
     table, times = _table(analysis)
     pa, pb = (s.value for s in analysis.scores["powerset"])
     note = (f"Model: **{plain(analysis.model)}**. PowerCLIP score A {pa:.4f}, B {pb:.4f} (A - B {pa - pb:+.4f}).  \n"
-            f"{times}  \nRegions are numbered rN as on the pictures below; the bright part is the node's best subset: "
-            f"the one whose pooled patches have the highest cosine with the phrase, shown as the method chose it, "
-            f"even where it lies on another object than the phrase names.")
+            f"{times}  \nRegions are numbered rN as on the pictures below; beside each picture, white: the node's "
+            f"best subset, the one whose pooled patches have the highest cosine with the phrase, shown as the method "
+            f"chose it, even where it lies on another object than the phrase names.")
     return note, table, gr.update(choices=_nodes(a), value=0), gr.update(choices=_nodes(b), value=0)
 
 
@@ -85,7 +85,7 @@ def build(main: MainInputs, serving: Serving, tab: gr.Tab, shown: gr.State) -> N
         subset_a = gr.Image(label="Best region subset for the node of A", interactive=False, elem_id="subset-a")
         subset_b = gr.Image(label="Best region subset for the node of B", interactive=False, elem_id="subset-b")
     table = gr.Dataframe(headers=NODE_COLUMNS, label="Exact and NLA per node", interactive=False,
-                         elem_id="powerset-table")
+                         elem_id="powerset-table", wrap=True)
     result = main.result
     inputs = [result, node_a, node_b]
     drawn = [tree_a, tree_b, subset_a, subset_b, gr.Markdown(elem_id="powerset-draw-note")]

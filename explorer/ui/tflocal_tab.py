@@ -9,7 +9,7 @@ from explorer.inputs import whole_number
 from explorer.modeling.alignment import HEADS, LAYERS
 from explorer.engine import TABLE_COLUMNS, Analysis
 from explorer.ui.guard import guarded, plain
-from explorer.ui.main_tab import MainInputs
+from explorer.ui.main_tab import SCORE_WIDTHS, MainInputs
 from explorer.ui.quick_webp import quick_webp
 from explorer.ui.serving import Serving
 from explorer.ui.shown_tab import draw_while_seen
@@ -61,7 +61,8 @@ def build(main: MainInputs, serving: Serving, tab: gr.Tab, shown: gr.State) -> N
     gr.Markdown("Caption tokens attend to the image's patch tokens in each layer of the TFLocal transformer "
                 "(over the frozen encoder). Pick tokens (none = all of them), a layer and a head, or their mean.")
     note = gr.Markdown(elem_id="tflocal-note")
-    table = gr.Dataframe(headers=TABLE_COLUMNS, label="Scores", interactive=False, elem_id="tflocal-scores")
+    table = gr.Dataframe(headers=TABLE_COLUMNS, label="Scores", interactive=False, elem_id="tflocal-scores",
+                         column_widths=SCORE_WIDTHS, wrap=True)
     with gr.Row():
         layer = gr.Dropdown([MEAN] + [str(i + 1) for i in range(LAYERS)], value=MEAN, label="Layer")
         head = gr.Dropdown([MEAN] + [str(i + 1) for i in range(HEADS)], value=MEAN, label="Head")

@@ -81,6 +81,52 @@ def test_upload_type_run_and_see_scores_overlays_and_method_tabs(chromium, tmp_p
         for shown in ("#tree-a .js-plotly-plot", "#tree-b .js-plotly-plot", "#subset-a img", "#subset-b img"):
             expect(page.locator(shown)).to_be_visible(timeout=30_000)
 
+        page.set_viewport_size({"width": 390, "height": 844})  # the same page on a phone
+        page.wait_for_timeout(500)  # the tables measure their columns again
+        _every_column_reachable(page, "#powerset-table")
+        _label_above_the_picture(page, "#subset-a")
+        open_tab(page, "Compare captions")
+        expect(page.locator("#heatmap .heatmap-label").first).to_be_visible()
+        _fits(page, "#scores")  # five columns: all seen without scrolling
+        _label_above_the_picture(page, "#overlay-a")
+        values = page.locator("#heatmap .heatmap-label text").evaluate_all(
+            "ts => ts.map(t => { const r = t.getBoundingClientRect(); return [r.x, r.y, r.width,"
+            " parseFloat(getComputedStyle(t).fontSize)]; })")
+        assert values and min(size for *_, size in values) >= 11  # each cosine written at a readable size...
+        for x, y, width, _ in values:  # ...and apart from its neighbours in the row
+            assert all(abs(x - x2) >= width + 4 for x2, y2, *_ in values if abs(y - y2) < 1 and x2 != x)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390  # nothing wider than the phone
+
+
+def _fits(page, table: str) -> None:
+    """Every column of the table lies inside its box, each wide enough to read."""
+    box = page.locator(f"{table} .virtual-table-viewport").bounding_box()
+    for header in page.locator(f"{table} .header-cell").all():
+        cell = header.bounding_box()
+        assert cell["width"] >= 40 and cell["x"] >= box["x"] - 1 and cell["x"] + cell["width"] <= box["x"] + box[
+            "width"] + 1, (table, header.inner_text())
+
+
+def _every_column_reachable(page, table: str) -> None:
+    """Scrolled to its end inside its own box (the page itself does not scroll sideways), the table shows its last
+    column whole; no word is cut inside a cell."""
+    viewport = page.locator(f"{table} .virtual-table-viewport")
+    viewport.evaluate("v => { v.scrollLeft = v.scrollWidth; }")
+    page.wait_for_timeout(200)
+    box, last = viewport.bounding_box(), page.locator(f"{table} .header-cell").last.bounding_box()
+    assert box["x"] + box["width"] <= 390 and last["x"] + last["width"] <= box["x"] + box["width"] + 1
+    clipped = page.locator(f"{table} .body-cell span").evaluate_all(
+        "ss => ss.filter(s => s.scrollWidth > s.parentElement.clientWidth + 1).map(s => s.textContent)")
+    assert not clipped, clipped
+
+
+def _label_above_the_picture(page, block: str) -> None:
+    """The block's label and its buttons sit above its picture, on none of its corners."""
+    picture = page.locator(f"{block} img").bounding_box()
+    for over in (f"{block} label[data-testid=block-label]", f"{block} .top-panel"):
+        part = page.locator(over).bounding_box()
+        assert part["y"] + part["height"] <= picture["y"] + 1, over
+
 
 def _pick_model(page, choice: str) -> None:
     box = page.locator("#model input")
