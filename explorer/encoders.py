@@ -22,7 +22,7 @@ import torch.nn.functional as F
 from huggingface_hub import try_to_load_from_cache
 from PIL import Image
 
-from explorer import settings
+from explorer import cancel, settings
 from explorer.cache import LRUCache
 from explorer.checkpoints import EMBEDDED_CHECKPOINT
 from explorer.image_state import ImageState, owner_key
@@ -256,6 +256,7 @@ class DualEncoder:
         """Encode, in batches, the images of the states that lack this encoder's features."""
         todo = list({s.key: s for s in states if (self.key, "features") not in s}.values())
         for i in range(0, len(todo), batch_size):
+            cancel.check()
             chunk = todo[i : i + batch_size]
             for state, feats in zip(chunk, self._encode_image_batch([s.image for s in chunk])):
                 state.put((self.key, "features"), feats)
@@ -318,6 +319,7 @@ class DualEncoder:
             extra = [t for hook in self.text_hooks.values() for t in hook(todo)]
             todo += [t for t in dict.fromkeys(extra) if t not in self._texts and t not in todo]
         for i in range(0, len(todo), batch_size):
+            cancel.check()
             for feats in self._encode_text_batch(todo[i : i + batch_size]):
                 found[feats.caption] = self._texts.put(feats.caption, feats)
         return [found[c] for c in captions]

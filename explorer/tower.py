@@ -19,6 +19,7 @@ from typing import Callable, Sequence
 
 import torch
 
+from explorer import cancel
 from explorer.cores import one_thread
 from explorer.settings import PRECISIONS
 
@@ -174,6 +175,7 @@ class BucketedTower:
         """The tower's output for ``pixels``, one entry per chunk of at most ``max_batch`` rows."""
         out = []
         for i in range(0, len(pixels), self.max_batch):
+            cancel.check()  # a page's request given up stops before its next batch (a no-op outside a request)
             chunk = pixels[i : i + self.max_batch].to(self.device)
             split = self.device == "cpu" and self.compiled is None
             sizes = parts(len(chunk), torch.get_num_threads(), STEP if self.pads else 1) if split else [len(chunk)]

@@ -18,7 +18,7 @@ import torch
 from open_clip.transform import PreprocessCfg
 from PIL import Image
 
-from explorer import settings
+from explorer import cancel, settings
 from explorer.cache import LRUCache
 from explorer.regions import Box, CropMode
 
@@ -173,6 +173,7 @@ def crop_views(
     out = torch.empty(len(boxes), 3, *prep.size, device=device)
     centred = pixels - fill_t[0]
     for members in groups.values():
+        cancel.check()  # a photo's crops come in dozens of geometries: a page's request given up stops between two
         run = members == list(range(members[0], members[-1] + 1))  # multi-scale crops come scale by scale
         into = out[members[0] : members[-1] + 1] if run else torch.empty(len(members), *out.shape[1:], device=device)
         group = [axes[i] for i in members]

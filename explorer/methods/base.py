@@ -8,7 +8,7 @@ from typing import Any, Callable, ClassVar, Sequence, TypeVar
 
 from PIL import Image
 
-from explorer import image_state
+from explorer import cancel, image_state
 from explorer.encoders import DualEncoder
 from explorer.image_state import ImageState
 from explorer.proposals import Named
@@ -66,7 +66,9 @@ class ScoringMethod(ABC):
 
     def score(self, image: Image.Image | ImageState, captions: Sequence[str]) -> list[Score]:
         """One score per caption, in order: a caption scored on this image before is read from its state, the new
-        ones are scored together (``score_new``)."""
+        ones are scored together (``score_new``). A page's request given up stops here, before the next image
+        (``explorer.cancel``: every scoring loop, the page's, Browse's and eval's, comes through)."""
+        cancel.check()
         state = image_state.of(image)
         return state.by_caption(self.key, captions, lambda new: self.score_new(state, new))
 

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from PIL import Image
 
-from explorer import image_state, proposals
+from explorer import cancel, image_state, proposals
 from explorer.encoders import DualEncoder
 from explorer.image_state import ImageState
 from explorer.methods.base import MethodInfo, Score, ScoringMethod, register
@@ -163,6 +163,7 @@ class PowersetAlignment(ScoringMethod):
 
     def prepare(self, states: Sequence[ImageState]) -> None:
         for feats, state in zip(self.encoder.encode_images(states), states):
+            cancel.check()
             self.region_masks(state, feats.grid)
 
     def _score(

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 from PIL import Image
 
+from explorer import cancel
 from explorer import proposals as shared
 from explorer import text
 from explorer import image_state
@@ -152,6 +153,7 @@ class StructureGuided(ScoringMethod):
 
     def prepare(self, states: Sequence[ImageState]) -> None:
         for state in states:
+            cancel.check()  # a chunk's images are seconds of crops: a request given up stops between two
             self.region_features(state)
 
     def _score(self, regions: RegionFeatures, caption: str, naive: bool = False) -> Score:

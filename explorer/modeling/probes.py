@@ -11,6 +11,8 @@ import math
 import torch
 import torch.nn.functional as F
 
+from explorer import cancel
+
 
 def _uniform(copies: int, fan_in: int, *shape: int) -> torch.nn.Parameter:
     """Weights drawn as ``torch.nn.Linear`` draws its own: uniform within 1 / sqrt(fan_in)."""
@@ -88,6 +90,7 @@ def fit_copies(make, x: torch.Tensor, ys: torch.Tensor, steps: int = 600, lr: fl
     model = make(len(ys))
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=1e-4)
     for _ in range(steps):
+        cancel.check()  # the binding tab's probes: a page's request given up stops within a step
         opt.zero_grad()
         loss = ((model(x) - ys) ** 2).mean(dim=(1, 2)).sum()
         loss.backward()
@@ -111,6 +114,7 @@ def logistic_scores(x: torch.Tensor, y: torch.Tensor, test: torch.Tensor, c: flo
                             history_size=20, line_search_fn="strong_wolfe")
 
     def closure():
+        cancel.check()  # an L-BFGS step runs up to 500 of these: a page's request given up stops within one
         opt.zero_grad()
         z = x @ w + b
         loss = c * F.binary_cross_entropy_with_logits(z, y.expand_as(z), reduction="sum") + (w**2).sum() / 2

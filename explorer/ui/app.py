@@ -12,6 +12,7 @@ from explorer import checkpoints, seed_standing, settings
 from explorer.engine import Engine
 from explorer.methods import REGISTRY
 from explorer.ui import binding_tab, browse_tab, looks_tab, main_tab, share_link, tour
+from explorer.ui.guard import page_closed
 from explorer.ui.serving import Serving
 from explorer.ui.shown_tab import follow_tabs
 
@@ -87,5 +88,6 @@ def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
         follow_tabs(shown, pages)
         tour.wire(tour_step, tour_text, main, tabs, shown, serving)
         share_link.wire(demo, engine, main, tabs, pages, shown, serving)
+        demo.unload(page_closed)  # a closed page's running requests stop (gradio cancels none of them by itself)
     demo.queue(default_concurrency_limit=serving.heavy_concurrency, max_size=serving.queue_size)
     return demo

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import html
@@ -10,7 +11,9 @@ import logging
 import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
+
+import gradio as gr
 
 from explorer import cancel, settings
 from explorer.inputs import InputError
@@ -51,14 +54,64 @@ def _retrieve(work: asyncio.Future) -> None:
         log.info("stopped work of a request given up")
 
 
+_RUNNING: dict[str, set[threading.Event]] = {}  # each open page's (session's) running work, by its token
+_RUNNING_LOCK = threading.Lock()
+
+
+def _session() -> str | None:
+    """The session (one open page) of the request being handled, as gradio's event context holds it; None outside
+    one (a test calling a handler, the CLI)."""
+    from gradio.context import LocalContext  # what gradio's own handlers read (gr.Request's session_hash)
+
+    request = LocalContext.request.get(None)
+    return getattr(request, "session_hash", None)
+
+
+@contextlib.contextmanager
+def _running(token: threading.Event) -> Iterator[None]:
+    """The token filed under its page's session while its work runs, so that closing the page sets it."""
+    session = _session()
+    if session is None:
+        yield
+        return
+    with _RUNNING_LOCK:
+        _RUNNING.setdefault(session, set()).add(token)
+    try:
+        yield
+    finally:
+        with _RUNNING_LOCK:
+            tokens = _RUNNING.get(session, set())
+            tokens.discard(token)
+            if not tokens:
+                _RUNNING.pop(session, None)
+
+
+def abandon(session: str) -> int:
+    """Stop the work running for a page that has gone (its tokens set): how many requests were stopped."""
+    with _RUNNING_LOCK:
+        tokens = list(_RUNNING.get(session, ()))
+    for token in tokens:
+        token.set()
+    if tokens:
+        log.info("a page was closed: stopping its %d running request(s)", len(tokens))
+    return len(tokens)
+
+
+def page_closed(request: gr.Request) -> None:
+    """``demo.unload``'s handler: gradio calls it when a page's heartbeat connection drops (the tab closed, the
+    browser gone), which a request already running is not told of (gradio cancels only the requests of a page that
+    asks, and its queue merely stops sending to a closed page); its work stops at its next ``cancel.check()``."""
+    abandon(request.session_hash)
+
+
 def guarded(on_error: Callable[[str], Any], time_limit: float | None = None,
             hint: str = "") -> Callable[[Callable], Callable]:
     """Wrap a handler so every failure returns ``on_error(message)`` instead of raising into gradio.
 
     With ``time_limit`` the handler becomes a coroutine that runs the work on a worker thread with its own
     cancellation token (``explorer.cancel``): the token is set when the request runs over the limit (the page gets a
-    message ending in ``hint``) or is abandoned (gradio cancels the coroutine), and the work stops at its next
-    ``cancel.check()``.
+    message ending in ``hint``) or is abandoned (gradio cancels the coroutine, or the page is closed:
+    ``page_closed``), and the work stops at its next ``cancel.check()``.
     """
     def wrap(fn: Callable) -> Callable:
         if time_limit is None:
@@ -78,7 +131,11 @@ def guarded(on_error: Callable[[str], Any], time_limit: float | None = None,
             work = asyncio.wrap_future(_workers().submit(context.run, fn, *args, **kwargs))
             work.add_done_callback(_retrieve)  # work stopped after its answer was given ends quietly
             try:
-                return await asyncio.wait_for(asyncio.shield(work), time_limit)
+                with _running(token):
+                    return await asyncio.wait_for(asyncio.shield(work), time_limit)
+            except cancel.Cancelled:  # its page was closed meanwhile: the answer goes nowhere
+                log.info("%s stopped: its page was closed", fn.__name__)
+                return on_error(warn("Stopped: the page was closed."))
             except asyncio.TimeoutError:
                 token.set()
                 log.warning("%s took longer than %.0f s: stopped", fn.__name__, time_limit)
