@@ -159,7 +159,8 @@ STEPS: tuple[Step, ...] = (
          "top regions, the best one boxed.", sgi_finding),
     Step("4. TFLocal learns the same from data", EXAMPLE, "tflocal",
          "A small transformer trained over the frozen features: tick one colour word's token and see where it looks; "
-         "everything it does not attend to is darkened.", tflocal_finding),
+         "its attention is drawn beside the picture, white where it looks most, and outlined on the picture.",
+         tflocal_finding),
     Step("5. PowerCLIP aligns phrases with sets of regions", EXAMPLE, "powerset",
          "Each node of the caption's phrase tree takes the subset of regions whose pooled features match it best. "
          "Pick a noun phrase in A and in B and compare where their subsets lie and how well they match."),
