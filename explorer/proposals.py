@@ -58,9 +58,17 @@ def _given_up(future: Future[list[Region]]) -> bool:
 def regions(state: ImageState, proposer: Named) -> list[Region]:
     """A proposer's regions of the image, waiting for the worker where they are still being computed; kept in the
     state once made, where their masks count towards its memory."""
-    found = state.get_or_compute(("regions", proposer[0]), lambda: begin(state, proposer).result())
+    found = state.get_or_compute(("regions", proposer[0]), lambda: _made(state, proposer))
     make_room()
     return found
+
+
+def _made(state: ImageState, proposer: Named) -> list[Region]:
+    try:
+        return begin(state, proposer).result()
+    except cancel.Cancelled:  # queued by another request, given up before the worker reached it
+        cancel.check()  # this request too: it stops
+        return begin(state, proposer).result()  # else queued afresh for this one
 
 
 def segmentation(max_regions: int = 24) -> Named:

@@ -102,3 +102,29 @@ def test_an_analysis_segments_beside_its_first_stages_on_one_thread_then_gives_t
         assert torch.get_num_threads() == 2  # outside an analysis a new image takes no core
     finally:
         torch.set_num_threads(threads)
+
+
+def test_a_request_waiting_on_proposals_another_gave_up_gets_them_made_for_itself():
+    """Two analyses of one image: the first queues its segmentation and is given up before the worker reaches it;
+    the second, already waiting on that work, has it queued afresh for itself instead of stopping as if given up."""
+    import contextvars
+
+    from explorer import cancel
+
+    state = image_state.of(world.swap_items("id", "attribute", 1)[0].images[0].render(64))
+    made = []
+    proposer = ("test-segments", lambda image: made.append(image.size) or [])
+    worker_busy, release = threading.Event(), threading.Event()
+    proposals._POOL.submit(lambda: worker_busy.set() or release.wait(10))  # the worker on another image meanwhile
+    worker_busy.wait(10)
+    given_up = threading.Event()
+    first = contextvars.copy_context()
+    first.run(cancel.bind, given_up)
+    first.run(proposals.begin, state, proposer)  # queued by the first request
+    given_up.set()
+    found = []
+    second = threading.Thread(target=lambda: found.append(proposals.regions(state, proposer)))
+    second.start()  # waits on the first request's queued work
+    release.set()
+    second.join(10)
+    assert found == [[]] and made == [(64, 64)]  # made once, for the second request

@@ -133,7 +133,9 @@ def guarded(on_error: Callable[[str], Any], time_limit: float | None = None,
             try:
                 with _running(token):
                     return await asyncio.wait_for(asyncio.shield(work), time_limit)
-            except cancel.Cancelled:  # its page was closed meanwhile: the answer goes nowhere
+            except cancel.Cancelled as exc:  # its page was closed meanwhile (its token set): the answer goes nowhere
+                if not token.is_set():
+                    return _answer(on_error, fn.__name__, exc)
                 log.info("%s stopped: its page was closed", fn.__name__)
                 return on_error(warn("Stopped: the page was closed."))
             except asyncio.TimeoutError:
