@@ -360,7 +360,7 @@ def performance_markdown(reports: list[dict]) -> str:
                       f"{r.get('machine', 'an unrecorded machine')}; model {r['model']}{_precision(r)}."
                       for r in reports)
     gpu = ("" if any(r["device"].startswith("cuda") for r in reports) else
-           "\nNo GPU column: no CUDA device was lent to the task that measured these. On a machine with one, "
+           "\nNo GPU column: these figures were measured on a CPU only. On a machine with one, "
            "`python -m explorer bench --device cuda --json docs/results/bench-cuda.json` measures the same figures "
            "there (autocast bf16/fp16, plus ViT-L-14), and `--beside docs/results/bench-cuda.json` on the CPU run "
            "puts them side by side; `scripts/device_kit.sh` packs what such a machine may lack (spaCy, its English "

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from explorer import marks, viz, world
+from explorer import marks, viz, viz_tree, world
 from explorer.engine import Engine
 from explorer.methods.powerset_method import NodeAlignment, PowersetEvidence
 from explorer.methods.sgi import SegmentMatch, SGIEvidence
@@ -173,27 +173,27 @@ def test_subset_overlay_keeps_bright_exactly_the_patches_of_the_node_best_region
 def test_trees_compared_side_by_side_share_one_colour_range():
     a = powerset_evidence([0.30, 0.45, 0.40, 0.35], [(0,), (0,), (1,), (1,)])
     b = powerset_evidence([0.10, 0.50, 0.20, 0.25], [(0,), (0,), (1,), (1,)])
-    scale = viz.tree_range([a, b])
+    scale = viz_tree.tree_range([a, b])
     assert scale == (0.10, 0.50)
-    markers = [viz.tree_figure(ev, "caption", 1, scale).data[-1].marker for ev in (a, b)]
+    markers = [viz_tree.tree_figure(ev, "caption", 1, scale).data[-1].marker for ev in (a, b)]
     assert [(m.cmin, m.cmax) for m in markers] == [scale, scale]
-    alone = viz.tree_figure(a, "caption").data[-1].marker
+    alone = viz_tree.tree_figure(a, "caption").data[-1].marker
     assert (alone.cmin, alone.cmax) == (0.30, 0.45)  # one tree alone: its own range
 
 
 def test_tree_labels_sit_on_plates_below_their_nodes_and_edges_never_cross_them():
     ev = powerset_evidence([0.3, 0.4, 0.5, 0.6], [(0,)] * 4)
-    fig = viz.tree_figure(ev, "a red square near a blue circle", 3)
+    fig = viz_tree.tree_figure(ev, "a red square near a blue circle", 3)
     assert fig.data[-1].mode == "markers"  # the names are plates, not text on the markers' trace
     labels = fig.layout.annotations
     assert [a.text for a in labels] == ["S<br>a red square<br>near a blue<br>circle", "NP<br>a red square",  # narrow:
                                         "PP<br>near a blue<br>circle", "NP<br>a blue circle"]  # neighbours stay apart
-    assert all(a.yanchor == "top" and a.yshift == -viz.TREE_LABEL_TOP and a.bgcolor for a in labels)
+    assert all(a.yanchor == "top" and a.yshift == -viz_tree.TREE_LABEL_TOP and a.bgcolor for a in labels)
     plot = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
     per_unit = plot / (fig.layout.yaxis.range[1] - fig.layout.yaxis.range[0])  # the y axis's pixels per unit
-    deepest = viz.TREE_LABEL_TOP + 4 * viz.TREE_LINE_PX  # the root's plate: four lines
+    deepest = viz_tree.TREE_LABEL_TOP + 4 * viz_tree.TREE_LINE_PX  # the root's plate: four lines
     depth = [0, 1, 1, 2]
-    edges = viz.tree_edges(ev)
+    edges = viz_tree.tree_edges(ev)
     assert len(edges) == 3
     for (_, y0, _, y1), (k, child) in zip(edges, list(enumerate(TREE))[1:]):
         assert (-depth[child.parent] - y0) * per_unit >= deepest  # starts under every plate of its parent's level

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from explorer import viz
+from explorer import viz, viz_tree
 from explorer.inputs import whole_number
 from explorer.methods.powerset_method import PowersetEvidence
 from explorer.ui.guard import guarded, plain
@@ -60,11 +60,11 @@ def draw_nodes(result_value: tuple | None, node_a: int | None, node_b: int | Non
     if result_value is None or "powerset" not in result_value[1].scores:
         return None, None, None, None, ""
     image, analysis = result_value
-    scale = viz.tree_range([score.evidence for score in analysis.scores["powerset"]])  # A and B on one colour scale
+    scale = viz_tree.tree_range([score.evidence for score in analysis.scores["powerset"]])  # A and B on one colour scale
     out = []
     for score, node in zip(analysis.scores["powerset"], (node_a, node_b)):
         k = whole_number(node or 0, "The node", 0, len(score.evidence.tree) - 1)
-        out.append(viz.tree_figure(score.evidence, score.caption, k, scale))
+        out.append(viz_tree.tree_figure(score.evidence, score.caption, k, scale))
         out.append(quick_webp(viz.subset_overlay(image, score.evidence, k)))
     return out[0], out[2], out[1], out[3], ""
 

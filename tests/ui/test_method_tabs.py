@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from explorer import world
+from explorer import marks, world
 from explorer.engine import Engine
 from explorer.ui import powerset_tab, tflocal_tab
 
@@ -26,7 +26,8 @@ def test_tflocal_tab_shows_scores_tokens_and_heatmaps(result):
     *maps, problem = tflocal_tab.draw_heatmaps(result, [2], [5], "mean", "mean")
     assert problem == ""
     square, circle = (np.asarray(im, dtype=float) for im in maps)
-    assert square.shape[1:] == (448, 3) and square.shape[0] > 448  # the scene enlarged, its colour bar below
+    beside = 2 * 448 + marks.BESIDE_GAP  # the scene enlarged, its map beside it, its colour bar below
+    assert square.shape[1:] == (beside, 3) and square.shape[0] > 448
     other_head = np.asarray(tflocal_tab.draw_heatmaps(result, [2], [5], "1", "2")[0], dtype=float)
     assert np.abs(square - other_head).mean() > 0.5  # a layer and head of their own, not the mean
 
@@ -54,7 +55,8 @@ def test_powerset_tab_lists_nodes_with_exact_and_nla(result):
     assert all(cell.startswith("r") for cell in a_rows["best regions"])  # numbered as on the pictures
     assert tree_a.data[-1].marker.size[1] > tree_a.data[-1].marker.size[0]  # the chosen node is drawn larger
     whole, part = (np.asarray(im, dtype=float) for im in powerset_tab.draw_nodes(result, 0, 1)[2:4])
-    assert whole.shape[1:] == part.shape[1:] == (448, 3)  # the scene enlarged, the node's regions named below
+    beside = 2 * 448 + marks.BESIDE_GAP  # the scene enlarged and its pooled patches beside it, the regions named below
+    assert whole.shape[1:] == part.shape[1:] == (beside, 3)
 
 
 def test_a_layer_head_or_node_outside_the_menus_is_refused_by_name(result):
