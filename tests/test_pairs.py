@@ -118,3 +118,13 @@ def test_eval_skips_a_bomb_and_a_cut_image_by_line_and_writes_formulas_as_text(t
     cells = out.with_suffix(".csv").read_text()
     assert [row[1] for row in csv.reader(io.StringIO(cells))][1:3] == [f"'{formula}", "'+sum"]  # shown as text
     assert "\n=" not in cells and ",=" not in cells and ",+" not in cells
+
+
+def test_a_bad_json_line_is_named_with_its_whole_message(tmp_path):
+    (tmp_path / "p.jsonl").write_text('{"image": "a.png", "caption_a": "a red\tsquare", "caption_b": "b"}\n')
+    _, bad = read_pairs(tmp_path / "p.jsonl")
+    assert bad[0].problem == "not valid JSON (Invalid control character at column 39)"  # where, not a cut sentence
+    (tmp_path / "w.json").write_text('[{"id": 1,}]')
+    with pytest.raises(DatasetError, match=r"invalid JSON \(Expecting property name enclosed in double quotes at "
+                                           r"line 1, column 11\)"):
+        load_items("aro", tmp_path / "w.json")
