@@ -17,10 +17,10 @@ from typing import Any, Sequence
 import pandas as pd
 from PIL import Image
 
-from explorer import viz
+from explorer.figures import viz
 from explorer.engine import Analysis, Engine
-from explorer.inputs import load_image, normalize_image
-from explorer.loader import EncoderSpec, load_encoder
+from explorer.images.inputs import load_image, normalize_image
+from explorer.models.loader import EncoderSpec, load_encoder
 from explorer.methods import page_methods
 
 

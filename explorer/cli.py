@@ -12,12 +12,12 @@ import sys
 from pathlib import Path
 
 from explorer import world
-from explorer.benchmark_registry import BENCHMARKS, WORLD_LIMIT, left_out
-from explorer.checkpoints import ALIGN_VARIANTS, EMBEDDED_CHECKPOINT, for_variant
-from explorer.data_roots import DataAccess
-from explorer.loader import EncoderSpec, load_encoder
+from explorer.eval.benchmark_registry import BENCHMARKS, WORLD_LIMIT, left_out
+from explorer.models.checkpoints import ALIGN_VARIANTS, EMBEDDED_CHECKPOINT, for_variant
+from explorer.core.data_roots import DataAccess
+from explorer.models.loader import EncoderSpec, load_encoder
 from explorer.model_args import encoder_spec, model_command
-from explorer.settings import Settings, add_setting_flags, current, use
+from explorer.core.settings import Settings, add_setting_flags, current, use
 from explorer.training.config import AlignTrainConfig, TrainConfig, add_flags, from_args
 
 
@@ -27,7 +27,7 @@ def train_config(args: argparse.Namespace) -> TrainConfig:
 
 
 def _train_world(args: argparse.Namespace) -> int:
-    from explorer.encoders import default_device
+    from explorer.models.encoders import default_device
     from explorer.training.world_clip import train
 
     cfg = train_config(args)
@@ -49,7 +49,7 @@ def _write_card(checkpoint: Path, objective: str, remeasure: bool = True) -> Pat
 
 
 def _train_align(args: argparse.Namespace) -> int:
-    from explorer import distributed
+    from explorer.core import distributed
     from explorer.training.align import train_align
     from explorer.training.card import write_align_card
 
@@ -70,7 +70,7 @@ def _train_align(args: argparse.Namespace) -> int:
 
 
 def _model_card(args: argparse.Namespace) -> int:
-    from explorer.loader import resolve
+    from explorer.models.loader import resolve
     from explorer.training.card import write_align_card
 
     checkpoint = resolve(args.checkpoint)[0] or EMBEDDED_CHECKPOINT
@@ -111,7 +111,7 @@ def eval_limit(benchmark: str, limit: int | None) -> int | None:
 def _shard_config(args: argparse.Namespace, encoder) -> dict:
     """What a rerun must share with the run whose shard files it reads back (the weights file by size and time, and
     the code that scored them)."""
-    from explorer.shards import code_fingerprint
+    from explorer.core.shards import code_fingerprint
 
     weights = encoder.checkpoint.stat() if encoder.checkpoint else None
     return {"benchmark": args.benchmark, "data": args.data, "images": args.images, "methods": args.methods,
@@ -122,10 +122,10 @@ def _shard_config(args: argparse.Namespace, encoder) -> dict:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from explorer import distributed, intervals
-    from explorer.accuracy import evaluate
+    from explorer.core import distributed, intervals
+    from explorer.eval.accuracy import evaluate
     from explorer.methods import get_method
-    from explorer.shards import Shards
+    from explorer.core.shards import Shards
 
     if BENCHMARKS[args.benchmark].from_files and not args.data:
         raise SystemExit(f"--data PATH is needed for {args.benchmark}: the benchmark's files in its own layout")
@@ -156,7 +156,7 @@ def _pointing(args: argparse.Namespace) -> int:
 def _print_report(report: dict, path: str | None, tables: tuple[str, ...] = ()) -> int:
     """Print a command's report, and write it to ``path`` when one is given, with a CSV of each of its ``tables``
     and an HTML chart of the first beside it (``accuracy_reports.write_reports``)."""
-    from explorer.accuracy_reports import write_reports
+    from explorer.eval.accuracy_reports import write_reports
 
     print(json.dumps(report, indent=2))
     if path:
@@ -206,7 +206,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _binding(args: argparse.Namespace) -> int:
-    from explorer import binding_null
+    from explorer.readings import binding_null
 
     report = binding_null.report(load_encoder(encoder_spec(args.settings)), " ".join([prog(), *args.argv]),
                                  args.colors, args.shapes, args.null_draws, args.renders,
@@ -217,7 +217,7 @@ def _binding(args: argparse.Namespace) -> int:
 def _recognition(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from explorer.recognition import STAGES, readings
+    from explorer.eval.recognition import STAGES, readings
 
     encoder = load_encoder(encoder_spec(args.settings))
     with tqdm(total=STAGES, desc="recognition", unit="stage") as bar:
@@ -235,7 +235,7 @@ def _binding_sweep(args: argparse.Namespace) -> int:
         raise SystemExit(f"binding-sweep: {error}") from None
     from tqdm import tqdm
 
-    from explorer.encoders import default_device
+    from explorer.models.encoders import default_device
     from explorer.training.sweep import Cell, cell_budget, run_cell, summarize, write
     budget = cell_budget(args.steps, args.batch_size, args.precision)
     records, runs = Path(args.records), Path(args.runs)
@@ -253,7 +253,7 @@ def _binding_sweep(args: argparse.Namespace) -> int:
 
 
 def _make_examples(args: argparse.Namespace) -> int:
-    from explorer.examples import write_world_examples
+    from explorer.world.examples import write_world_examples
 
     print("\n".join(map(str, write_world_examples())))
     return 0
@@ -390,8 +390,8 @@ def main(argv: list[str] | None = None) -> int:
     args.argv = argv  # the command as given, for the reports that record it
     args.settings = use(given.with_flags(args, ["log_level", *getattr(args, "settings_flags", ())]))
     logging.basicConfig(level=args.settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-    from explorer.dataset_loaders import DatasetError
-    from explorer.model_errors import ModelUnavailable
+    from explorer.eval.dataset_loaders import DatasetError
+    from explorer.models.model_errors import ModelUnavailable
 
     try:
         return args.func(args)

@@ -1,13 +1,13 @@
 """The model flags every command and the app share (``--model``, ``--pretrained``, ``--checkpoint``, ``--device``,
-``--precision``, ``--compile``), made from their settings (``explorer/settings.py``); the commands that run on one
+``--precision``, ``--compile``), made from their settings (``explorer/core/settings.py``); the commands that run on one
 model, and the encoder the flags name."""
 
 from __future__ import annotations
 
 import argparse
 
-from explorer.loader import EncoderSpec
-from explorer.settings import MODEL_FLAGS, Settings, add_setting_flags
+from explorer.models.loader import EncoderSpec
+from explorer.core.settings import MODEL_FLAGS, Settings, add_setting_flags
 
 
 def add_model_args(p: argparse.ArgumentParser, settings: Settings, precision: str = "auto") -> None:

@@ -14,17 +14,20 @@ import torch
 from PIL import Image
 from tqdm import tqdm
 
-from explorer import image_state, text, tower, world
-from explorer.accuracy import evaluate_items
-from explorer.encoders import DualEncoder
+from explorer.core import image_state
+from explorer.language import text
+from explorer.models import tower
+from explorer import world
+from explorer.eval.accuracy import evaluate_items
+from explorer.models.encoders import DualEncoder
 from explorer.engine import Engine
-from explorer.items import Item
+from explorer.core.items import Item
 from explorer.methods import get_method
 from explorer.methods.powerset_method import PowersetAlignment
 from explorer.methods.sgi import StructureGuided
-from explorer.powerset import TAU, exact_alignment, nla_alignment, region_scores, subset_masks
-from explorer.regions import fill_color
-from explorer.tree import parse_tree
+from explorer.methods.powerset import TAU, exact_alignment, nla_alignment, region_scores, subset_masks
+from explorer.images.regions import fill_color
+from explorer.language.tree import parse_tree
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +154,7 @@ def thin_figures(encoder: DualEncoder, repeat: int = 3) -> dict[str, float]:
 
     from skimage import data
 
-    from explorer.inputs import read_image
+    from explorer.images.inputs import read_image
 
     folder = Path(tempfile.mkdtemp(prefix="explorer-bench-"))
     bands = np.random.default_rng(0).integers(0, 256, (8, 3), dtype=np.uint8)  # 8 colours, 500 columns each
@@ -303,7 +306,7 @@ def explain_figures(encoder: DualEncoder, tag: str, n: int = 4, repeat: int = 3)
 
 
 def parse_figures(n: int = 40, repeat: int = 3) -> dict[str, float]:
-    """A caption's token vectors by spaCy's own thinc layers and by ``explorer.tok2vec``, side by side on the bench's
+    """A caption's token vectors by spaCy's own thinc layers and by ``explorer.language.tok2vec``, side by side on the bench's
     edited captions, and a whole parse (the page's pipeline), per caption."""
     nlp = text.nlp()
     pipe = nlp.get_pipe("tok2vec")

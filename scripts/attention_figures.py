@@ -23,11 +23,12 @@ from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer import viz, world  # noqa: E402
-from explorer.loader import load_encoder  # noqa: E402
+from explorer.figures import viz# noqa: E402
+from explorer import world
+from explorer.models.loader import load_encoder  # noqa: E402
 from explorer.methods import get_method  # noqa: E402
 from explorer.methods.tflocal import AttentionEvidence  # noqa: E402
-from explorer.regions import patch_mask  # noqa: E402
+from explorer.images.regions import patch_mask  # noqa: E402
 
 FUNCTION_WORDS = {"a", "an", "and", "the"}
 TILE = 192
@@ -106,7 +107,7 @@ def main(argv: list[str] | None = None) -> list[Path]:
         strip.save(path)
         written.append(path)
     if args.json:
-        from explorer import checkpoints
+        from explorer.models import checkpoints
 
         weights = {name: digest(checkpoints.get(name).path) for name in ("world-clip", "world-clip-tflocal")}
         command = "python scripts/attention_figures.py " + " ".join(argv if argv is not None else sys.argv[1:])

@@ -7,7 +7,7 @@ it is up to date. A table opts in with comments above it, one per item count, na
     <!-- intervals 200: id attribute group -->
 
 Each plain percentage in those columns (bold kept) becomes ``97.0 [95.4, 98.2]``. A percentage of n items is k hits,
-and the bootstrap that ``eval`` runs over items (``explorer/intervals.py``, same resamples and seed) depends, for one
+and the bootstrap that ``eval`` runs over items (``explorer/core/intervals.py``, same resamples and seed) depends, for one
 percentage, on k and n alone: it resamples n outcomes of which k are hits. Rerunning the script gives the same text.
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as python scripts/count_intervals.py
-from explorer.intervals import percent_intervals  # noqa: E402
+from explorer.core.intervals import percent_intervals  # noqa: E402
 
 DIRECTIVE = re.compile(r"<!-- intervals (\d+): (.*?) -->")
 CELL = re.compile(r"(\*\*)?(\d+(?:\.\d+)?)(\*\*)?(?: \[[\d.]+, [\d.]+\])?")

@@ -13,8 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer import speed_bench  # noqa: E402
-from explorer.encoders import DualEncoder  # noqa: E402
+from explorer import speed_bench# noqa: E402
+from explorer.models.encoders import DualEncoder  # noqa: E402
 
 MODELS = {"embedded": {}, "vitb32": {"name": "ViT-B-32", "pretrained": None}}  # tag: DualEncoder's arguments
 NAMES = {"embedded": "embedded world-clip", "vitb32": "ViT-B-32, random weights"}

@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer import world  # noqa: E402
-from explorer.encoders import DualEncoder  # noqa: E402
+from explorer import world# noqa: E402
+from explorer.models.encoders import DualEncoder  # noqa: E402
 from tests.app_server import running_app  # noqa: E402
 from tests.ui.test_browser import FLAGS, open_tab  # noqa: E402
 

@@ -22,11 +22,12 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from explorer import speed_bench as bench
-from explorer import proposals, text
+from explorer.methods import proposals
+from explorer.language import text
 from explorer.methods import sgi as sgi_method
 from explorer.engine import Engine
-from explorer.loader import EncoderSpec, load_encoder
-from explorer.regions import segment_regions
+from explorer.models.loader import EncoderSpec, load_encoder
+from explorer.images.regions import segment_regions
 
 STAGES = {  # label: the (file suffix, function name) it sums; a stage absent from the code is skipped
     "global": [("methods/cosine.py", "score")],
@@ -35,14 +36,14 @@ STAGES = {  # label: the (file suffix, function name) it sums; a stage absent fr
     "powerset": [("methods/powerset_method.py", "score")],
     "image tower, SGI views (encode_image)": [("open_clip/model.py", "encode_image")],
     "towers, image + texts (forward_intermediates)": [("open_clip/model.py", "forward_intermediates")],
-    "text tower, to the longest caption (short_text_forward)": [("explorer/tower.py", "short_text_forward")],
+    "text tower, to the longest caption (short_text_forward)": [("explorer/models/tower.py", "short_text_forward")],
     "SGI views, PIL (open_clip preprocess)": [("open_clip/transform.py", "__call__")],
-    "SGI views, tensors (crop_views)": [("explorer/views.py", "crop_views")],
-    "segmentation (felzenszwalb), main thread": [("explorer/regions.py", "segment_regions")],
-    "waiting for proposals (worker thread)": [("explorer/proposals.py", "regions")],
-    "text encoding, all (encode_texts)": [("explorer/encoders.py", "encode_texts")],
+    "SGI views, tensors (crop_views)": [("explorer/images/views.py", "crop_views")],
+    "segmentation (felzenszwalb), main thread": [("explorer/images/regions.py", "segment_regions")],
+    "waiting for proposals (worker thread)": [("explorer/methods/proposals.py", "regions")],
+    "text encoding, all (encode_texts)": [("explorer/models/encoders.py", "encode_texts")],
     "spaCy parse": [("spacy/language.py", "pipe"), ("spacy/language.py", "__call__")],
-    "powerset exact enumeration": [("explorer/powerset.py", "exact_alignment")],
+    "powerset exact enumeration": [("explorer/methods/powerset.py", "exact_alignment")],
 }
 
 

@@ -1,4 +1,4 @@
-"""README's configuration tables, made from the settings (``explorer/settings.py``): ``python
+"""README's configuration tables, made from the settings (``explorer/core/settings.py``): ``python
 scripts/readme_settings.py`` rewrites each table between ``<!-- settings: SECTION -->`` and ``<!-- /settings -->``
 in README.md; ``--check`` only says whether one differs (``tests/test_settings.py`` keeps them equal)."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from explorer.settings import markdown  # noqa: E402
+from explorer.core.settings import markdown  # noqa: E402
 
 BLOCK = re.compile(r"(<!-- settings: (\w+) -->\n).*?(<!-- /settings -->)", re.S)
 

@@ -47,7 +47,7 @@ def recipe_config(name: str, steps: int, batch_size: int):
 def percent_right(encoder, items, benchmark: str) -> float:
     """Percent of ``items`` the global cosine gets right, through the evaluation's one scoring loop (in the chunks of
     ``benchmark``) and by its rule: a tie fails."""
-    from explorer.accuracy import item_outcomes
+    from explorer.eval.accuracy import item_outcomes
     from explorer.methods import get_method
 
     found = item_outcomes([get_method("global", encoder)], items, benchmark)
@@ -72,8 +72,8 @@ def run_recipe(name: str, out: Path, weights_dir: Path, steps: int, batch_size: 
                workers: int) -> None:
     import torch
 
-    from explorer.loader import EncoderSpec, load_encoder
-    from explorer.recognition import readings
+    from explorer.models.loader import EncoderSpec, load_encoder
+    from explorer.eval.recognition import readings
     from explorer.training.world_clip import train
     from explorer.world import VAL_PREFIX as VAL  # recipes are chosen on the validation splits
 

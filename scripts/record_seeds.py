@@ -3,7 +3,7 @@
 ``python scripts/record_seeds.py RECORD SEED=SWAPS_REPORT,SINGLE_REPORT ...``: for each seed of the recipe, its
 ``eval --benchmark world`` report (the global cosine's attribute group score) and its ``world-single`` report (the
 ``val-heldout`` top-1 the choice of seed read). The figures go into the lineage origin's ``seeds``
-(``explorer/seed_standing.py``), which the model card and the page read; rewrite the card with
+(``explorer/models/seed_standing.py``), which the model card and the page read; rewrite the card with
 ``python -m explorer model-card --from-record``.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer import seed_standing  # noqa: E402
+from explorer.models import seed_standing# noqa: E402
 
 
 def parse(pairs: list[str]) -> dict[str, tuple[Path, Path]]:

@@ -26,7 +26,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from explorer.distributed import local_launch  # noqa: E402
+from explorer.core.distributed import local_launch  # noqa: E402
 
 
 def timed_eval(eval_args: list[str], out: Path, nproc: int, threads: int) -> tuple[float, dict]:

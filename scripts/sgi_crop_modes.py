@@ -1,6 +1,6 @@
 """SGI's two crop modes on the world benchmark: group score (%) per crop mode, split and swap kind.
 
-Runs ``explorer.accuracy.evaluate_items`` with the embedded encoder and ``sgi`` in crop mode ``resize`` (the
+Runs ``explorer.eval.accuracy.evaluate_items`` with the embedded encoder and ``sgi`` in crop mode ``resize`` (the
 published crop-and-resize) and ``mask`` (the default), on the heldout and shift splits, attribute and size swaps,
 100 items each, and writes ``{"resize/heldout": {"attribute": group, "size": group}, ..., "command": ...}`` to
 ``docs/results/sgi-crop-modes.json`` (read by docs/sgi-world.md). It is what
@@ -23,10 +23,10 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer.accuracy import evaluate_items
-from explorer.benchmark_registry import load_items
-from explorer.encoders import DualEncoder
-from explorer.loader import load_encoder
+from explorer.eval.accuracy import evaluate_items
+from explorer.eval.benchmark_registry import load_items
+from explorer.models.encoders import DualEncoder
+from explorer.models.loader import load_encoder
 from explorer.methods import get_method
 from scripts.provenance import environment, write_report
 

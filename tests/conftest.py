@@ -36,7 +36,7 @@ def page_labels() -> list[str]:
 
 @pytest.fixture(scope="session")
 def embedded():
-    from explorer.encoders import DualEncoder
+    from explorer.models.encoders import DualEncoder
 
     return DualEncoder()
 
@@ -44,7 +44,7 @@ def embedded():
 @pytest.fixture(scope="session")
 def random_vit():
     """A registry model with random weights (pretrained=None): never downloads."""
-    from explorer.encoders import DualEncoder
+    from explorer.models.encoders import DualEncoder
 
     return DualEncoder("ViT-B-32", pretrained=None)
 
@@ -55,12 +55,12 @@ def rng():
 
 
 def quick_probes(monkeypatch, steps: int = 60) -> None:
-    """The binding probes fitted in fewer steps (``explorer.binding``'s ``fit_copies``): the same code, a test's
+    """The binding probes fitted in fewer steps (``explorer.readings.binding``'s ``fit_copies``): the same code, a test's
     budget, where what a test checks does not hang on how well they fit."""
     from functools import partial
 
-    from explorer import binding
-    from explorer.modeling.probes import fit_copies
+    from explorer.readings import binding
+    from explorer.models.modeling.probes import fit_copies
 
     monkeypatch.setattr(binding, "fit_copies", partial(fit_copies, steps=steps))
 

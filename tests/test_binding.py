@@ -1,14 +1,14 @@
-"""The binding geometry (``explorer/binding.py``): additive embeddings decompose and cannot tell a swap, the probes see a
+"""The binding geometry (``explorer/readings/binding.py``): additive embeddings decompose and cannot tell a swap, the probes see a
 binding rule only where one exists, their splits keep training scenes out, and the binding command's figures."""
 
 import numpy as np
 import pytest
 
 from conftest import quick_probes
-from explorer.binding import (
+from explorer.readings.binding import (
     SceneTable, additive_r2, all_pairs, composition_probes, edit_top1, probe_accuracy, readings,
 )
-from explorer.binding_null import read_model
+from explorer.readings.binding_null import read_model
 
 
 def table_from(rule, n_colors=8, n_shapes=3, dim=64, seed=0):
@@ -85,7 +85,7 @@ def test_the_increment_a_product_adds_to_the_additive_probe_is_binding_and_nothi
 
 
 def test_probe_splits_keep_training_scenes_out_of_validation_and_test():
-    from explorer.binding import probe_splits
+    from explorer.readings.binding import probe_splits
 
     t = table_from(additive)
     train, val, test = probe_splits(t)
@@ -96,7 +96,7 @@ def test_probe_splits_keep_training_scenes_out_of_validation_and_test():
 def test_the_slot_mlp_is_order_free_over_objects():
     import torch
 
-    from explorer.modeling.probes import SlotMLP
+    from explorer.models.modeling.probes import SlotMLP
 
     mlp = SlotMLP(8, 3, 16, 5)
     idx = torch.tensor([[[1, 2], [4, 0]]])
@@ -107,8 +107,8 @@ def test_the_slot_mlp_is_order_free_over_objects():
 def test_binding_cli_figures_are_a_recomputation_and_carry_their_nulls(tmp_path, embedded, monkeypatch):
     import json
 
-    from explorer.binding import world_tables
-    from explorer.binding_swaps import swap_renders
+    from explorer.readings.binding import world_tables
+    from explorer.readings.binding_swaps import swap_renders
     from explorer.cli import main
 
     quick_probes(monkeypatch)
@@ -143,7 +143,7 @@ def test_binding_cli_figures_are_a_recomputation_and_carry_their_nulls(tmp_path,
 
 
 def test_single_edit_and_mds_on_additive_objects():
-    from explorer.binding import edit, mds_points
+    from explorer.readings.binding import edit, mds_points
 
     t = table_from(object_additive)
     result = edit(t, 0, 1, 3)
@@ -186,7 +186,7 @@ def _bound_in(colors, shapes, pair):
 
 @pytest.mark.slow
 def test_a_bag_of_concepts_scores_within_its_null(monkeypatch):
-    from explorer.binding_null import measured
+    from explorer.readings.binding_null import measured
 
     quick_probes(monkeypatch, 200)
     found, info = measured(_noisy(additive, 1.0), draws=19, widths=(16,))
@@ -201,7 +201,7 @@ def test_a_bag_of_concepts_scores_within_its_null(monkeypatch):
 
 @pytest.mark.slow
 def test_a_binding_term_exceeds_its_null(monkeypatch):
-    from explorer.binding_null import measured
+    from explorer.readings.binding_null import measured
 
     quick_probes(monkeypatch, 200)
     found, _ = measured(_noisy(_bound_in, 1.0), draws=19, widths=(16,))
@@ -215,8 +215,8 @@ def test_a_binding_term_exceeds_its_null(monkeypatch):
 
 
 def test_null_tables_keep_the_additive_part_and_match_the_swap_cosine():
-    from explorer.binding_null import additive_fit, null_draws
-    from explorer.binding_swaps import SwapTable, grid_swaps, swap_cosine
+    from explorer.readings.binding_null import additive_fit, null_draws
+    from explorer.readings.binding_swaps import SwapTable, grid_swaps, swap_cosine
 
     t = _noisy(_bound_in, 1.0)
     coef, residual = additive_fit(t)
@@ -237,13 +237,13 @@ def test_null_tables_keep_the_additive_part_and_match_the_swap_cosine():
 
 
 def _swap_rows(t):
-    from explorer.binding_swaps import table_swaps
+    from explorer.readings.binding_swaps import table_swaps
 
     return table_swaps(t.pairs, t.embeddings, t.n_colors, t.n_shapes).rows
 
 
 def test_every_swap_pair_is_judged_once_by_probes_that_saw_neither_of_its_scenes():
-    from explorer.binding_swaps import fold_plan, grid_swaps, object_folds
+    from explorer.readings.binding_swaps import fold_plan, grid_swaps, object_folds
 
     pairs, swaps = all_pairs(8, 3), grid_swaps(8, 3)
     folds = object_folds(8, 3)
@@ -263,7 +263,7 @@ def test_every_swap_pair_is_judged_once_by_probes_that_saw_neither_of_its_scenes
 
 
 def test_a_pair_is_told_apart_when_each_side_is_nearer_its_own_prediction():
-    from explorer.binding_swaps import told_apart
+    from explorer.readings.binding_swaps import told_apart
 
     e = np.eye(4)
     pred = np.stack([e[0], e[1]])[None]  # one pair, side 0 predicted at e0, side 1 at e1
@@ -276,7 +276,7 @@ def test_a_pair_is_told_apart_when_each_side_is_nearer_its_own_prediction():
 def test_fitted_copies_train_as_each_would_alone():
     import torch
 
-    from explorer.modeling.probes import ConceptProbe, fit_copies
+    from explorer.models.modeling.probes import ConceptProbe, fit_copies
 
     x = torch.randint(0, 3, (40, 2, 2))
     ys = torch.randn(3, 40, 8)
@@ -301,7 +301,7 @@ def test_the_linear_probes_are_scikit_learns_logistic_regressions_at_their_optim
     import torch
     from sklearn.linear_model import LogisticRegression
 
-    from explorer.modeling.probes import logistic_scores
+    from explorer.models.modeling.probes import logistic_scores
 
     rng = np.random.default_rng(0)
     x, test = rng.normal(size=(2, 60, 10)), rng.normal(size=(2, 20, 10))
@@ -319,7 +319,7 @@ def test_docs_binding_md_shows_the_records_figures_beside_their_nulls():
     import json
     from pathlib import Path
 
-    from explorer.binding_null import markdown
+    from explorer.readings.binding_null import markdown
 
     root = Path(__file__).resolve().parents[1]
     report, former = (json.loads((root / "docs" / "results" / where / "binding-embedded.json").read_text())

@@ -6,9 +6,9 @@ import pytest
 
 from conftest import ColourMethod, LengthMethod, sugarcrepe
 from explorer import world
-from explorer.accuracy import score_chunk
-from explorer.benchmark_registry import load_items
-from explorer.browse import BROWSE_SIZE, for_main_page, read, select
+from explorer.eval.accuracy import score_chunk
+from explorer.eval.benchmark_registry import load_items
+from explorer.eval.browse import BROWSE_SIZE, for_main_page, read, select
 
 
 def test_world_items_by_split_and_kind():
@@ -58,8 +58,8 @@ def test_every_registered_benchmark_can_be_browsed_and_sent():
 @pytest.mark.parametrize("given, said", [(1e9, "got 1e+09"), (-1, "got -1"), (0, "got 0"), (2.5, "got 2.5"),
                                          (None, "got None"), ("many", "got 'many'"), (float("nan"), "got nan")])
 def test_items_per_category_is_a_whole_number_within_bounds_or_refused_by_name(given, said):
-    from explorer.browse import MAX_PER_CATEGORY, items_per_category
-    from explorer.inputs import InputError
+    from explorer.eval.browse import MAX_PER_CATEGORY, items_per_category
+    from explorer.images.inputs import InputError
 
     assert items_per_category(7) == 7 and items_per_category("12") == 12
     assert items_per_category(MAX_PER_CATEGORY) == MAX_PER_CATEGORY

@@ -4,10 +4,11 @@ import numpy as np
 import pytest
 import torch
 
-from explorer import checkpoints, world
-from explorer.loader import EncoderSpec, load_encoder, resolve
+from explorer.models import checkpoints
+from explorer import world
+from explorer.models.loader import EncoderSpec, load_encoder, resolve
 from explorer.methods import get_method
-from explorer.model_errors import ModelUnavailable
+from explorer.models.model_errors import ModelUnavailable
 
 SHIPPED = sorted(checkpoints.REGISTRY)
 
@@ -80,7 +81,7 @@ def test_a_missing_file_is_named_as_a_file_not_a_checkpoint_name(tmp_path):
 def test_the_cli_takes_a_shipped_name_for_checkpoint():
     from explorer.cli import build_parser
     from explorer.model_args import encoder_spec
-    from explorer.settings import Settings
+    from explorer.core.settings import Settings
 
     args = build_parser(Settings()).parse_args(["eval", "--checkpoint", "world-clip-powerclip"])
     spec = encoder_spec(Settings().with_flags(args, args.settings_flags))

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from explorer.benchmark_registry import left_out, load_items
-from explorer.data_roots import DataAccess, OutsideRoots
-from explorer.dataset_loaders import DatasetError
-from explorer.pairs import read_pairs
-from explorer import uploads
+from explorer.eval.benchmark_registry import left_out, load_items
+from explorer.core.data_roots import DataAccess, OutsideRoots
+from explorer.eval.dataset_loaders import DatasetError
+from explorer.eval.pairs import read_pairs
+from explorer.eval import uploads
 
 CAPTIONS = "a red square,a blue square"
 
@@ -123,7 +123,7 @@ def test_damaged_or_oversized_images_are_bad_rows_named_by_line(tmp_path):
 
 
 def test_an_image_found_damaged_while_scoring_is_left_out_and_named(tmp_path):
-    from explorer.accuracy import Unreadable, evaluate_items, score_chunk
+    from explorer.eval.accuracy import Unreadable, evaluate_items, score_chunk
     from conftest import ColourMethod
 
     Image.new("RGB", (32, 32), (200, 30, 30)).save(tmp_path / "ok.png")

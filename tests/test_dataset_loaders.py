@@ -10,10 +10,10 @@ import pytest
 from PIL import Image
 
 from conftest import COLOURS, ColourMethod, LengthMethod, solid, sugarcrepe, write_json
-from explorer.accuracy import evaluate
-from explorer.accuracy_reports import report_frame, write_reports
-from explorer.benchmark_registry import load_items
-from explorer.dataset_loaders import DatasetError
+from explorer.eval.accuracy import evaluate
+from explorer.eval.accuracy_reports import report_frame, write_reports
+from explorer.eval.benchmark_registry import load_items
+from explorer.eval.dataset_loaders import DatasetError
 
 NO_BAR = lambda it: it  # noqa: E731
 
@@ -31,7 +31,7 @@ def png_bytes(colour) -> bytes:
 
 def test_sugarcrepe_loads_and_scores(tmp_path, caplog):
     root = sugarcrepe(tmp_path)
-    with caplog.at_level(logging.WARNING, logger="explorer.dataset_loaders"):
+    with caplog.at_level(logging.WARNING, logger="explorer.eval.dataset_loaders"):
         items = load_items("sugarcrepe", root)
     assert "replace_rel.json" in caplog.text  # a missing category is skipped with a warning
     assert [(it.id, it.category) for it in items] == [("0", "add_obj"), ("1", "add_obj"), ("12", "swap_att")]

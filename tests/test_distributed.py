@@ -10,7 +10,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from explorer.distributed import local_launch
+from explorer.core.distributed import local_launch
 
 ROOT = Path(__file__).resolve().parents[1]
 EVAL = ["eval", "--benchmark", "world", "--methods", "global,tflocal", "--split", "id,shift", "--limit", "20"]
@@ -33,7 +33,7 @@ def in_this_process(args: list[str]) -> None:
     """``python -m explorer ARGS`` as one process runs it, in this one: the single-process references, without an
     interpreter's 6 to 8 s of imports. One torch thread, as each launched rank has; the thread count and the
     process's settings are put back after."""
-    from explorer import settings
+    from explorer.core import settings
     from explorer.cli import main
 
     threads = torch.get_num_threads()
@@ -79,7 +79,7 @@ def test_an_interrupted_sharded_eval_finishes_with_the_same_numbers(runs):
     shards = runs / "two.json.shards"
     (shards / "rank-1-of-2.jsonl").unlink()  # rank 1 never wrote a line
     lines = (shards / "rank-0-of-2.jsonl").read_text().splitlines(keepends=True)
-    from explorer.shards import code_fingerprint
+    from explorer.core.shards import code_fingerprint
 
     assert json.loads(lines[0])["config"]["code"] == code_fingerprint()  # the code that scored them
     # the header, split id's first chunk (32 items), 8 of its last chunk and a line torn by the kill
@@ -118,7 +118,7 @@ def test_ddp_train_align_keeps_the_ranks_equal_and_matches_one_process(tmp_path)
 
 
 def test_shard_files_are_read_back_only_for_the_same_configuration(tmp_path):
-    from explorer.shards import Shards
+    from explorer.core.shards import Shards
 
     calls = []
 
@@ -141,7 +141,7 @@ def test_shard_files_are_read_back_only_for_the_same_configuration(tmp_path):
 
 def test_the_code_fingerprint_follows_every_source_of_the_package(tmp_path):
     """Shard files carry it: outcomes scored before a code change are not read back into the new report."""
-    from explorer.shards import code_fingerprint
+    from explorer.core.shards import code_fingerprint
 
     (tmp_path / "methods").mkdir()
     (tmp_path / "methods" / "sgi.py").write_text("PROMPT = 'an star'\n")

@@ -1,4 +1,4 @@
-"""The dual encoder (``explorer/encoders.py``): patch tokens and dimensions, open_clip's blocks, registry models with
+"""The dual encoder (``explorer/models/encoders.py``): patch tokens and dimensions, open_clip's blocks, registry models with
 random weights, token-to-word alignment, batching, the content-keyed caches and a clear error for an unreachable hub."""
 
 import time
@@ -10,9 +10,9 @@ import torch.nn.functional as F
 from PIL import Image
 
 from explorer import world
-from explorer.checkpoints import EMBEDDED_CHECKPOINT
-from explorer.encoders import DualEncoder
-from explorer.model_errors import ModelUnavailable
+from explorer.models.checkpoints import EMBEDDED_CHECKPOINT
+from explorer.models.encoders import DualEncoder
+from explorer.models.model_errors import ModelUnavailable
 
 
 def scene_image(seed=0, size=128):
@@ -162,7 +162,7 @@ def test_other_load_failures_are_clear(kwargs, needle):
 
 
 def test_lru_cache_keeps_the_most_recently_used():
-    from explorer.cache import LRUCache
+    from explorer.core.cache import LRUCache
 
     cache = LRUCache(size=2)
     cache.put("a", 1)

@@ -1,4 +1,4 @@
-"""The per-image state (``explorer/image_state.py``): one object holds what the encoder and every method compute of an
+"""The per-image state (``explorer/core/image_state.py``): one object holds what the encoder and every method compute of an
 image, one bounded store keeps the states, and a caption edit finds its image's work there."""
 
 import numpy as np
@@ -6,9 +6,10 @@ import pytest
 import torch
 from PIL import Image
 
-from explorer import image_state, world
-from explorer.cache import LRUCache
-from explorer.image_state import ImageState, ImageStates
+from explorer.core import image_state
+from explorer import world
+from explorer.core.cache import LRUCache
+from explorer.core.image_state import ImageState, ImageStates
 from explorer.methods import REGISTRY, get_method
 
 
@@ -65,7 +66,7 @@ def test_methods_and_encoders_keep_no_image_caches_or_hooks_of_their_own(embedde
 def test_a_caption_edit_reuses_the_images_state_and_scores_the_edited_caption_alone(embedded, monkeypatch):
     from explorer.engine import Engine
     from explorer.methods import powerset_method
-    from explorer.modeling.alignment import AlignmentTransformer
+    from explorer.models.modeling.alignment import AlignmentTransformer
 
     engine = Engine(embedded)
     image = world.random_scene(np.random.default_rng(8), world.seen_combos(), 2).render(embedded.image_size)

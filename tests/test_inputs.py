@@ -1,11 +1,11 @@
-"""What a user gives the page (``explorer/inputs.py``): any image file becomes an RGB picture of bounded size, and bad
+"""What a user gives the page (``explorer/images/inputs.py``): any image file becomes an RGB picture of bounded size, and bad
 captions get a clear message."""
 
 import numpy as np
 import pytest
 from PIL import Image
 
-from explorer.inputs import InputError, clean_caption_pair, load_image
+from explorer.images.inputs import InputError, clean_caption_pair, load_image
 
 
 def save(tmp_path, image, name, **kw):
@@ -73,7 +73,7 @@ def test_captions_are_cleaned():
 
 
 def test_a_kept_image_is_decoded_once_per_version_of_its_file(tmp_path):
-    from explorer.inputs import read_image_kept
+    from explorer.images.inputs import read_image_kept
 
     path = save(tmp_path, Image.new("RGB", (40, 30), "red"), "upload.png")
     first, notices = read_image_kept(path)

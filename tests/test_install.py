@@ -109,7 +109,8 @@ def test_the_installed_package_holds_its_data_and_its_dependencies(venv, tmp_pat
     venv, site = venv
     probe = """
 import json, explorer
-from explorer import checkpoints, examples, model_configs
+from explorer.models import checkpoints, model_configs
+from explorer.world import examples
 entries = checkpoints.REGISTRY.values()
 print(json.dumps({
     "package": explorer.__file__,
@@ -127,7 +128,7 @@ print(json.dumps({
                   if p.is_file()) == shipped  # every file of the root folders, in the package
     index = json.loads((SHIPPED["examples"] / "index.json").read_text())
     assert len(found["examples"]) == len(index) and all(Path(p).is_relative_to(package) for p in found["examples"])
-    assert found["configs"] == sorted(p.name for p in (ROOT / "explorer" / "configs").glob("*.json"))
+    assert found["configs"] == sorted(p.name for p in (ROOT / "explorer" / "models" / "configs").glob("*.json"))
     assert "No broken requirements" in _run([venv / "bin" / "python", "-m", "pip", "check"], cwd=tmp_path).stdout
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from explorer.intervals import percent_intervals
+from explorer.core.intervals import percent_intervals
 
 
 def test_intervals_hold_the_score_and_shrink_with_more_items():

@@ -49,7 +49,8 @@ def test_the_api_scores_as_the_engine_and_draws_only_what_ran(embedded, tmp_path
 def test_an_analysis_taken_away_is_one_html_file_with_plotly_inlined_once_and_its_numbers(embedded, tmp_path):
     import json
 
-    from explorer import report, world
+    from explorer.engine import report
+    from explorer import world
     from explorer.engine import Engine
 
     image = world.swap_items("id", "attribute", 1)[0].images[0].render(128)

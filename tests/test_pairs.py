@@ -9,10 +9,10 @@ import pytest
 from PIL import Image
 
 from explorer import world
-from explorer.benchmark_registry import load_items
+from explorer.eval.benchmark_registry import load_items
 from explorer.cli import main
-from explorer.dataset_loaders import DatasetError
-from explorer.pairs import read_pairs
+from explorer.eval.dataset_loaders import DatasetError
+from explorer.eval.pairs import read_pairs
 
 
 def scenes(folder, n: int = 6) -> list[tuple[str, str, str, str]]:

@@ -8,14 +8,15 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from explorer import marks, viz, viz_tree, world
+from explorer.figures import marks, viz, viz_tree
+from explorer import world
 from explorer.engine import Engine
 from explorer.methods.powerset_method import NodeAlignment, PowersetEvidence
 from explorer.methods.sgi import SegmentMatch, SGIEvidence
 from explorer.methods.tflocal import AttentionEvidence
-from explorer.regions import Region
-from explorer.text import Segment
-from explorer.tree import TreeNode
+from explorer.images.regions import Region
+from explorer.language.text import Segment
+from explorer.language.tree import TreeNode
 from explorer.ui import powerset_tab, tflocal_tab
 
 RIGHT, WRONG = "a red square and a blue circle", "a blue square and a red circle"

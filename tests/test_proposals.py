@@ -1,4 +1,4 @@
-"""Region proposals (``explorer/proposals.py``): SGI and PowerCLIP share one segmentation made beside the towers, new
+"""Region proposals (``explorer/methods/proposals.py``): SGI and PowerCLIP share one segmentation made beside the towers, new
 captions bring their methods' texts in one batch, and the cores are given back."""
 
 import threading
@@ -6,7 +6,9 @@ import threading
 import numpy as np
 import pytest
 
-from explorer import image_state, proposals, world
+from explorer.core import image_state
+from explorer.methods import proposals
+from explorer import world
 from explorer.methods import get_method
 from explorer.methods.powerset_method import node_texts
 from explorer.methods.sgi import prompts_of
@@ -14,7 +16,7 @@ from explorer.methods.sgi import prompts_of
 
 @pytest.mark.parametrize("spare", [True, False], ids=["core to spare", "every core busy"])
 def test_sgi_and_powerset_share_one_segmentation_made_on_the_worker(monkeypatch, spare):
-    from explorer.encoders import DualEncoder
+    from explorer.models.encoders import DualEncoder
 
     monkeypatch.setattr(proposals, "core_to_spare", lambda device: spare)
     embedded = DualEncoder()
@@ -40,11 +42,11 @@ def test_sgi_and_powerset_share_one_segmentation_made_on_the_worker(monkeypatch,
 
 
 def test_new_captions_bring_their_methods_texts_in_one_batch(monkeypatch):
-    from explorer.encoders import DualEncoder
+    from explorer.models.encoders import DualEncoder
 
     embedded = DualEncoder()  # its own text cache: the session's encoder may have seen some of these texts
     get_method("sgi", embedded), get_method("powerset", embedded)
-    from explorer import encoders
+    from explorer.models import encoders
 
     batches = []
     forward = encoders.short_text_forward  # the text tower's forward (to the batch's longest caption)
@@ -65,7 +67,7 @@ def test_an_analysis_segments_beside_its_first_stages_on_one_thread_then_gives_t
 
     import torch
 
-    from explorer.encoders import DualEncoder
+    from explorer.models.encoders import DualEncoder
     from explorer.engine import Engine
 
     monkeypatch.setattr(proposals, "core_to_spare", lambda device: False)
@@ -109,7 +111,7 @@ def test_a_request_waiting_on_proposals_another_gave_up_gets_them_made_for_itsel
     the second, already waiting on that work, has it queued afresh for itself instead of stopping as if given up."""
     import contextvars
 
-    from explorer import cancel
+    from explorer.core import cancel
 
     state = image_state.of(world.swap_items("id", "attribute", 1)[0].images[0].render(64))
     made = []

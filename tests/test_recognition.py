@@ -1,4 +1,4 @@
-"""Recognition readings (``explorer/recognition.py``): consistent with each other, read through the evaluation's one
+"""Recognition readings (``explorer/eval/recognition.py``): consistent with each other, read through the evaluation's one
 scoring loop, and written by the recognition command."""
 
 import json
@@ -6,7 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from explorer import recognition, world
+from explorer.eval import recognition
+from explorer import world
 
 
 def test_readings_are_consistent_with_each_other(embedded):
@@ -23,7 +24,7 @@ def test_readings_are_consistent_with_each_other(embedded):
 
 def test_top1_readings_go_through_the_evaluations_loop(embedded):
     """``full`` is the world-single figure of the same items (one loop, one rule); a grey picture is the scene's."""
-    from explorer.accuracy import evaluate
+    from explorer.eval.accuracy import evaluate
     from explorer.methods import get_method
 
     found = recognition.readings(embedded, limit=40, probe_limit=60)

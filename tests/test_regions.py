@@ -1,4 +1,4 @@
-"""Image regions (``explorer/regions.py``): multiscale crops cover the image, crop views keep their aspect, the
+"""Image regions (``explorer/images/regions.py``): multiscale crops cover the image, crop views keep their aspect, the
 segmentation finds the world's objects, random regions are seeded."""
 
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 from PIL import Image
 
 from explorer import world
-from explorer.regions import crop_view, multiscale_crops, random_regions, segment_regions
+from explorer.images.regions import crop_view, multiscale_crops, random_regions, segment_regions
 
 
 @pytest.mark.parametrize("size", [(128, 128), (640, 480), (300, 900)])

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer import checkpoints
-from explorer import seed_standing
+from explorer.models import checkpoints
+from explorer.models import seed_standing
 
 ROOT = Path(__file__).parents[1]
 

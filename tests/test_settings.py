@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from explorer import settings
-from explorer.cache import LRUCache
-from explorer.settings import FIELDS, MODEL_FLAGS, Settings
+from explorer.core import settings
+from explorer.core.cache import LRUCache
+from explorer.core.settings import FIELDS, MODEL_FLAGS, Settings
 from scripts.readme_settings import with_tables
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,7 +93,8 @@ def test_every_flag_says_its_variable_and_default():
 
 
 def test_library_defaults_follow_the_installed_settings(process_settings):
-    from explorer import encoders, views
+    from explorer.models import encoders
+    from explorer.images import views
     from explorer.engine import Engine
 
     settings.use(Settings(cache_size=3, device="meta-device", max_models=1, model_budget_mb=10.0, view_cache_mb=1.0))
@@ -134,7 +135,7 @@ def test_only_the_settings_read_the_environment():
 
 
 def test_importing_the_page_and_the_command_line_reads_no_setting():
-    code = ("import explorer.page, explorer.cli, explorer.api, explorer.ui.app; from explorer import settings; "
+    code = ("import explorer.page, explorer.cli, explorer.api, explorer.ui.app; from explorer.core import settings; "
             "assert settings._current is None, 'read at import'")
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,

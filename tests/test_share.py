@@ -5,9 +5,10 @@ from urllib.parse import parse_qsl
 
 import pytest
 
-from explorer import share, world
-from explorer.examples import examples
-from explorer.inputs import InputError, load_image
+from explorer.engine import share
+from explorer import world
+from explorer.world.examples import examples
+from explorer.images.inputs import InputError, load_image
 
 MODELS, TABS = ["world-clip (embedded)", "ViT-B-32 / openai"], ["main", "tflocal", "browse"]
 

@@ -52,8 +52,8 @@ def test_tflocal_time_per_pair_is_the_rescore_path_on_cached_features(embedded, 
 
 
 def test_parse_figures_time_spacys_layers_beside_the_pages(monkeypatch):
-    from explorer import text
-    from explorer.tok2vec import FastTok2Vec
+    from explorer.language import text
+    from explorer.language.tok2vec import FastTok2Vec
 
     pipe = text.nlp().get_pipe("tok2vec")
     assert isinstance(pipe.predict, FastTok2Vec)  # the page's side is the torch forward, spaCy's side its own
@@ -81,7 +81,7 @@ def test_performance_markdown_puts_devices_side_by_side_and_keeps_the_profile(tm
 def test_the_machine_line_names_the_cpus_vector_kernels_and_bf16(monkeypatch):
     """Two machines both named "AMD EPYC" ran the page analysis 1.75x apart (p50 150.8 and 264.5 ms): the line
     tells them apart."""
-    from explorer import tower
+    from explorer.models import tower
 
     for native, said in ((True, "native bf16"), (False, "no native bf16")):
         monkeypatch.setattr(tower, "cpu_has_native_bf16", lambda native=native: native)
@@ -96,7 +96,7 @@ def test_timed_analyses_meet_captions_not_seen_before():
 
 
 def test_each_timed_run_segments_its_images_anew(embedded, monkeypatch):
-    from explorer import proposals
+    from explorer.methods import proposals
 
     calls = []
     segment = proposals.segment_regions

@@ -1,9 +1,9 @@
-"""Caption parsing (``explorer/text.py``): segments of objects and relations, the fallback to the whole caption, and the
+"""Caption parsing (``explorer/language/text.py``): segments of objects and relations, the fallback to the whole caption, and the
 swaps the page proposes."""
 
 import pytest
 
-from explorer.text import articles_agreeing, propose_swap, propose_swaps, segments
+from explorer.language.text import articles_agreeing, propose_swap, propose_swaps, segments
 
 SEGMENT_CASES = [
     ("a black dog and a white cat", ["black dog", "white cat"], []),

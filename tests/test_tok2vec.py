@@ -1,11 +1,12 @@
-"""spaCy's token vectors through torch (explorer.tok2vec): the same vectors and parses as spaCy's own layers."""
+"""spaCy's token vectors through torch (explorer.language.tok2vec): the same vectors and parses as spaCy's own layers."""
 
 import numpy as np
 import pytest
 import spacy
 
-from explorer import text, world
-from explorer.tok2vec import FastTok2Vec, accelerate
+from explorer.language import text
+from explorer import world
+from explorer.language.tok2vec import FastTok2Vec, accelerate
 
 CAPTIONS = [c for item in world.swap_items("heldout", "attribute", 20) for c in item.captions] + [
     "Two men, one in a red shirt, are playing chess under a tree.",

@@ -8,9 +8,9 @@ import pytest
 
 from explorer import world
 from explorer.engine import Engine
-from explorer.examples import examples
-from explorer.inputs import load_image
-from explorer.tour import EXAMPLE, STEPS
+from explorer.world.examples import examples
+from explorer.images.inputs import load_image
+from explorer.world.tour import EXAMPLE, STEPS
 
 
 @pytest.fixture(scope="module")

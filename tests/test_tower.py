@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 import torch
 
-from explorer import tower, world
-from explorer.cores import one_thread
+from explorer.models import tower
+from explorer import world
+from explorer.models.cores import one_thread
 from explorer.engine import Engine
-from explorer.tower import SPLIT_ROWS, BucketedTower, bucket_of, buckets, parts, tower_dtypes
+from explorer.models.tower import SPLIT_ROWS, BucketedTower, bucket_of, buckets, parts, tower_dtypes
 
 
 def test_buckets_are_few_fixed_sizes_that_hold_every_batch():
@@ -159,7 +160,7 @@ def test_a_failing_compiled_tower_falls_back_to_eager_for_good():
 @pytest.mark.slow
 def test_bf16_changes_the_page_scores_little_and_no_clear_verdict():
     """What `--precision native` costs on a CPU with AMX or AVX512-BF16 (forced to bf16 here, so it runs on any CPU)."""
-    from explorer.encoders import DualEncoder
+    from explorer.models.encoders import DualEncoder
 
     fp32, bf16 = Engine(DualEncoder(precision="fp32")), Engine(DualEncoder(precision="bf16"))
     assert bf16.encoder.wait_warm(300)
@@ -177,7 +178,7 @@ def test_bf16_changes_the_page_scores_little_and_no_clear_verdict():
 
 @pytest.mark.parametrize("name", [None, "ViT-B-32"], ids=["embedded", "ViT-B-32 random weights"])
 def test_the_text_tower_read_to_the_longest_caption_equals_the_full_context(name):
-    from explorer.encoders import DualEncoder
+    from explorer.models.encoders import DualEncoder
 
     encoder = DualEncoder(name, precision="fp32") if name else DualEncoder(precision="fp32")
     ids = encoder.tokenizer(["a star", "a red square to the left of a blue circle",

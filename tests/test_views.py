@@ -8,10 +8,10 @@ from open_clip.transform import PreprocessCfg, image_transform_v2
 from PIL import Image
 from skimage import data
 
-from explorer.regions import crop_view, multiscale_crops
-from explorer import views
-from explorer.cache import LRUCache
-from explorer.views import Preprocessing, crop_views, image_tensor, resample_weights
+from explorer.images.regions import crop_view, multiscale_crops
+from explorer.images import views
+from explorer.core.cache import LRUCache
+from explorer.images.views import Preprocessing, crop_views, image_tensor, resample_weights
 
 MEAN, STD = (0.48145466, 0.4578275, 0.40821073), (0.26862954, 0.26130258, 0.27577711)
 

@@ -6,10 +6,11 @@ import pytest
 from PIL import Image, ImageDraw
 from plotly.subplots import make_subplots
 
-from explorer import image_state, viz
+from explorer.core import image_state
+from explorer.figures import viz
 from explorer.methods.sgi import SegmentMatch, SGIEvidence
-from explorer.regions import Region
-from explorer.text import Segment
+from explorer.images.regions import Region
+from explorer.language.text import Segment
 
 
 def evidence(segments: list[str], regions: int, seed: int) -> SGIEvidence:

@@ -20,10 +20,10 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
-from explorer.encoders import DualEncoder
+from explorer.models.encoders import DualEncoder
 from explorer.methods.sgi import segment_prompts
-from explorer.regions import Box, visible_box
-from explorer.text import Segment
+from explorer.images.regions import Box, visible_box
+from explorer.language.text import Segment
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class Explanation:
     explainer: str
     caption: str
     whole: Relevance
-    segments: tuple[Relevance, ...]  # in the order of ``explorer.text.segments``; () for a caption of one segment
+    segments: tuple[Relevance, ...]  # in the order of ``explorer.language.text.segments``; () for a caption of one segment
 
 
 class Explainer(ABC):

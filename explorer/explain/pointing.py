@@ -8,7 +8,7 @@ For a segment naming a colour-shape pair absent from its picture (the swapped ca
 swap probe: the same two readings on the object with the named shape and on the one with the named colour.
 
 Each reading is a percentage: the mean over items of each item's mean over its segments, with a 95% interval that
-resamples the items (``explorer.intervals``).
+resamples the items (``explorer.core.intervals``).
 """
 
 from __future__ import annotations
@@ -20,12 +20,13 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from tqdm import tqdm
 
-from explorer import intervals, world
-from explorer.encoders import DualEncoder
+from explorer.core import intervals
+from explorer import world
+from explorer.models.encoders import DualEncoder
 from explorer.explain.base import REGISTRY, explainers_for, get_explainer
 from explorer.explain.sanity import sanity_report
 from explorer.explain.sources import BASELINES, CENTER_SIGMA, METHOD_SOURCES, TFLOCAL_LAYER, Pointer, sources
-from explorer.text import segments
+from explorer.language.text import segments
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ import torch
 from open_clip.modified_resnet import ModifiedResNet
 from scipy.stats import spearmanr
 
-from explorer import intervals
-from explorer.encoders import DualEncoder
+from explorer.core import intervals
+from explorer.models.encoders import DualEncoder
 from explorer.explain.base import get_explainer
 
 SEED = 0

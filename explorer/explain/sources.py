@@ -14,10 +14,10 @@ import numpy as np
 import torch
 from PIL import Image
 
-from explorer.encoders import DualEncoder
+from explorer.models.encoders import DualEncoder
 from explorer.explain.base import Explainer, upsample
 from explorer.methods import ScoringMethod, get_method
-from explorer.text import Segment, segments
+from explorer.language.text import Segment, segments
 
 METHOD_SOURCES = ("tflocal", "sgi", "powerset")
 BASELINES = ("random", "center")

@@ -2,7 +2,7 @@
 and B's map from an explainer or from a scoring method's own evidence (TFLocal's attention, SGI's chosen crop,
 PowerCLIP's chosen subset, read as ``pointing`` reads them), each text's tokens with their share of the cosine, and
 what a reader must know (random weights, a source this model lacks). Explanations are kept in the image's state
-(``explorer.image_state``) by model, explainer and caption, as the methods keep their scores."""
+(``explorer.core.image_state``) by model, explainer and caption, as the methods keep their scores."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from typing import Any, Sequence
 import numpy as np
 from PIL import Image
 
-from explorer import image_state
-from explorer.encoders import DualEncoder
+from explorer.core import image_state
+from explorer.models.encoders import DualEncoder
 from explorer.explain.base import REGISTRY, Explanation, Relevance, explainers_for, get_explainer
 from explorer.explain.sources import Maps, peak, powerset_maps, sgi_maps, tflocal_maps
-from explorer.inputs import InputError
+from explorer.images.inputs import InputError
 from explorer.methods import Score
 from explorer.methods.sgi import segment_prompts
 

@@ -8,10 +8,10 @@ from typing import Any, Callable, ClassVar, Sequence, TypeVar
 
 from PIL import Image
 
-from explorer import cancel, image_state
-from explorer.encoders import DualEncoder
-from explorer.image_state import ImageState
-from explorer.proposals import Named
+from explorer.core import cancel, image_state
+from explorer.models.encoders import DualEncoder
+from explorer.core.image_state import ImageState
+from explorer.methods.proposals import Named
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class Score:
 
 class ScoringMethod(ABC):
     """Scores captions against an image. Its image-side work and its scores are kept in the image's state
-    (``explorer.image_state``) under the method's ``key``, so a caption edit scores the edited caption alone."""
+    (``explorer.core.image_state``) under the method's ``key``, so a caption edit scores the edited caption alone."""
 
     info: ClassVar[MethodInfo]  # set by ``register``, with ``name`` and ``label`` from it
     name: ClassVar[str]
@@ -57,7 +57,7 @@ class ScoringMethod(ABC):
         return []
 
     def proposers(self) -> Sequence[Named]:
-        """The region proposers this method reads (``explorer.proposals``): an analysis starts them ahead."""
+        """The region proposers this method reads (``explorer.methods.proposals``): an analysis starts them ahead."""
         return ()
 
     def prepare(self, states: Sequence[ImageState]) -> None:
@@ -67,7 +67,7 @@ class ScoringMethod(ABC):
     def score(self, image: Image.Image | ImageState, captions: Sequence[str]) -> list[Score]:
         """One score per caption, in order: a caption scored on this image before is read from its state, the new
         ones are scored together (``score_new``). A page's request given up stops here, before the next image
-        (``explorer.cancel``: every scoring loop, the page's, Browse's and eval's, comes through)."""
+        (``explorer.core.cancel``: every scoring loop, the page's, Browse's and eval's, comes through)."""
         cancel.check()
         state = image_state.of(image)
         return state.by_caption(self.key, captions, lambda new: self.score_new(state, new))

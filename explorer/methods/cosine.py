@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from explorer.image_state import ImageState
+from explorer.core.image_state import ImageState
 from explorer.methods.base import MethodInfo, Score, ScoringMethod, register
 
 

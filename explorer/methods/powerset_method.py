@@ -3,7 +3,7 @@
 Regions (segments, random boxes, SAM masks or the world's objects) are laid on the patch grid; every
 subset pools the patch tokens under its union. The score is the mean over tree nodes of the best
 subset's cosine, enumerated exactly over the ``exact_limit`` largest regions; the NLA-scan value
-(``explorer.powerset``: O(M) for a fixed patch grid, a lower bound, exact for disjoint orthogonal
+(``explorer.methods.powerset``: O(M) for a fixed patch grid, a lower bound, exact for disjoint orthogonal
 regions) is reported beside it, over the same regions and over all of them.
 """
 
@@ -17,14 +17,15 @@ import numpy as np
 import torch
 from PIL import Image
 
-from explorer import cancel, image_state, proposals
-from explorer.encoders import DualEncoder
-from explorer.image_state import ImageState
+from explorer.core import cancel, image_state
+from explorer.methods import proposals
+from explorer.models.encoders import DualEncoder
+from explorer.core.image_state import ImageState
 from explorer.methods.base import MethodInfo, Score, ScoringMethod, register
-from explorer.powerset import RegionGroups, exact_alignment, nla_scan, region_groups, subset_masks
-from explorer.regions import Region, fill_color, patch_mask, random_regions, visible_box
-from explorer.text import parse_many
-from explorer.tree import TreeNode, parse_tree
+from explorer.methods.powerset import RegionGroups, exact_alignment, nla_scan, region_groups, subset_masks
+from explorer.images.regions import Region, fill_color, patch_mask, random_regions, visible_box
+from explorer.language.text import parse_many
+from explorer.language.tree import TreeNode, parse_tree
 
 REGION_SOURCES = ("segments", "random", "sam", "world")
 

@@ -1,7 +1,7 @@
 """Structure-guided inference (the Revisiting Compositionality paper): crops x caption segments, best crop per
 segment, mean.
 
-The crops' views are made as tensors on the encoder's device (``explorer.views``), each distinct view
+The crops' views are made as tensors on the encoder's device (``explorer.images.views``), each distinct view
 encoded once in batches and kept in the image's state, so every caption (and every edit of one) reuses them.
 ``score_naive`` scores each image-caption pair on its own and encodes PIL crop by crop, as the published
 code does; it exists to measure the speed-up and to check that both paths agree.
@@ -17,17 +17,17 @@ import numpy as np
 import torch
 from PIL import Image
 
-from explorer import cancel
-from explorer import proposals as shared
-from explorer import text
-from explorer import image_state
-from explorer.encoders import DualEncoder
-from explorer.image_state import ImageState
+from explorer.core import cancel
+from explorer.methods import proposals as shared
+from explorer.language import text
+from explorer.core import image_state
+from explorer.models.encoders import DualEncoder
+from explorer.core.image_state import ImageState
 from explorer.methods.base import MethodInfo, Score, ScoringMethod, register
-from explorer.regions import (
+from explorer.images.regions import (
     DEFAULT_SCALES, DEFAULT_STRIDE, Box, CropMode, Region, crop_view, fill_color, multiscale_crops, visible_extent,
 )
-from explorer.views import crop_views, image_tensor
+from explorer.images.views import crop_views, image_tensor
 
 
 @dataclass(frozen=True)

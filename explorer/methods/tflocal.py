@@ -1,6 +1,6 @@
 """TFLocal, TFGlobal and the fine-tuned baseline (the Revisiting Compositionality paper) as scoring methods.
 
-TFLocal and TFGlobal run the alignment transformer (``explorer.modeling.alignment``) over the frozen encoder's
+TFLocal and TFGlobal run the alignment transformer (``explorer.models.modeling.alignment``) over the frozen encoder's
 cached features; their weights come from ``train-align`` (the embedded model's ship in
 ``checkpoints/``). For another encoder without trained weights they run with seeded random weights and
 say so in their evidence. ``finetune`` is global cosine under the fully fine-tuned encoder.
@@ -18,13 +18,13 @@ import numpy as np
 import torch
 from safetensors.torch import load_file
 
-from explorer import checkpoints
-from explorer.modeling.alignment import AlignConfig, AlignmentTransformer, pair_inputs
-from explorer.encoders import DualEncoder
-from explorer.image_state import ImageState
-from explorer.loader import EncoderSpec, load_encoder, resolve
+from explorer.models import checkpoints
+from explorer.models.modeling.alignment import AlignConfig, AlignmentTransformer, pair_inputs
+from explorer.models.encoders import DualEncoder
+from explorer.core.image_state import ImageState
+from explorer.models.loader import EncoderSpec, load_encoder, resolve
 from explorer.methods.base import MethodInfo, Score, ScoringMethod, get_method, register
-from explorer.regions import visible_box
+from explorer.images.regions import visible_box
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 Every step draws ``batch_items`` swap items of random kinds over the world's training objects (two
 images, two captions each: each caption's hard negatives are the other image and the swapped caption),
 or, with ``--data``, image-caption pairs from a COCO-style JSON whose hard negatives are captions with
-a swap proposed by ``explorer.text``. All images in the step are scored against all captions; the loss is
+a swap proposed by ``explorer.language.text``. All images in the step are scored against all captions; the loss is
 cross-entropy from each image to its caption and from each caption to its image. TFLocal and TFGlobal
 train only the alignment transformer over the frozen encoder's features; ``finetune`` trains the whole
 encoder with its cosine. Batches come from ``numpy.random.default_rng([seed, step])``, so a run resumed
@@ -34,11 +34,13 @@ from PIL import Image
 from safetensors.torch import save_file
 from tqdm import tqdm
 
-from explorer import distributed, text, world
-from explorer.modeling.alignment import AlignConfig, AlignmentTransformer
-from explorer.encoders import DualEncoder
-from explorer.inputs import InputError, load_image
-from explorer.modeling.scorers import AlignScorer, FinetuneScorer
+from explorer.core import distributed
+from explorer.language import text
+from explorer import world
+from explorer.models.modeling.alignment import AlignConfig, AlignmentTransformer
+from explorer.models.encoders import DualEncoder
+from explorer.images.inputs import InputError, load_image
+from explorer.models.modeling.scorers import AlignScorer, FinetuneScorer
 from explorer.training import state
 from explorer.training.config import VARIANTS, AlignTrainConfig
 from explorer.training.schedule import lr_at, make_optimizer

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from explorer import checkpoints, seed_standing, world
-from explorer.encoders import DualEncoder
-from explorer.accuracy import evaluate
-from explorer.loader import EncoderSpec, load_encoder
+from explorer.models import checkpoints, seed_standing
+from explorer import world
+from explorer.models.encoders import DualEncoder
+from explorer.eval.accuracy import evaluate
+from explorer.models.loader import EncoderSpec, load_encoder
 from explorer.methods import REGISTRY, get_method
-from explorer.model_configs import CHECKPOINTS_FOLDER
+from explorer.models.model_configs import CHECKPOINTS_FOLDER
 from explorer.training.align import RANDOM_NEGATIVES
 from explorer.training.choice import choice_section
 from explorer.training.config import AlignTrainConfig, TrainConfig, command_line
@@ -161,7 +162,7 @@ Made by `{train_command(cfg, checkpoint, record.get('device'))}` with torch {rec
 and open_clip {record['open_clip']}.
 
 ## Model
-open_clip config `{cfg['model']}` (registered from `explorer/configs/`):
+open_clip config `{cfg['model']}` (registered from `explorer/models/configs/`):
 
 ```json
 {json.dumps(record['model_config'], indent=2)}

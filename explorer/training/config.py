@@ -14,8 +14,8 @@ import typing
 from dataclasses import dataclass, field
 
 from explorer import world
-from explorer.checkpoints import ALIGN_VARIANTS
-from explorer.model_configs import EMBEDDED_MODEL
+from explorer.models.checkpoints import ALIGN_VARIANTS
+from explorer.models.model_configs import EMBEDDED_MODEL
 
 OBJECTIVES = ("clip", "powerclip")
 PRECISIONS = ("fp32", "bf16")

@@ -1,12 +1,12 @@
 """PowerCLIP's training objective (the PowerCLIP paper): L = L_CLIP + lambda L_triplet on an NLA powerset score.
 
 Regions are the scene's objects (what SAM returns on our flat world), laid on the patch grid; the
-caption's tree nodes (``explorer.tree``) are embedded by the text tower. For image b and caption c
+caption's tree nodes (``explorer.language.tree``) are embedded by the text tower. For image b and caption c
 the score is
 
     s(b, c) = mean_k NLA-soft_k + max_k mean_S s_k(S)
 
-over the additive surrogate ``a_ik = r_i . t_k`` (``explorer.powerset.surrogate_regions``): the first
+over the additive surrogate ``a_ik = r_i . t_k`` (``explorer.methods.powerset.surrogate_regions``): the first
 term is text-to-region (each node's soft maximum over all 2^M region subsets, exact in O(M)), the
 second region-to-text (the NLA-r2t lower bound, also O(M)). Both are computed for every pair in the
 batch at once. The triplet term is bidirectional with the hardest in-batch negative (VSE++):
@@ -22,11 +22,12 @@ from typing import Sequence
 import torch
 import torch.nn.functional as F
 
-from explorer import text, world
-from explorer.powerset import nla_soft, surrogate_regions
-from explorer.regions import patch_mask
+from explorer.language import text
+from explorer import world
+from explorer.methods.powerset import nla_soft, surrogate_regions
+from explorer.images.regions import patch_mask
 from explorer.training.towers import project_tokens
-from explorer.tree import parse_tree
+from explorer.language.tree import parse_tree
 
 MARGIN = 0.2
 WEIGHT = 1.0  # lambda

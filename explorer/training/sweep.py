@@ -15,11 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer import binding
-from explorer.accuracy import evaluate_items
-from explorer.checkpoints import EMBEDDED_CHECKPOINT
-from explorer.intervals import GROUP_CHANCE, against, correlation_interval, correlation_reading
-from explorer.loader import EncoderSpec, load_encoder
+from explorer.readings import binding
+from explorer.eval.accuracy import evaluate_items
+from explorer.models.checkpoints import EMBEDDED_CHECKPOINT
+from explorer.core.intervals import GROUP_CHANCE, against, correlation_interval, correlation_reading
+from explorer.models.loader import EncoderSpec, load_encoder
 from explorer.methods import get_method
 from explorer.training.config import TrainConfig
 from explorer.training.world_clip import train
@@ -157,8 +157,8 @@ def write(summary: dict, out: Path, command: str) -> dict:
     """The sweep's table (CSV), data with the correlations and the command (JSON) and figure (HTML) under ``out``."""
     import pandas as pd
 
-    from explorer.csv_cells import write_csv
-    from explorer.viz import coverage_sweep_figure
+    from explorer.core.csv_cells import write_csv
+    from explorer.figures.viz import coverage_sweep_figure
 
     out.mkdir(parents=True, exist_ok=True)
     summary = {"command": command, **summary}

@@ -8,7 +8,8 @@ from types import ModuleType
 
 import gradio as gr
 
-from explorer import checkpoints, seed_standing, settings
+from explorer.models import checkpoints, seed_standing
+from explorer.core import settings
 from explorer.engine import Engine
 from explorer.methods import REGISTRY
 from explorer.ui import binding_tab, browse_tab, looks_tab, main_tab, share_link, tour

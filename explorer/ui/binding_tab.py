@@ -8,9 +8,11 @@ import dataclasses
 import gradio as gr
 import pandas as pd
 
-from explorer import binding, binding_null, viz, world
+from explorer.readings import binding, binding_null
+from explorer.figures import viz
+from explorer import world
 from explorer.engine import Engine
-from explorer.inputs import InputError, whole_number
+from explorer.images.inputs import InputError, whole_number
 from explorer.ui.guard import guarded, plain
 from explorer.ui.serving import Serving
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import gradio as gr
 import pandas as pd
 
-from explorer import overview
+from explorer.eval import overview
 from explorer.engine import Engine
 from explorer.methods import REGISTRY
 from explorer.ui.guard import guarded, plain

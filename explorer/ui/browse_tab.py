@@ -7,20 +7,21 @@ from pathlib import Path
 
 import gradio as gr
 
-from explorer import share, viz
-from explorer.benchmark_registry import BENCHMARKS, left_out, load_items
-from explorer.data_roots import DataAccess
-from explorer.browse import BROWSE_SIZE, MAX_PER_CATEGORY, Reading, for_main_page, items_per_category, read, select
-from explorer.dataset_loaders import DatasetError
+from explorer.engine import share
+from explorer.figures import viz
+from explorer.eval.benchmark_registry import BENCHMARKS, left_out, load_items
+from explorer.core.data_roots import DataAccess
+from explorer.eval.browse import BROWSE_SIZE, MAX_PER_CATEGORY, Reading, for_main_page, items_per_category, read, select
+from explorer.eval.dataset_loaders import DatasetError
 from explorer.engine import UNTRAINED_MARK, Engine
-from explorer.inputs import whole_number
-from explorer.items import Item, picture
+from explorer.images.inputs import whole_number
+from explorer.core.items import Item, picture
 from explorer.methods import REGISTRY
 from explorer.ui import browse_overview
 from explorer.ui.guard import guarded, plain, warn
 from explorer.ui.main_tab import MainInputs
 from explorer.ui.serving import Serving
-from explorer.uploads import benchmark_path
+from explorer.eval.uploads import benchmark_path
 
 SEND_DIR = Path(tempfile.mkdtemp(prefix="explorer-send-"))
 FEWER = ", or with fewer items per category"

@@ -15,9 +15,9 @@ from typing import Any, Callable, Iterator
 
 import gradio as gr
 
-from explorer import cancel, settings
-from explorer.inputs import InputError
-from explorer.model_errors import ModelUnavailable
+from explorer.core import cancel, settings
+from explorer.images.inputs import InputError
+from explorer.models.model_errors import ModelUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +109,7 @@ def guarded(on_error: Callable[[str], Any], time_limit: float | None = None,
     """Wrap a handler so every failure returns ``on_error(message)`` instead of raising into gradio.
 
     With ``time_limit`` the handler becomes a coroutine that runs the work on a worker thread with its own
-    cancellation token (``explorer.cancel``): the token is set when the request runs over the limit (the page gets a
+    cancellation token (``explorer.core.cancel``): the token is set when the request runs over the limit (the page gets a
     message ending in ``hint``) or is abandoned (gradio cancels the coroutine, or the page is closed:
     ``page_closed``), and the work stops at its next ``cancel.check()``.
     """

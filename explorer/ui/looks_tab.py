@@ -8,11 +8,11 @@ from typing import Any
 import gradio as gr
 from PIL import Image
 
-from explorer import viz_maps
+from explorer.figures import viz_maps
 from explorer.engine import Engine
-from explorer.image_state import image_key
+from explorer.core.image_state import image_key
 from explorer.explain import view
-from explorer.inputs import clean_caption_pair, read_image_kept, whole_number
+from explorer.images.inputs import clean_caption_pair, read_image_kept, whole_number
 from explorer.ui.guard import guarded, plain
 from explorer.ui.main_tab import MainInputs
 from explorer.ui.serving import Serving

@@ -14,10 +14,13 @@ import gradio as gr
 import pandas as pd
 from PIL import Image
 
-from explorer import image_state, report, text, viz
+from explorer.core import image_state
+from explorer.engine import report
+from explorer.language import text
+from explorer.figures import viz
 from explorer.engine import TABLE_COLUMNS, UNTRAINED_MARK, Analysis, Engine
-from explorer.examples import examples
-from explorer.inputs import InputError, clean_caption, clean_caption_pair, read_image_kept
+from explorer.world.examples import examples
+from explorer.images.inputs import InputError, clean_caption, clean_caption_pair, read_image_kept
 from explorer.methods import REGISTRY
 from explorer.ui.guard import guarded, plain, warn
 from explorer.ui.quick_webp import quick_webp

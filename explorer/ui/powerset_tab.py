@@ -5,8 +5,8 @@ from __future__ import annotations
 import gradio as gr
 import pandas as pd
 
-from explorer import viz, viz_tree
-from explorer.inputs import whole_number
+from explorer.figures import viz, viz_tree
+from explorer.images.inputs import whole_number
 from explorer.methods.powerset_method import PowersetEvidence
 from explorer.ui.guard import guarded, plain
 from explorer.ui.main_tab import MainInputs

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.data_roots import DataAccess
-from explorer.settings import Settings
+from explorer.core.data_roots import DataAccess
+from explorer.core.settings import Settings
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import gradio as gr
 
-from explorer import share
+from explorer.engine import share
 from explorer.engine import Engine
-from explorer.inputs import InputError
-from explorer.model_errors import ModelUnavailable
+from explorer.images.inputs import InputError
+from explorer.models.model_errors import ModelUnavailable
 from explorer.ui.guard import plain, warn
 from explorer.ui.main_tab import MainInputs, device_line
 from explorer.ui.serving import Serving

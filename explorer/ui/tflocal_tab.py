@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import gradio as gr
 
-from explorer import viz
-from explorer.inputs import whole_number
-from explorer.modeling.alignment import HEADS, LAYERS
+from explorer.figures import viz
+from explorer.images.inputs import whole_number
+from explorer.models.modeling.alignment import HEADS, LAYERS
 from explorer.engine import TABLE_COLUMNS, Analysis
 from explorer.ui.guard import guarded, plain
 from explorer.ui.main_tab import SCORE_WIDTHS, MainInputs

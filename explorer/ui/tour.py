@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import gradio as gr
 
-from explorer.examples import examples
-from explorer.tour import STEPS
+from explorer.world.examples import examples
+from explorer.world.tour import STEPS
 from explorer.ui.guard import guarded
 from explorer.ui.main_tab import MainInputs
 from explorer.ui.serving import Serving

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from explorer.items import Item
+from explorer.core.items import Item
 from explorer.world.captions import list_caption, relation_caption
 from explorer.world.coverage import DEFAULT_COVERAGE, DEFAULT_WORLD_SEED, heldout_combos, seen_combos
 from explorer.world.drawings import DRAWN_BACKGROUNDS, DRAWN_PREFIX, Drawing, visible_on

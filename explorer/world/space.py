@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from explorer.items import Item
+from explorer.core.items import Item
 from explorer.world.benchmark import object_captions, object_items, split_rng, swap_item
 from explorer.world.coverage import DEFAULT_WORLD_SEED, seen_in
 from explorer.world.palette import COLORS, EXTRA_COLORS, EXTRA_SHAPES, SHAPES, Combo

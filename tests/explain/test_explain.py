@@ -17,7 +17,7 @@ from explorer.explain.gradcam import feature_layer
 from explorer.explain.sanity import randomized, tower_blocks
 from explorer.explain.sources import segment_tokens, tflocal_source
 from explorer.methods.sgi import segment_prompts
-from explorer.text import segments
+from explorer.language.text import segments
 
 # The share of val-id one-object scenes whose map peaks on the object, measured with the embedded model over the
 # split's first 100 (rollout 53, Grad-ECLIP 52; chance, the object's share of the picture, about 8), a little below
@@ -87,7 +87,7 @@ def test_the_hooks_change_nothing_the_towers_compute(embedded, tiny_model):
 
 
 def test_gradcam_on_a_random_resnet_gives_a_map_of_the_image_that_follows_it():
-    from explorer.encoders import DualEncoder
+    from explorer.models.encoders import DualEncoder
 
     torch.manual_seed(0)
     encoder = DualEncoder("RN50", pretrained=None)
@@ -102,7 +102,7 @@ def test_gradcam_on_a_random_resnet_gives_a_map_of_the_image_that_follows_it():
 def test_gradcam_is_the_weighted_sum_of_the_last_feature_map(tiny_resnet):
     """Grad-CAM by hand on a small ModifiedResNet: the stages run one by one, the gradient taken by layer4's output
     (for the 32 object captions at once: with random weights some maps are all zero after the ReLU)."""
-    from explorer.encoders import DualEncoder
+    from explorer.models.encoders import DualEncoder
 
     torch.manual_seed(0)
     encoder = DualEncoder(tiny_resnet, pretrained=None)

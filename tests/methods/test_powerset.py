@@ -1,4 +1,4 @@
-"""PowerCLIP's region-subset to parse-tree alignment (``explorer/powerset.py``, ``methods/powerset_method.py``): the
+"""PowerCLIP's region-subset to parse-tree alignment (``explorer/methods/powerset.py``, ``methods/powerset_method.py``): the
 exact and batched paths against brute-force enumeration, the NLAs against the surrogate, and the method's scores."""
 
 import itertools
@@ -11,7 +11,7 @@ from PIL import Image
 
 from explorer import world
 from explorer.methods.powerset_method import PowersetAlignment
-from explorer.powerset import (
+from explorer.methods.powerset import (
     UNIONS_KEPT_UP_TO,
     exact_alignment,
     nla_alignment,
@@ -26,12 +26,12 @@ from explorer.powerset import (
     subset_masks,
     subset_similarities,
 )
-from explorer.tree import LABELS, parse_tree
+from explorer.language.tree import LABELS, parse_tree
 
 TAU = 10.0
 
 
-# --- brute force, written with plain loops and nothing from explorer.powerset -------------------
+# --- brute force, written with plain loops and nothing from explorer.methods.powerset -------------------
 
 
 def problem(m, seed, n=24, d=8, k=4):

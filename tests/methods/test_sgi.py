@@ -7,10 +7,10 @@ from PIL import Image
 from skimage import data
 
 from explorer import world
-from explorer.image_state import image_key
+from explorer.core.image_state import image_key
 from explorer.methods import get_method
 from explorer.methods.sgi import RegionFeatures, segment_prompts
-from explorer.regions import crop_view, fill_color
+from explorer.images.regions import crop_view, fill_color
 
 
 def known_scene():

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.intervals import percent_intervals
+from explorer.core.intervals import percent_intervals
 from scripts.count_intervals import count_interval, rewrite
 from scripts.doc_tables import cell, kind_table, named_table, range_table, table
 

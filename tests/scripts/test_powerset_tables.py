@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.powerset import exact_alignment, nla_max, region_scores, subset_masks
+from explorer.methods.powerset import exact_alignment, nla_max, region_scores, subset_masks
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "powerset_tables.py"
 DOC_JSON = Path(__file__).resolve().parents[2] / "docs" / "results" / "powerset-tables.json"
@@ -80,7 +80,7 @@ def brute_surrogate_gap(encoder, source, m=4):
 
     from explorer import world
     from explorer.methods.powerset_method import PowersetAlignment
-    from explorer.tree import parse_tree
+    from explorer.language.tree import parse_tree
 
     item = world.swap_items("heldout", "attribute", 1)[0]
     nodes = [node.text for c in item.captions for node in parse_tree(c)]

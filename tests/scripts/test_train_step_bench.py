@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer import tower
+from explorer.models import tower
 
 SCRIPT = Path(__file__).parents[2] / "scripts" / "train_step_bench.py"
 

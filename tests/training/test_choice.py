@@ -88,7 +88,7 @@ def test_the_script_writes_the_choice_only_into_the_picked_runs_record(tmp_path)
 def test_the_shipped_models_choice_is_what_its_reports_give():
     """The embedded card's table of runs is read from the reports it names, and the rule (the model shipped before,
     ``v0``, stays unless a run's whole interval clears it) picks the shipped run: the last stage of its lineage."""
-    from explorer.checkpoints import EMBEDDED_CHECKPOINT
+    from explorer.models.checkpoints import EMBEDDED_CHECKPOINT
 
     record = json.loads(EMBEDDED_CHECKPOINT.with_suffix(".json").read_text())
     chosen = record["chosen"]
@@ -115,7 +115,7 @@ def test_the_powerclip_twins_lambda_is_what_the_val_reports_give():
 @pytest.mark.parametrize("name", ["world-clip-tflocal", "world-clip-tfglobal", "world-clip-finetune"])
 def test_a_shipped_align_card_is_its_record_rendered(tmp_path, name):
     """``model-card --from-record`` rewrites a card from its record alone, and the shipped card is that rendering."""
-    from explorer.checkpoints import CHECKPOINT_DIR
+    from explorer.models.checkpoints import CHECKPOINT_DIR
     from explorer.training.card import write_align_card
 
     (tmp_path / f"{name}.safetensors").symlink_to(CHECKPOINT_DIR / f"{name}.safetensors")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer import checkpoints
+from explorer.models import checkpoints
 from explorer.cli import build_parser
 from explorer.training.card import align_command, train_command
 from explorer.training.config import (AlignTrainConfig, TrainConfig, flag, from_args, options, recipe_fields,

@@ -12,7 +12,7 @@ import torch
 
 from conftest import quick_probes
 from explorer import world
-from explorer.intervals import GROUP_CHANCE, against, correlation_interval, correlation_reading
+from explorer.core.intervals import GROUP_CHANCE, against, correlation_interval, correlation_reading
 from explorer.training import sweep
 from explorer.training.config import TrainConfig
 from explorer.training.world_clip import training_objects
@@ -206,7 +206,7 @@ def test_the_fp32_cells_are_the_rows_of_docs_binding_md_with_their_binding_readi
 def test_a_cell_trains_from_scratch_at_the_budget_the_embedded_model_started_from():
     """The embedded model is a chain of warm starts; a sweep cell trains from scratch, so its budget is the recipe of
     the model the chain starts from (the lineage's origin), not the last warm start's shorter, slower schedule."""
-    from explorer.checkpoints import EMBEDDED_CHECKPOINT
+    from explorer.models.checkpoints import EMBEDDED_CHECKPOINT
 
     record = json.loads(EMBEDDED_CHECKPOINT.with_suffix(".json").read_text())
     origin = record["lineage"][0]["config"]

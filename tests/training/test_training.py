@@ -11,7 +11,7 @@ import torch
 from safetensors.torch import load_file
 
 from explorer import world
-from explorer.modeling.patch_embedding import PatchEmbeddingInFp32
+from explorer.models.modeling.patch_embedding import PatchEmbeddingInFp32
 from explorer.training import world_clip
 from explorer.training.world_clip import TrainConfig, clip_loss, train
 
@@ -172,7 +172,7 @@ def test_the_shipped_models_card_says_how_each_stage_was_made():
     from dataclasses import asdict
 
     from explorer.cli import build_parser, train_config
-    from explorer.checkpoints import EMBEDDED_CHECKPOINT
+    from explorer.models.checkpoints import EMBEDDED_CHECKPOINT
 
     record = json.loads(EMBEDDED_CHECKPOINT.with_suffix(".json").read_text())
     cfg = record["config"]
@@ -199,7 +199,7 @@ def _without_intervals(x):
 def test_the_shipped_card_measures_what_the_eval_reports_in_docs_measured():
     """The card's figures (``model-card``) are those of ``eval`` run by the commands in docs/drawings.md on the same
     weights and splits: an item that is an exact float32 tie once counted the other way in a card measured otherwise."""
-    from explorer.checkpoints import EMBEDDED_CHECKPOINT
+    from explorer.models.checkpoints import EMBEDDED_CHECKPOINT
 
     shipped = json.loads(EMBEDDED_CHECKPOINT.with_suffix(".json").read_text())["measured"]
     reports = Path(__file__).parents[2] / "docs/results/drawings"
@@ -215,7 +215,7 @@ def test_the_shipped_card_measures_what_the_eval_reports_in_docs_measured():
 def test_the_twins_card_measures_what_its_eval_report_measured():
     """The shipped PowerCLIP twin's card figures are its ``eval`` report's (docs/powerclip-world.md), and its record
     links it to the warm starts it started from, as the embedded model's does."""
-    from explorer import checkpoints
+    from explorer.models import checkpoints
 
     twin = checkpoints.get("world-clip-powerclip").path
     record = json.loads(twin.with_suffix(".json").read_text())

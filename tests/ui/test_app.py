@@ -173,9 +173,9 @@ def test_browse_loads_uploaded_pairs_and_names_the_rows_it_left_out(client, scen
 
 
 def test_with_a_data_root_the_page_reads_inside_it_and_refuses_each_path_out_by_line(embedded, scene_path, tmp_path):
-    from explorer.data_roots import DataAccess
+    from explorer.core.data_roots import DataAccess
     from explorer.ui.serving import Serving
-    from explorer import settings
+    from explorer.core import settings
 
     root = tmp_path / "root"
     root.mkdir()
@@ -212,8 +212,8 @@ def test_binding_tab_analyses_and_edits(client):
 
 
 def test_every_tour_step_names_a_shipped_example_and_a_tab_of_the_page(embedded):
-    from explorer.examples import examples
-    from explorer.tour import STEPS
+    from explorer.world.examples import examples
+    from explorer.world.tour import STEPS
     from explorer.ui.app import build_app
 
     demo = build_app(Engine(embedded))

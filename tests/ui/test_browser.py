@@ -260,11 +260,11 @@ def test_an_example_or_a_browse_item_replaces_every_result(chromium, embedded, t
     from PIL import Image
     from playwright.sync_api import expect
 
-    from explorer.benchmark_registry import load_items
-    from explorer.browse import BROWSE_SIZE, for_main_page
+    from explorer.eval.benchmark_registry import load_items
+    from explorer.eval.browse import BROWSE_SIZE, for_main_page
     from explorer.engine import Engine
-    from explorer.examples import examples
-    from explorer.items import picture
+    from explorer.world.examples import examples
+    from explorer.core.items import picture
 
     engine, path = Engine(embedded), _scene(tmp_path)
     example = examples()[0]
@@ -342,7 +342,7 @@ def test_browse_overview_filters_through_a_matrix_cell_opens_an_item_and_exports
 def test_the_tour_loads_its_example_compares_it_and_opens_each_steps_tab(chromium):
     from playwright.sync_api import expect
 
-    from explorer.tour import EXAMPLE, STEPS
+    from explorer.world.tour import EXAMPLE, STEPS
 
     with _page(chromium) as (browser, page, url):
         page.get_by_text("Guided tour").click()
@@ -392,7 +392,7 @@ def test_the_downloaded_analysis_opens_offline_with_its_scores_pictures_and_figu
 def test_a_shared_link_opens_the_same_analysis_on_the_same_tab(chromium):
     from playwright.sync_api import expect
 
-    from explorer.examples import examples
+    from explorer.world.examples import examples
 
     example = examples()[0]
     with _page(chromium) as (browser, first, url):

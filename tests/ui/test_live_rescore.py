@@ -202,8 +202,8 @@ def test_a_method_tab_opened_after_the_results_were_cleared_is_empty_and_quiet(p
 
 def test_a_tour_step_says_what_its_examples_comparison_shows_once_the_page_has_it(page):
     """The tour's SGI step: its numbers wait for the page's comparison of its example, then come from it."""
-    from explorer.examples import examples
-    from explorer.tour import EXAMPLE, PENDING, STEPS
+    from explorer.world.examples import examples
+    from explorer.world.tour import EXAMPLE, PENDING, STEPS
 
     demo, path, choice = page
     example = next(e for e in examples() if e.name == EXAMPLE)

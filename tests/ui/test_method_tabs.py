@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from explorer import marks, world
+from explorer.figures import marks
+from explorer import world
 from explorer.engine import Engine
 from explorer.ui import powerset_tab, tflocal_tab
 
@@ -61,7 +62,7 @@ def test_powerset_tab_lists_nodes_with_exact_and_nla(result):
 
 def test_a_layer_head_or_node_outside_the_menus_is_refused_by_name(result):
     """The API takes any value where the page offers a menu: a number outside it gets a message, not a crash."""
-    from explorer.modeling.alignment import HEADS, LAYERS
+    from explorer.models.modeling.alignment import HEADS, LAYERS
 
     *maps, problem = tflocal_tab.draw_heatmaps(result, [], [], str(LAYERS + 1), "mean")
     assert maps == [None, None] and f"The layer must be a whole number from 1 to {LAYERS}" in problem

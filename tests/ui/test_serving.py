@@ -14,10 +14,10 @@ from PIL import Image
 
 from conftest import page_labels
 from explorer import world
-from explorer.encoders import DualEncoder
+from explorer.models.encoders import DualEncoder
 from explorer.engine import Engine
-from explorer.model_errors import ModelUnavailable
-from explorer.model_pool import EMBEDDED_CHOICE, ModelPool, project_checkpoints
+from explorer.models.model_errors import ModelUnavailable
+from explorer.engine.model_pool import EMBEDDED_CHOICE, ModelPool, project_checkpoints
 from explorer.ui import powerset_tab, tflocal_tab
 from explorer.ui.guard import plain
 from tests.app_server import running_app
@@ -198,7 +198,7 @@ def test_the_pool_shares_models_and_evicts_the_least_recently_used_unpinned_one(
 
 
 def test_a_request_over_the_time_limit_is_stopped_and_answers_with_a_message():
-    from explorer import cancel
+    from explorer.core import cancel
     from explorer.ui.guard import guarded
 
     steps = []
@@ -238,7 +238,7 @@ def test_an_abandoned_heavy_request_stops_using_the_cpu_within_seconds(url, embe
     items, about a minute and a half of scoring on 2 cores, stops at its next chunk; where a core is to spare (a GPU,
     more cores than torch's threads) each new image's region proposals were queued too, and those not yet made are
     dropped."""
-    from explorer import proposals
+    from explorer.methods import proposals
 
     from explorer.methods.cosine import GlobalCosine
 
@@ -329,7 +329,7 @@ def test_an_image_far_from_the_world_gets_a_notice_with_a_world_model_only(embed
 def test_browses_wrong_only_list_is_made_again_for_another_model_and_names_it(embedded):
     import gradio as gr
 
-    from explorer.benchmark_registry import load_items
+    from explorer.eval.benchmark_registry import load_items
     from explorer.ui.app import build_app
 
     demo = build_app(Engine(embedded))

@@ -9,10 +9,11 @@ import open_clip
 import pytest
 from conftest import TINY
 
-from explorer import viz_maps, world
+from explorer.figures import viz_maps
+from explorer import world
 from explorer.engine import Engine
 from explorer.explain import view
-from explorer.inputs import InputError
+from explorer.images.inputs import InputError
 from explorer.ui import looks_tab
 
 RIGHT, WRONG = "a red square and a blue circle", "a blue square and a red circle"
@@ -66,7 +67,7 @@ def test_a_panel_without_a_map_says_why():
 @pytest.fixture(scope="module")
 def page(embedded, tmp_path_factory):
     """The page's engine, the main tab's upload (a world scene's file) and its comparison of RIGHT and WRONG."""
-    from explorer.inputs import read_image_kept
+    from explorer.images.inputs import read_image_kept
 
     engine = Engine(embedded)
     path = tmp_path_factory.mktemp("looks") / "scene.png"
@@ -163,7 +164,7 @@ def tiny_models(tmp_path_factory):
 def test_a_random_vit_gets_its_explainers_says_its_weights_are_random_and_tflocal_untrained(page, tiny_models):
     import torch
 
-    from explorer.encoders import DualEncoder
+    from explorer.models.encoders import DualEncoder
 
     torch.manual_seed(0)
     engine = Engine(DualEncoder(tiny_models[0], pretrained=None, device="cpu"))
@@ -184,7 +185,7 @@ def test_a_resnet_is_compared_on_the_page_and_gets_grad_cam_and_the_methods_maps
     weights said to be random, with or without a comparison, and SGI's crop for the same segment."""
     import torch
 
-    from explorer.encoders import DualEncoder
+    from explorer.models.encoders import DualEncoder
 
     torch.manual_seed(0)
     engine = Engine(DualEncoder(tiny_models[1], pretrained=None, device="cpu"))

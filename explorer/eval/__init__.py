@@ -1,0 +1,1 @@
+"""Benchmarks by name, their loaders, the one scoring loop and its reports, browsing and the overview."""

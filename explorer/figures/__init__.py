@@ -1,0 +1,1 @@
+"""Results to pictures: overlaid images and plotly figures, and the marks that name what they show."""

@@ -1,0 +1,337 @@
+"""Results -> pictures: overlaid PIL images and plotly figures. No gradio here. The overlays' boxes, badges and
+strips of text are ``explorer.figures.marks``'s: neutral, and named below the picture."""
+
+from __future__ import annotations
+
+import html
+import textwrap
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+from PIL import Image
+from plotly.colors import qualitative
+
+from explorer.figures import marks
+from explorer.figures.viz_tree import tree_figure, tree_range
+from explorer.core import image_state
+from explorer.core.image_state import ImageState
+from explorer.figures.marks import INK, Mark, Rect
+from explorer.methods.powerset_method import NodeAlignment, PowersetEvidence
+from explorer.methods.sgi import SGIEvidence
+from explorer.methods.tflocal import AttentionEvidence
+from explorer.images.regions import Region
+from explorer.world.palette import FILLS
+
+PALETTE = qualitative.D3  # the coverage sweep's object spaces: categories, not world colours
+DISPLAY_SIDE = 448
+
+
+
+def display_image(image: Image.Image | ImageState, side: int = DISPLAY_SIDE) -> tuple[Image.Image, float]:
+    """The image scaled so its longest side is ``side`` (small world scenes stay crisp), and the factor: a copy to
+    draw on. Kept in the image's state, as every caption edit draws its overlay on the same picture (a photo costs
+    more to scale again than to hash; given the state, nothing is hashed)."""
+    state = image_state.of(image)
+    shown, factor = state.get_or_compute(("display", side), lambda: _scaled(state.image, side))
+    return shown.copy(), factor
+
+
+def _scaled(image: Image.Image, side: int) -> tuple[Image.Image, float]:
+    factor = side / max(image.size)
+    size = (max(1, round(image.width * factor)), max(1, round(image.height * factor)))
+    resample = Image.Resampling.NEAREST if factor >= 2 else Image.Resampling.LANCZOS
+    return image.convert("RGB").resize(size, resample), factor
+
+
+def _box_on(canvas: Image.Image, box: tuple[float, float, float, float], f: float, inset: float = 0) -> Rect:
+    """A region's box scaled onto the display canvas, inset (outset where negative), kept on the canvas and never
+    inverted (thin images keep a 1 px box)."""
+    x0, y0, x1, y1 = (v * f for v in box)
+    x0, y0 = min(max(0, x0 + inset), canvas.width - 1), min(max(0, y0 + inset), canvas.height - 1)
+    return x0, y0, min(max(x0, x1 - 1 - inset), canvas.width - 1), min(max(y0, y1 - 1 - inset), canvas.height - 1)
+
+
+def sgi_overlay(image: Image.Image | ImageState, evidence: SGIEvidence, side: int = DISPLAY_SIDE) -> Image.Image:
+    """Each segment's best region boxed and numbered; below the picture, each number's segment, region and cosine."""
+    canvas, f = display_image(image, side)
+    step = marks.line_width(side) + 2  # nested boxes (two segments on one region) stay apart
+    shown = [Mark(_box_on(canvas, evidence.regions[m.crop].box, f, inset=i * step), str(i + 1),
+                  f"\u201c{m.segment.text}\u201d: region r{m.crop}, cosine {m.similarity:.3f}")
+             for i, m in enumerate(evidence.matches)]
+    return marks.labelled(canvas, shown, [], side)
+
+
+SGI_ROW_GAP = 0.15  # the space between the captions' blocks of the SGI heat map, a fraction of the figure's height
+SGI_COLUMNS = 14  # regions shown per caption: each segment's best, then the best-scoring others
+SGI_X_TITLE = "segments, numbered<br>as on the pictures"
+SGI_Y_TITLE = "regions, best first (boxed: each segment's best)"
+SGI_SEGMENT_CHARS = 12  # a segment's name wrapped to lines this long: three segments fit across a phone
+SGI_ROW_PX = 24  # a region's row: room for its cosine, written in the cell
+
+
+def stacked_rows(n: int, gap: float) -> list[tuple[float, float]]:
+    """The (bottom, top) paper coordinates of ``n`` rows stacked from the top, ``gap`` apart: the grid
+    ``make_subplots(rows=n, cols=1, vertical_spacing=gap)`` lays out."""
+    height = (1 - gap * (n - 1)) / n
+    return [(1 - r * (height + gap) - height, 1 - r * (height + gap)) for r in range(n)]
+
+
+def sgi_columns(evidence: SGIEvidence, k: int = SGI_COLUMNS) -> list[int]:
+    """The regions a caption's row shows: each segment's best, then the others with the highest cosine, up to ``k``,
+    ordered by their best cosine over the segments."""
+    best = list(dict.fromkeys(m.crop for m in evidence.matches))
+    top = evidence.matrix.max(0)
+    others = [i for i in np.argsort(-top, kind="stable").tolist() if i not in best]
+    return sorted(best + others[: max(0, k - len(best))], key=lambda i: -top[i])
+
+
+def region_name(i: int, region: Region) -> str:
+    """'r12 crop 64×64 @0,32': its number, kind, size and top-left corner in the image's pixels."""
+    if region.source == "image":
+        return f"r{i} whole image"
+    x0, y0, x1, y1 = region.box
+    return f"r{i} {region.source} {x1 - x0}\u00d7{y1 - y0} @{x0},{y0}"
+
+
+def segment_label(k: int, text: str) -> str:
+    """Segment ``k``'s column name: its number as on the overlays and its words, wrapped short, escaped."""
+    return "<br>".join(html.escape(line, quote=False) for line in textwrap.wrap(f"{k + 1}. {text}", SGI_SEGMENT_CHARS))
+
+
+def sgi_heatmap(evidence: dict[str, SGIEvidence]) -> go.Figure:
+    """Regions x segments cosine heat maps, a block per caption, one above the other: a row per ``sgi_columns``
+    region (best first, down the block), a column per segment (numbered as on the overlays), each segment's best cell
+    boxed. Segments across and regions down, so that a phone's width holds a caption's few segments with each cosine
+    readable in its cell, where fourteen regions across would not.
+
+    Built as one figure on ``stacked_rows``, not with ``make_subplots`` and a trace at a time: plotly validates the
+    whole layout again at each of those steps (several times slower for two captions: docs/PERFORMANCE.md, "Design
+    decisions"), and the page redraws it on every caption edit."""
+    zmin = min(float(ev.matrix.min()) for ev in evidence.values())
+    zmax = max(float(ev.matrix.max()) for ev in evidence.values())
+    data: list[go.Heatmap] = []
+    block = SGI_ROW_PX * SGI_COLUMNS + 90  # the rows, the segments' names under them and the next block's title
+    layout: dict = dict(height=block * len(evidence) + 110, margin=dict(l=10, r=10, t=64, b=10), annotations=[],
+                        shapes=[])
+    rows = stacked_rows(len(evidence), SGI_ROW_GAP)
+    for row, ((title, ev), (bottom, top)) in enumerate(zip(evidence.items(), rows)):
+        axis = str(row + 1) if row else ""  # plotly's axis names: x, y, then x2, y2...
+        x, y = f"x{axis}", f"y{axis}"
+        columns = sgi_columns(ev)
+        labels = [segment_label(k, m.segment.text) for k, m in enumerate(ev.matches)]
+        data.append(go.Heatmap(
+            z=ev.matrix[:, columns].T, x=labels, y=[region_name(i, ev.regions[i]) for i in columns], zmin=zmin,
+            zmax=zmax, colorscale="Viridis", showscale=row == 0, texttemplate="%{z:.2f}", textfont=dict(size=12),
+            colorbar=dict(title=dict(text="cosine", side="top"), thickness=10, xpad=4, y=(bottom + top) / 2,
+                          yanchor="middle", len=top - bottom),  # beside the first block only, clear of the titles
+            hovertemplate="%{x}<br>%{y}<br>cosine %{z:.3f}<extra></extra>", xaxis=x, yaxis=y))
+        layout["shapes"] += [dict(  # each segment's best cell boxed, in cells: it scales with the figure's width
+            type="rect", xref=x, yref=y, x0=k - 0.5, x1=k + 0.5, y0=columns.index(m.crop) - 0.5,
+            y1=columns.index(m.crop) + 0.5, line=dict(color=f"rgb{INK}", width=3)) for k, m in enumerate(ev.matches)]
+        layout[f"xaxis{axis}"] = dict(domain=[0.0, 1.0], anchor=y, type="category", tickangle=0, automargin=True,
+                                      title=dict(text=SGI_X_TITLE if row == len(rows) - 1 else ""))  # said once
+        layout[f"yaxis{axis}"] = dict(domain=[bottom, top], anchor=x, type="category", automargin=True,
+                                      autorange="reversed", tickfont=dict(size=11),
+                                      title=dict(text=SGI_Y_TITLE if row == 0 else ""))
+        layout["annotations"].append(dict(  # the block's title, placed as make_subplots places subplot titles
+            text=html.escape(title, quote=False), x=0.5, xref="paper", xanchor="center", y=top, yref="paper",
+            yanchor="bottom", showarrow=False, font=dict(size=15)))  # captions are shown as typed, never as markup
+    return go.Figure(data=data, layout=layout)
+
+
+SHAPE_SYMBOLS = {"circle": "circle", "square": "square", "triangle": "triangle-up", "star": "star",
+                 "hexagon": "hexagon", "cross": "cross", "diamond": "diamond"}  # a world shape -> plotly's marker
+
+
+def object_marker(label: str) -> tuple[str, str]:
+    """A world object's name ('red circle') -> its paint and marker symbol, so that the point reads as the object."""
+    color, _, shape = label.rpartition(" ")
+    return "rgb({}, {}, {})".format(*FILLS.get(color, (128, 128, 128))), SHAPE_SYMBOLS.get(shape, "circle")
+
+
+def main_plane(*clouds: np.ndarray) -> tuple[list[np.ndarray], float]:
+    """The point clouds projected on the two main axes of all of them, and the share of their spread kept."""
+    points = np.concatenate(clouds)
+    centre = points.mean(0)
+    _, spread, axes = np.linalg.svd(points - centre, full_matrices=False)
+    kept = float((spread[:2] ** 2).sum() / max((spread**2).sum(), 1e-12))
+    return [(c - centre) @ axes[:2].T for c in clouds], kept
+
+
+def binding_mds_figure(observed: np.ndarray, reconstructed: np.ndarray, labels: list[str]) -> go.Figure:
+    """Observed object embeddings (filled) beside their colour + shape reconstructions (hollow), joined by lines: the
+    3-D MDS seen along its two main axes, each point drawn as its object (paint and shape), named on hover."""
+    (seen, rebuilt), kept = main_plane(observed, reconstructed)
+    paints, symbols = zip(*map(object_marker, labels))
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[v for a, b in zip(seen[:, 0], rebuilt[:, 0]) for v in (a, b, None)],
+                             y=[v for a, b in zip(seen[:, 1], rebuilt[:, 1]) for v in (a, b, None)],
+                             mode="lines", name="residual", line=dict(color="rgb(90, 90, 90)"), hoverinfo="skip"))
+    for pts, name, hollow in ((rebuilt, "colour + shape (hollow)", True), (seen, "observed object (filled)", False)):
+        outline = dict(width=2 if hollow else 1, color=f"rgb{INK}")
+        fig.add_trace(go.Scatter(
+            x=pts[:, 0], y=pts[:, 1], mode="markers", name=name, hovertext=labels,
+            hovertemplate=f"%{{hovertext}}<extra>{name}</extra>",
+            marker=dict(size=12 if hollow else 14, color=list(paints), line=outline,
+                        symbol=[f"{s}-open" if hollow else s for s in symbols])))
+    fig.update_xaxes(title="main axis 1", automargin=True, zeroline=False)
+    fig.update_yaxes(title="main axis 2", automargin=True, zeroline=False, scaleanchor="x")
+    fig.update_layout(height=560, margin=dict(l=60, r=20, t=70, b=60), plot_bgcolor="rgb(180, 180, 180)",
+                      title=f"Objects: observed vs colour + shape<br><sub>the 3-D MDS along its two main axes, "
+                            f"{kept:.0%} of its spread</sub>", legend=dict(orientation="h", y=-0.15))
+    return fig
+
+
+def coverage_sweep_figure(summary: dict) -> go.Figure:
+    """The coverage sweep: held-out top-1 (with its interval) against the product probe's fit, a trace per object
+    space, each point labelled with its coverage; the title gives the correlation over cells and its interval."""
+    fig = go.Figure()
+    for i, space in enumerate(dict.fromkeys(r["space"] for r in summary["rows"])):  # in the rows' order
+        rows = [r for r in summary["rows"] if r["space"] == space]
+        top1 = np.array([r["heldout_top1"] for r in rows])
+        low, high = (np.array([r["heldout_ci"][k] for r in rows]) for k in (0, 1))
+        fig.add_trace(go.Scatter(x=[r["product_fit"] for r in rows], y=top1, mode="markers+text", name=space,
+                                 text=[f"c {r['coverage']}" for r in rows], textposition="top center",
+                                 marker=dict(size=10, color=PALETTE[i % len(PALETTE)]),
+                                 error_y=dict(type="data", symmetric=False, array=high - top1, arrayminus=top1 - low)))
+    corr = summary["correlation"]
+    said = "too few cells" if corr["r"] is None else f"r = {corr['r']:.2f} [{corr['ci'][0]:.2f}, {corr['ci'][1]:.2f}]"
+    fig.update_layout(title=f"Coverage sweep: held-out recognition against the multiplicative fit ({said}, "
+                            f"{corr['cells']} cells)",
+                      xaxis_title="product probe: retrieval among test scenes (percent)",
+                      yaxis_title="held-out objects named, top-1 (percent)", legend_title="object space")
+    return fig
+
+
+MAP_FLOOR = 0.3  # a map's darkest grey, a share of white, where it is least; white where it is most
+TOP_LEVEL = 0.5  # the picture's outline encloses the map's upper half of its scale (from least to most)
+ATTENTION_TITLE = "attention per patch (share of the token's total)"
+
+
+def _grid_over(grid: np.ndarray, box: tuple[int, int, int, int], f: float,
+               resample: Image.Resampling) -> tuple[Image.Image, tuple[int, int]]:
+    """A (h, w) uint8 patch grid scaled over the part of a display canvas (scaled by ``f``) that ``box`` covers in
+    the image, and that part's top-left corner."""
+    x0, y0, x1, y1 = (round(v * f) for v in box)
+    return Image.fromarray(grid).resize((max(1, x1 - x0), max(1, y1 - y0)), resample), (x0, y0)
+
+
+def _span(maps: Sequence[np.ndarray]) -> tuple[float, float]:
+    return min(float(m.min()) for m in maps), max(float(m.max()) for m in maps)
+
+
+def map_levels(image: Image.Image, heat: np.ndarray, box: tuple[int, int, int, int], scale: tuple[float, float],
+               side: int) -> tuple[Image.Image, np.ndarray]:
+    """The display canvas and ``heat`` on it, a level a pixel from 0 (``scale``'s low, and outside ``box``, the part
+    of the image the map covers) to 1 (its high)."""
+    low, high = scale
+    clear = np.clip((heat - low) / (high - low), 0, 1) if high > low else np.ones_like(heat)
+    canvas, f = display_image(image, side)
+    cells, (x0, y0) = _grid_over((clear * 255).astype(np.uint8), box, f, Image.Resampling.BILINEAR)
+    level = np.zeros((canvas.height, canvas.width), dtype=np.float32)
+    level[y0:y0 + cells.height, x0:x0 + cells.width] = np.asarray(cells, dtype=np.float32)[
+        : canvas.height - y0, : canvas.width - x0] / 255
+    return canvas, level
+
+
+def grey_map(level: np.ndarray) -> Image.Image:
+    """A map's levels as greys: MAP_FLOOR of white where least, white where most."""
+    return Image.fromarray((255 * (MAP_FLOOR + (1 - MAP_FLOOR) * level)).round().astype(np.uint8)).convert("RGB")
+
+
+def mapped(image: Image.Image, heat: np.ndarray, box: tuple[int, int, int, int], scale: tuple[float, float],
+           side: int) -> Image.Image:
+    """The picture in its own colours, every pixel as it is but for the outline of the part where ``heat`` reaches
+    TOP_LEVEL of ``scale`` (low, high), and beside it the map in greys (dark where least, white where most) with the
+    same outline. Nothing is veiled or tinted: on a page about which object has which colour, a yellow star under a
+    dark veil reads olive and white reads grey."""
+    canvas, level = map_levels(image, heat, box, scale, side)
+    top = marks.top_region(level, TOP_LEVEL)
+    shown = marks.outline_region(grey_map(level), top, side)
+    return marks.beside(marks.outline_region(canvas, top, side), shown)
+
+
+def attention_overlay(
+    image: Image.Image, evidence: AttentionEvidence, tokens: list[int], layer: int | None = None,
+    head: int | None = None, side: int = DISPLAY_SIDE, scale: tuple[float, float] | None = None,
+) -> Image.Image:
+    """The image in its own colours with the part the chosen tokens attend to most outlined, and the attention
+    beside it in greys (``mapped``). ``scale``: the attention at the darkest grey and at white; by default the map's
+    own least and most."""
+    heat = evidence.attention_map(tokens, layer, head)
+    return mapped(image, heat, evidence.box, scale or _span([heat]), side)
+
+
+def _scale_bar(canvas: Image.Image, scale: tuple[float, float], side: int) -> Image.Image:
+    """The map's colour bar under the canvas: attention from ``scale``'s least (darkest) to most (white), in %."""
+    ticks = [f"{100 * v:.3g}%" for v in np.linspace(*scale, 5)]
+    title = f"{ATTENTION_TITLE}, beside the picture; outlined on it: the upper half of the scale"
+    return marks.ramp_strip(canvas, title, MAP_FLOOR, ticks, side)
+
+
+def attention_pictures(
+    image: Image.Image, shown: Sequence[tuple[AttentionEvidence, list[int]]], layer: int | None, head: int | None,
+    side: int = DISPLAY_SIDE,
+) -> list[Image.Image]:
+    """Each (evidence, tokens) as ``attention_overlay`` draws it, all on one scale, each with that scale's bar below."""
+    maps = [ev.attention_map(tokens, layer, head) for ev, tokens in shown]
+    scale = _span(maps)
+    return [_scale_bar(mapped(image, heat, ev.box, scale, side), scale, side) for heat, (ev, _) in zip(maps, shown)]
+
+
+def _pooled(evidence: PowersetEvidence, i: int) -> str:
+    """What region ``i`` is and what of it the method pools: its cells of the encoder's patch grid."""
+    region, cells = evidence.regions[i], evidence.masks[i]
+    return f"{region.source} region of {int(region.mask.sum())} pixels: {int(cells.sum())} of {cells.size} patches"
+
+
+def _subset_header(evidence: PowersetEvidence, alignment: NodeAlignment) -> str:
+    node = alignment.node
+    return (f"{node.label} \u201c{node.text}\u201d: cosine {alignment.exact:.3f}, the best of all "
+            f"{2 ** evidence.exact_regions - 1} subsets of regions, wherever they lie (the method's choice). "
+            f"Beside the picture, white: the patches it pools.")
+
+
+def pooled_cells(evidence: PowersetEvidence, regions: Sequence[int], size: tuple[int, int], f: float) -> Image.Image:
+    """The patches the regions pool, as a mask ("L", 255 on them) of a display canvas of ``size`` scaled by ``f``."""
+    grid = evidence.masks[list(regions)].any(0).astype(np.uint8) * 255
+    out = Image.new("L", size, 0)
+    out.paste(*_grid_over(grid, evidence.box, f, Image.Resampling.NEAREST))
+    return out
+
+
+def subset_overlay(image: Image.Image, evidence: PowersetEvidence, node: int, side: int = DISPLAY_SIDE) -> Image.Image:
+    """A tree node's best region subset, numbered as in the PowerCLIP table: the picture in its own colours with each
+    region boxed (just outside, so a thin one stays seen) and its rN badge, and beside it the patches it pools, white
+    on dark and outlined, under the same boxes; below, the node's cosine and each region's size."""
+    alignment = evidence.alignments[node]
+    canvas, f = display_image(image, side)
+    pooled = np.asarray(pooled_cells(evidence, alignment.best, canvas.size, f)) > 0
+    shown = marks.outline_region(grey_map(pooled.astype(np.float32)), pooled, side)
+    around = -(marks.line_width(side) + 2)  # a negative inset: the outline lies outside the region's pixels
+    boxes = [Mark(_box_on(canvas, evidence.regions[i].box, f, inset=around), f"r{i}", _pooled(evidence, i))
+             for i in alignment.best]
+    return marks.labelled(canvas, boxes, [_subset_header(evidence, alignment)], side, shown)
+
+
+def page_figures(image: Image.Image, analysis) -> dict[str, Any]:
+    """An analysis's pictures as the page draws them, by name, for the methods that ran: ``sgi overlay A/B`` and
+    ``tflocal A/B`` (PIL images), ``sgi heatmap`` and ``powerclip tree A/B`` (plotly figures), ``powerclip subset
+    A/B`` (PIL images, each tree's root node). ``analysis`` is an ``explorer.engine.Analysis``."""
+    scores, out = analysis.scores, {}
+    if "sgi" in scores:
+        for which, score in zip("AB", scores["sgi"]):
+            out[f"sgi overlay {which}"] = sgi_overlay(image, score.evidence)
+        out["sgi heatmap"] = sgi_heatmap({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", scores["sgi"])})
+    if "tflocal" in scores:
+        shown = [(score.evidence, []) for score in scores["tflocal"]]  # every token, as the page starts
+        for which, picture in zip("AB", attention_pictures(image, shown, None, None)):
+            out[f"tflocal {which}"] = picture
+    if "powerset" in scores:
+        scale = tree_range([score.evidence for score in scores["powerset"]])
+        for which, score in zip("AB", scores["powerset"]):
+            out[f"powerclip tree {which}"] = tree_figure(score.evidence, score.caption, 0, scale)
+            out[f"powerclip subset {which}"] = subset_overlay(image, score.evidence, 0)
+    return out

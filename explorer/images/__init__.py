@@ -1,0 +1,1 @@
+"""Images read safely, their regions, and the views the model's preprocess makes of them."""

@@ -1,0 +1,1 @@
+"""A model's embedding space read: binding geometry and probes, swaps told apart, the null beside each."""
