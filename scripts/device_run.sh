@@ -22,7 +22,7 @@ step() {  # step NAME LOG COMMAND...: runs it, its output into $OUT/LOG, and say
 { nvidia-smi -L; python3 -c "import sys, torch; print(sys.version.split()[0], 'torch', torch.__version__)"; } \
     >"$OUT/machine.txt" 2>&1
 step bench bench.log python3 -m explorer bench --device "$DEVICE" --json "$OUT/bench-$DEVICE.json"
-step tests tests.log python3 -m pytest -q -p no:cacheprovider tests/test_encoders.py -k cuda
+step tests tests.log python3 -m pytest -q -p no:cacheprovider tests/models/test_encoders.py -k cuda
 step profile profile.log python3 scripts/profile_analysis.py --device "$DEVICE" --runs 20
 if [[ $DEVICE == cuda ]]; then  # CUDA graphs per bucket; on a CPU the compiled tower is not worth its minutes
     step compiled bench-compiled.log python3 -m explorer bench --device cuda --compile --skip-vitb32 \

@@ -1,6 +1,6 @@
 """README's configuration tables, made from the settings (``explorer/core/settings.py``): ``python
 scripts/readme_settings.py`` rewrites each table between ``<!-- settings: SECTION -->`` and ``<!-- /settings -->``
-in README.md; ``--check`` only says whether one differs (``tests/test_settings.py`` keeps them equal)."""
+in README.md; ``--check`` only says whether one differs (``tests/core/test_settings.py`` keeps them equal)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ import pytest
 from explorer.models import checkpoints
 from explorer.models import seed_standing
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]
 
 
 def _seed(heldout: float, top1: float) -> dict:

@@ -12,7 +12,7 @@ from safetensors.torch import load_file
 
 from explorer.core.distributed import local_launch
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EVAL = ["eval", "--benchmark", "world", "--methods", "global,tflocal", "--split", "id,shift", "--limit", "20"]
 TRAIN = ["train-align", "--variant", "local", "--batch-items", "8", "--micro-items", "4", "--warmup", "1",
          "--threads", "1", "--no-card"]

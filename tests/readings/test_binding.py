@@ -321,7 +321,7 @@ def test_docs_binding_md_shows_the_records_figures_beside_their_nulls():
 
     from explorer.readings.binding_null import markdown
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     report, former = (json.loads((root / "docs" / "results" / where / "binding-embedded.json").read_text())
                       for where in ("", "former"))
     assert report["command"] == former["command"] == "python -m explorer binding --json docs/results/binding-embedded.json"

@@ -16,7 +16,7 @@ from explorer.core.cache import LRUCache
 from explorer.core.settings import FIELDS, MODEL_FLAGS, Settings
 from scripts.readme_settings import with_tables
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OTHER_TOOLS = {"HF_HUB_OFFLINE", "WORLD_SIZE", "LOCAL_RANK"}  # huggingface_hub's and torchrun's, read where used
 SAMPLE = {bool: "1", int: "3", float: "2.5", str: "x"}
 

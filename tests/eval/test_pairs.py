@@ -100,7 +100,7 @@ def test_eval_on_own_pairs_names_the_bad_rows_and_scores_the_rest_as_the_page_do
 
 
 def test_eval_skips_a_bomb_and_a_cut_image_by_line_and_writes_formulas_as_text(tmp_path):
-    from test_data_roots import bomb_png
+    from tests.core.test_data_roots import bomb_png
 
     good = scenes(tmp_path, 2)
     (tmp_path / "bomb.png").write_bytes(bomb_png())
