@@ -1,9 +1,9 @@
-"""The engine from a notebook or a script: load a model by the CLI's names, analyse an image and two captions, and
+"""The engine from a notebook or a script: load a model by the CLI's names, analyze an image and two captions, and
 get the page's table and pictures (``docs/notebook.md`` runs it end to end, offline, on the embedded model).
 
     from explorer.api import Explorer
     explorer = Explorer()  # the embedded world-clip; Explorer(model="ViT-B-32", pretrained="openai") with the hub
-    result = explorer.analyse("scene.png", "a red square and a blue circle", "a blue square and a red circle")
+    result = explorer.analyze("scene.png", "a red square and a blue circle", "a blue square and a red circle")
     result.table()         # the page's score table, a pandas DataFrame
     result.figures()       # the page's pictures by name: PIL images and plotly figures
 """
@@ -53,7 +53,7 @@ class Explorer:
         """The model's name as the page shows it."""
         return self.engine.model().label
 
-    def analyse(self, image: str | Path | Image.Image, caption_a: str, caption_b: str) -> Result:
+    def analyze(self, image: str | Path | Image.Image, caption_a: str, caption_b: str) -> Result:
         """Both captions scored on the image (a path or a PIL image) by every method, as the page scores them."""
         picture = load_image(image) if isinstance(image, (str, Path)) else normalize_image(image).convert("RGB")
         return Result(picture, self.engine.analyze(picture, caption_a, caption_b))

@@ -326,7 +326,7 @@ def build_parser(settings: Settings | None = None) -> argparse.ArgumentParser:
     b = model_command(sub, settings, "bench", "speed figures, measured side by side in one run", _bench,
                       json="write the figures here", precision="native")  # the page's precision
     b.add_argument("--repeat", type=int, default=3, help="runs per SGI timing (the best is kept)")
-    b.add_argument("--runs", type=int, default=20, help="analyses timed for the p50 / p95 latencies")
+    b.add_argument("--runs", type=int, default=20, help="analyzes timed for the p50 / p95 latencies")
     b.add_argument("--skip-vitb32", action="store_true", help="skip the ViT-B-32-sized (random weights) figures")
     b.add_argument("--vitl14", action="store_true",
                    help="also time ViT-L-14 (random weights) on the CPU, where it takes minutes (on CUDA: always)")
@@ -335,7 +335,7 @@ def build_parser(settings: Settings | None = None) -> argparse.ArgumentParser:
     b.add_argument("--beside", action="append", default=[], metavar="JSON",
                    help="another device's report (--json of a run there) shown as a column beside this run's")
 
-    g = model_command(sub, settings, "binding", "binding-geometry analyses of a model on two-object world scenes",
+    g = model_command(sub, settings, "binding", "binding-geometry analyzes of a model on two-object world scenes",
                       _binding, json="write the figures here")
     g.add_argument("--colors", type=int, default=8)
     g.add_argument("--shapes", type=int, default=3, help="8 x 3 = the 24-object grid of the binding paper")

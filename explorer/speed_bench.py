@@ -31,7 +31,7 @@ from explorer.language.tree import parse_tree
 
 log = logging.getLogger(__name__)
 
-WARM_UP_ANALYSES = 5  # analyses of other items before the timed ones: a page that has served a few requests
+WARM_UP_ANALYSES = 5  # analyzes of other items before the timed ones: a page that has served a few requests
 EDIT = " on a grey floor"  # what the timed caption edit appends to caption B
 
 
@@ -164,11 +164,11 @@ def thin_figures(encoder: DualEncoder, repeat: int = 3) -> dict[str, float]:
     captions = ("a red square and a blue circle", "a blue square and a red circle")
     engine = Engine(encoder)
 
-    def analyse(image: Image.Image) -> object:
+    def analyze(image: Image.Image) -> object:
         image_state.forget()
         return engine.analyze(image, *captions)
 
-    runs = timed_side_by_side({name: lambda im=im: analyse(im) for name, im in images.items()}, repeat)
+    runs = timed_side_by_side({name: lambda im=im: analyze(im) for name, im in images.items()}, repeat)
     (thin_s, thin), (normal_s, _) = runs["thin"], runs["normal"]
     log.info("a 4000 x 3 picture (%d bytes, read as %s): %.3f s, a 512 x 512 photo %.3f s", (folder / "thin.png")
              .stat().st_size, images["thin"].size, thin_s, normal_s)
@@ -373,7 +373,7 @@ def performance_markdown(reports: list[dict]) -> str:
             f"ones). `rescore.ms.*` is the p50 of the whole analysis (global, SGI, TFLocal, PowerCLIP) of an image "
             f"whose features are cached, with caption B changed to one not seen before (text encoding and parsing "
             f"included, no image work). `sgi.photo.speedup_vs_naive` is SGI batched / naive on the photo. The "
-            f"figures are at the page's precision (`--precision native`); `*.embedded_fp32` are the same analyses "
+            f"figures are at the page's precision (`--precision native`); `*.embedded_fp32` are the same analyzes "
             f"with both towers in fp32, where the page's precision is not.\n\n"
             f"| figure | {head} |\n|---|{'---|' * len(reports)}\n{rows}\n{gpu}")
 

@@ -37,7 +37,7 @@ def test_the_api_scores_as_the_engine_and_draws_only_what_ran(embedded, tmp_path
     path = tmp_path / "scene.png"
     world.swap_items("id", "attribute", 1)[0].images[0].render(128).save(path)
     explorer = Explorer(methods=("global", "sgi"))
-    result = explorer.analyse(path, "a red square and a blue circle", "a blue square and a red circle")
+    result = explorer.analyze(path, "a red square and a blue circle", "a blue square and a red circle")
     want = Engine(embedded, method_names=("global", "sgi")).analyze(
         Image.open(path).convert("RGB"), "a red square and a blue circle", "a blue square and a red circle")
     assert result.table().equals(want.table())

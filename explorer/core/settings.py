@@ -69,11 +69,11 @@ class Settings:
     max_pixels: int = setting(2 * Image.MAX_IMAGE_PIXELS, "pixels an image may have before it is refused unread",
                               "EXPLORER_MAX_PIXELS", flag=False,
                               shown=f"`{2 * Image.MAX_IMAGE_PIXELS}` (twice Pillow's own guard)")
-    concurrency: int = setting(2, "analyses, model loads, benchmark browsing and binding runs at once, all users "
+    concurrency: int = setting(2, "analyzes, model loads, benchmark browsing and binding runs at once, all users "
                                   "together; the rest wait in the queue", "EXPLORER_CONCURRENCY",
                                sections=("serving",))
     light_concurrency: int = setting(8, "previews, swaps and redrawing of the method tabs: a separate limit, so they "
-                                        "never wait behind analyses", "EXPLORER_LIGHT_CONCURRENCY", flag=False,
+                                        "never wait behind analyzes", "EXPLORER_LIGHT_CONCURRENCY", flag=False,
                                      sections=("serving",))
     queue_size: int = setting(64, "requests waiting before a new one is told the server is busy",
                               "EXPLORER_QUEUE_SIZE", sections=("serving",))

@@ -54,7 +54,7 @@ def _notices(name: str, im: Image.Image) -> list[str]:
     out = []
     frames = getattr(im, "n_frames", 1)
     if frames > 1:
-        out.append(f"{name} has {frames} frames (animated or multi-page): only the first frame is analysed.")
+        out.append(f"{name} has {frames} frames (animated or multi-page): only the first frame is analyzed.")
     if im.width * im.height == 1:
         out.append(f"{name} is a single pixel: every region is that one colour, so the scores say little.")
     elif min(im.size) < MIN_SIDE or max(im.size) > MAX_ASPECT * min(im.size):

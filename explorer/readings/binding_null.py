@@ -160,7 +160,7 @@ def measured(table: SceneTable, swaps: SwapTable | None = None, draws: int = DRA
 
 def figures(encoder, n_colors: int = 8, n_shapes: int = 3, draws: int = DRAWS, renders: int = RENDERS,
             widths: tuple[int, ...] = (16, 64, 256), progress=lambda it: it) -> tuple[dict[str, dict], dict]:
-    """All the analyses of a model's image and caption embeddings, each with its null: figures named
+    """All the analyzes of a model's image and caption embeddings, each with its null: figures named
     ``READING.KIND`` (percent; ``swap.cosine`` a cosine), and how each kind's null was drawn. ``renders``: how
     often each swap pair is drawn anew for the swaps told apart (0: the scene table's own scenes, once each)."""
     tables = world_tables(encoder, n_colors, n_shapes)
@@ -235,7 +235,7 @@ def read_model(encoder, n_colors: int = 8, n_shapes: int = 3, tick=lambda done, 
     found = {}
     for i, (kind, table) in enumerate(tables.items()):
         cancel.check()
-        tick(i + 1, len(tables) + 1, f"analysing the {kind} embeddings and {draws} null tables")
+        tick(i + 1, len(tables) + 1, f"analyzing the {kind} embeddings and {draws} null tables")
         found[kind] = readings_with_null(table, draws)
     observed, reconstructed = mds_points(tables["image"])
     labels = [f"{list(world.COLORS)[c]} {world.SHAPES[s]}" for c, s in tables["image"].objects]

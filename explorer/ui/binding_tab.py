@@ -51,7 +51,7 @@ def build(engine: Engine, choice: gr.State, serving: Serving) -> None:
     tables_state = gr.State(None)
 
     @guarded(lambda message: (None, None, None, message), serving.time_limit_s)
-    def analyse(model: str, progress=gr.Progress()):
+    def analyze(model: str, progress=gr.Progress()):
         loaded = engine.model(model)
         found = binding_null.read_model(loaded.encoder, N_COLORS, N_SHAPES,
                                         lambda done, total, what: progress((done, total), desc=f"{what}..."))
@@ -84,7 +84,7 @@ def build(engine: Engine, choice: gr.State, serving: Serving) -> None:
                 f"Retrieved: *{captions[result.retrieved]}* ({verdict}).")
         return original.render(256), edited.render(256), scenes[result.retrieved].render(256), text
 
-    run = gr.Button("Analyse the loaded model", elem_id="binding-run")
+    run = gr.Button("Analyze the loaded model", elem_id="binding-run")
     note = gr.Markdown()
     table = gr.Dataframe(label="Additive structure and probes, each beside its null", interactive=False, wrap=True,
                          column_widths=["29%", "19%", "28%", "24%"], elem_id="binding-table")
@@ -100,7 +100,7 @@ def build(engine: Engine, choice: gr.State, serving: Serving) -> None:
         edited = gr.Image(label="The scene as edited (what retrieval should find)", interactive=False)
         after = gr.Image(label="The scene retrieved from the edited embedding", interactive=False)
     verdict = gr.Markdown(elem_id="binding-verdict")
-    run.click(analyse, choice, [tables_state, table, mds, note], api_name="binding", **serving.heavy)
+    run.click(analyze, choice, [tables_state, table, mds, note], api_name="binding", **serving.heavy)
     scene.change(lambda i: gr.update(choices=object_names(i), value=object_names(i)[0]), scene, which, **serving.light)
     edit_btn.click(do_edit, [tables_state, scene, which, new_color], [before, edited, after, verdict],
                    api_name="binding_edit", **serving.light)

@@ -13,7 +13,7 @@ from explorer.core.settings import Settings
 class Serving:
     """Queue settings, as the page's ``Settings`` give them (its flags and environment variables; see the README)."""
 
-    heavy_concurrency: int  # analyses, loads at once
+    heavy_concurrency: int  # analyzes, loads at once
     light_concurrency: int  # previews, swaps, drawing
     queue_size: int  # requests waiting before "busy"
     time_limit_s: float  # a heavy request answers by then
@@ -26,10 +26,10 @@ class Serving:
 
     @property
     def heavy(self) -> dict[str, Any]:
-        """Event options for model work: one shared limit, so a crowd of analyses queues instead of thrashing."""
+        """Event options for model work: one shared limit, so a crowd of analyzes queues instead of thrashing."""
         return {"concurrency_limit": self.heavy_concurrency, "concurrency_id": "heavy"}
 
     @property
     def light(self) -> dict[str, Any]:
-        """Event options for quick work: its own limit, so it never waits behind analyses."""
+        """Event options for quick work: its own limit, so it never waits behind analyzes."""
         return {"concurrency_limit": self.light_concurrency, "concurrency_id": "light"}

@@ -150,7 +150,7 @@ STEPS: tuple[Step, ...] = (
          "the same score (A - B close to 0), and it may even prefer B: one vector for the whole picture says which "
          "colours and shapes are there, not which colour goes with which shape."),
     Step("2. Why: a bag of concepts", EXAMPLE, "binding",
-         "Press 'Analyse the loaded model'. 'R2 object ~ colour + shape' near 100 means each object's embedding is "
+         "Press 'Analyze the loaded model'. 'R2 object ~ colour + shape' near 100 means each object's embedding is "
          "almost its colour's plus its shape's: swap the colours between two objects and the sum barely moves. In the "
          "plot, each observed object (filled) sits next to its colour + shape sum (hollow)."),
     Step("3. SGI matches each phrase to a region", EXAMPLE, "main",

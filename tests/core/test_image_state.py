@@ -96,5 +96,5 @@ def test_any_caption_is_scored_even_one_named_like_a_methods_work_or_a_method(em
     notebook = Explorer()
     image = world.Scene((world.WorldObject("red", "square", "large", 0.3, 0.3),)).render(128)
     for a, b in zip(CAPTIONS_LIKE_WORK, CAPTIONS_LIKE_WORK[1:] + CAPTIONS_LIKE_WORK[:1]):
-        table = notebook.analyse(image, a, b).table()
+        table = notebook.analyze(image, a, b).table()
         assert len(table) == len(notebook.engine.methods) and table["A"].map(float).notna().all(), (a, b)

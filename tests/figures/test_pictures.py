@@ -217,17 +217,17 @@ def test_binding_geometry_is_flat_and_paints_each_object_as_itself():
 
 
 @pytest.fixture(scope="module")
-def analysed(embedded, scene):
+def analyzed(embedded, scene):
     return scene, Engine(embedded).analyze(scene, RIGHT, WRONG)
 
 
-def test_powerclip_tab_draws_both_trees_on_one_range_and_pictures_numbered_as_its_table(analysed):
-    scene, analysis = analysed
-    tree_a, tree_b, *_ = powerset_tab.draw_nodes(analysed, 0, 0)
+def test_powerclip_tab_draws_both_trees_on_one_range_and_pictures_numbered_as_its_table(analyzed):
+    scene, analysis = analyzed
+    tree_a, tree_b, *_ = powerset_tab.draw_nodes(analyzed, 0, 0)
     exact = [a.exact for s in analysis.scores["powerset"] for a in s.evidence.alignments]
     ranges = [(t.data[-1].marker.cmin, t.data[-1].marker.cmax) for t in (tree_a, tree_b)]
     assert ranges == [(min(exact), max(exact))] * 2
-    _, table, _, _ = powerset_tab.show_alignments(analysed)
+    _, table, _, _ = powerset_tab.show_alignments(analyzed)
     for which, score in zip("AB", analysis.scores["powerset"]):
         ev = score.evidence
         named = table[table["caption"] == which]["best regions"]
@@ -238,8 +238,8 @@ def test_powerclip_tab_draws_both_trees_on_one_range_and_pictures_numbered_as_it
             np.testing.assert_array_equal(lit_cells(picture, scene, ev.masks.shape[1:]), ev.masks[regions].any(0))
 
 
-def test_tflocal_tab_draws_a_and_b_on_one_scale_with_its_bar(analysed):
-    *maps, problem = tflocal_tab.draw_heatmaps(analysed, [1], [5], "mean", "mean")  # "red" in A and in B
+def test_tflocal_tab_draws_a_and_b_on_one_scale_with_its_bar(analyzed):
+    *maps, problem = tflocal_tab.draw_heatmaps(analyzed, [1], [5], "mean", "mean")  # "red" in A and in B
     a, b = (np.asarray(m) for m in maps)
     side = viz.DISPLAY_SIDE
     assert problem == "" and a.shape == b.shape and a.shape[1] == 2 * side + marks.BESIDE_GAP and a.shape[0] > side

@@ -107,7 +107,7 @@ def test_an_analysis_segments_beside_its_first_stages_on_one_thread_then_gives_t
 
 
 def test_a_request_waiting_on_proposals_another_gave_up_gets_them_made_for_itself():
-    """Two analyses of one image: the first queues its segmentation and is given up before the worker reaches it;
+    """Two analyzes of one image: the first queues its segmentation and is given up before the worker reaches it;
     the second, already waiting on that work, has it queued afresh for itself instead of stopping as if given up."""
     import contextvars
 

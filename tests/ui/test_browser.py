@@ -358,7 +358,7 @@ def test_the_tour_loads_its_example_compares_it_and_opens_each_steps_tab(chromiu
         page.get_by_label(STEPS[1].title).check()
         expect(page.get_by_role("tab", name="Binding geometry")).to_have_attribute("aria-selected", "true",
                                                                                    timeout=30_000)
-        expect(page.locator("#tour-look")).to_contain_text("Analyse the loaded model")
+        expect(page.locator("#tour-look")).to_contain_text("Analyze the loaded model")
 
 
 def test_the_downloaded_analysis_opens_offline_with_its_scores_pictures_and_figures(chromium, tmp_path):

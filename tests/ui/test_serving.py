@@ -56,7 +56,7 @@ def test_the_project_twin_is_a_menu_entry():
 @pytest.mark.slow
 def test_many_clients_at_once_get_their_own_results_while_another_switches_models(url, tmp_path):
     items = world.swap_items("id", "attribute", 40)
-    jobs = []  # (client index, image path, caption A, caption B): 8 clients x 5 analyses, each its own
+    jobs = []  # (client index, image path, caption A, caption B): 8 clients x 5 analyzes, each its own
     for i, item in enumerate(items):
         path = tmp_path / f"scene-{i}.png"
         item.images[0].render(128).save(path)
@@ -81,9 +81,9 @@ def test_many_clients_at_once_get_their_own_results_while_another_switches_model
         results = [r for f in concurrent for r in f.result(timeout=240)]
         switches = switched.result(timeout=240)
 
-    for choice, status, device, model, analysed in switches:
+    for choice, status, device, model, analyzed in switches:
         label = "world-clip @ world-clip-powerclip.safetensors" if choice == TWIN else "world-clip (embedded)"
-        assert "Loaded" in status and model == choice and label in device and label in analysed
+        assert "Loaded" in status and model == choice and label in device and label in analyzed
     baseline_client = Client(url, verbose=False)
     baseline = [analyze(baseline_client, path, a, b) for _, path, a, b in jobs]
     assert len(results) == len(baseline) == 40
