@@ -1,9 +1,11 @@
-"""Screenshots of every tab of the page, at a desktop and a phone width, as a teacher would see them.
+"""Screenshots of every tab of the page and of the guided tour, as a teacher would see them: the user guide's pictures.
 
-The page runs in this process on the embedded model; headless Chromium (Debian's) visits it, compares the
-red-square / blue-circle scene, and saves ``TAB-WIDTH.png`` for each tab in ``--out``.
+The page runs in this process on the embedded model; headless Chromium (Debian's) visits it, compares the shipped
+example (the first of ``assets/examples/index.json``: a red square and a blue circle, and its colour swap), and saves
+``TAB-WIDTH.png`` for each tab at each of ``--widths``, and the main tab alone at each of ``--phone`` widths, in
+``--out`` (each PNG reduced to a 256-colour palette, a few hundred KB at most).
 
-    python scripts/page_screenshots.py [--out docs/img/page] [--widths 1440 390]
+    python scripts/page_screenshots.py [--out docs/img/guide] [--widths 1440] [--phone 390]
 """
 
 from __future__ import annotations
@@ -12,44 +14,48 @@ import argparse
 import logging
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer import world# noqa: E402
+from PIL import Image  # noqa: E402
+
+from explorer import world  # noqa: E402
 from explorer.models.encoders import DualEncoder  # noqa: E402
+from explorer.world.examples import examples  # noqa: E402
 from tests.app_server import running_app  # noqa: E402
 from tests.ui.test_browser import FLAGS, open_tab  # noqa: E402
 
 log = logging.getLogger("page_screenshots")
-RIGHT, WRONG = "a red square and a blue circle", "a blue square and a red circle"
 TABS = {"compare": "Compare captions", "tflocal": "TFLocal attention", "powerclip": "PowerCLIP powerset",
         "looks": "Where the model looks", "browse": "Browse a benchmark", "binding": "Binding geometry"}
+TOUR_STEP = "3. SGI matches each phrase to a region"  # the tour's step whose words read the example's comparison
 
 
-def scene(folder: Path) -> Path:
-    path = folder / "scene.png"
-    world.Scene((world.WorldObject("red", "square", "large", 0.27, 0.3),
-                 world.WorldObject("blue", "circle", "large", 0.72, 0.7))).render(128).save(path)
-    return path
+def small_png(path: Path) -> None:
+    """The screenshot as a 256-colour PNG: the page's flat colours survive, and the file is a few times smaller."""
+    with Image.open(path) as shot:
+        reduced = shot.convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    reduced.save(path, optimize=True)
 
 
-def shoot(url: str, chromium: str, width: int, picture: Path, out: Path) -> list[Path]:
-    """Every tab at ``width`` px after one comparison; the paths written."""
+def shoot(url: str, chromium: str, width: int, out: Path, tabs: dict[str, str], tour: bool) -> list[Path]:
+    """Each of ``tabs`` at ``width`` px after one comparison of the shipped example (and the guided tour's step on
+    it when ``tour``); the paths written."""
     from playwright.sync_api import expect, sync_playwright
 
+    example = examples()[0]
     written = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=FLAGS)
         page = browser.new_page(viewport={"width": width, "height": 900})
         page.goto(url)
-        page.locator("#upload input[type=file]").set_input_files(str(picture))
-        page.locator("#caption-a textarea").fill(RIGHT)
-        page.locator("#caption-b textarea").fill(WRONG)
+        page.locator("#upload input[type=file]").set_input_files(str(example.path))
+        page.locator("#caption-a textarea").fill(example.caption_a)
+        page.locator("#caption-b textarea").fill(example.caption_b)
         page.locator("#run").click()
         expect(page.locator("#status")).to_contain_text("Done", timeout=120_000)
-        for name, tab in TABS.items():
+        for name, tab in tabs.items():
             open_tab(page, tab)
             if name == "browse":
                 # 5 per split and kind: all four methods score them in seconds
@@ -71,6 +77,17 @@ def shoot(url: str, chromium: str, width: int, picture: Path, out: Path) -> list
             page.mouse.wheel(0, -20_000)
             path = out / f"{name}-{width}.png"
             page.screenshot(path=str(path), full_page=True)
+            small_png(path)
+            written.append(path)
+        if tour:  # the tour above the tabs, opened at its SGI step: the step's words, then the main tab it opens
+            page.mouse.wheel(0, -20_000)
+            page.get_by_text("Guided tour, for teaching").click()
+            page.locator("#tour-step").get_by_text(TOUR_STEP).click()
+            expect(page.locator("#tour-look")).to_contain_text("On this picture", timeout=120_000)
+            page.wait_for_timeout(2500)
+            path = out / f"tour-{width}.png"
+            page.screenshot(path=str(path), clip={"x": 0, "y": 0, "width": width, "height": 1400})
+            small_png(path)
             written.append(path)
         browser.close()
     return written
@@ -78,19 +95,23 @@ def shoot(url: str, chromium: str, width: int, picture: Path, out: Path) -> list
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=Path("docs/img/page"))
-    parser.add_argument("--widths", type=int, nargs="+", default=[1440, 390])
+    parser.add_argument("--out", type=Path, default=Path("docs/img/guide"))
+    parser.add_argument("--widths", type=int, nargs="*", default=[1440], help="every tab and the tour at these widths")
+    parser.add_argument("--phone", type=int, nargs="*", default=[390], help="the main tab alone at these widths")
+    parser.add_argument("--only", nargs="*", choices=[*TABS, "tour"], help="only these of the wide pictures")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         sys.exit("no chromium on PATH: install Debian's chromium (./run test does, as root)")
     args.out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp, running_app(DualEncoder()) as url:
-        picture = scene(Path(tmp))
-        for width in args.widths:
-            for path in shoot(url, chromium, width, picture, args.out):
-                log.info("wrote %s", path)
+    wanted = set(args.only or [*TABS, "tour"])
+    with running_app(DualEncoder()) as url:
+        shots = [(w, {k: v for k, v in TABS.items() if k in wanted}, "tour" in wanted) for w in args.widths]
+        shots += [(w, {"compare": TABS["compare"]}, False) for w in args.phone]
+        for width, tabs, tour in shots:
+            for path in shoot(url, chromium, width, args.out, tabs, tour):
+                log.info("wrote %s (%d KB)", path, path.stat().st_size // 1024)
 
 
 if __name__ == "__main__":
