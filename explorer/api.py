@@ -36,7 +36,8 @@ class Result:
         return self.analysis.table()
 
     def figures(self) -> dict[str, Any]:
-        """The page's pictures of the methods that ran, by name (``viz.page_figures``)."""
+        """The pictures of the methods that ran, by name (``viz.page_figures``: each method's ``MethodInfo.figures``;
+        ``viz.described_figures`` gives each one's title and scale too)."""
         return viz.page_figures(self.image, self.analysis)
 
 

@@ -1,6 +1,7 @@
-"""One analysis taken away: a self-contained HTML file (the scores, the overlays, the heat map, TFLocal's maps, the
-phrase trees and their subsets; plotly's script inlined once, pictures as data URIs, so it opens offline) and its
-numbers as JSON."""
+"""One analysis taken away: a self-contained HTML file (the scores, and the pictures of each method that ran, as its
+``MethodInfo.figures`` names them: SGI's overlays and heat map, TFLocal's maps, PowerCLIP's phrase trees and their
+subsets, each with what it shows and its scale; plotly's script inlined once, pictures as data URIs, so it opens
+offline) and its numbers as JSON."""
 
 from __future__ import annotations
 
@@ -17,12 +18,12 @@ from explorer.figures import viz
 from explorer.engine import Analysis
 
 
-def _picture(image: Image.Image, title: str) -> str:
+def _picture(image: Image.Image, title: str, about: str) -> str:
     data = io.BytesIO()
     image.save(data, "PNG")
     encoded = base64.b64encode(data.getvalue()).decode()
     return (f'<figure><img alt="{html.escape(title)}" src="data:image/png;base64,{encoded}">'
-            f"<figcaption>{html.escape(title)}</figcaption></figure>")
+            f"<figcaption>{html.escape(title)}<br><small>{html.escape(about)}</small></figcaption></figure>")
 
 
 def numbers(a: Analysis) -> dict:
@@ -34,12 +35,14 @@ def numbers(a: Analysis) -> dict:
 def page(image: Image.Image, a: Analysis) -> str:
     """The whole analysis as one HTML document that needs nothing else to open."""
     parts, script = [], "inline"  # plotly's script once, in the first figure
-    for title, figure in viz.page_figures(image, a).items():
+    for title, (info, figure) in viz.described_figures(image, a).items():
+        about = f"{info.title}; scale: {info.scale}"
         if isinstance(figure, go.Figure):
-            parts.append(f"<h3>{html.escape(title)}</h3>" + figure.to_html(full_html=False, include_plotlyjs=script))
+            parts.append(f"<h3>{html.escape(title)}</h3><p>{html.escape(about)}</p>"
+                         + figure.to_html(full_html=False, include_plotlyjs=script))
             script = False
         else:
-            parts.append(_picture(figure, title))
+            parts.append(_picture(figure, title, about))
     notices = "".join(f"<p class=notice>{html.escape(n)}</p>" for n in a.notices)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Binding explorer: {html.escape(a.captions[0])}</title>

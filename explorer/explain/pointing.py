@@ -25,7 +25,7 @@ from explorer import world
 from explorer.models.encoders import DualEncoder
 from explorer.explain.base import REGISTRY, explainers_for, get_explainer
 from explorer.explain.sanity import sanity_report
-from explorer.explain.sources import BASELINES, CENTER_SIGMA, METHOD_SOURCES, TFLOCAL_LAYER, Pointer, sources
+from explorer.explain.sources import BASELINES, CENTER_SIGMA, TFLOCAL_LAYER, Pointer, method_sources, sources
 from explorer.language.text import segments
 
 log = logging.getLogger(__name__)
@@ -130,7 +130,7 @@ def score_item(item: Any, size: int, found: dict[str, Callable], tally: Tally) -
 
 
 def default_sources(encoder: DualEncoder) -> list[str]:
-    return [*explainers_for(encoder.model), *METHOD_SOURCES, *BASELINES]
+    return [*explainers_for(encoder.model), *method_sources(), *BASELINES]
 
 
 def pointing_report(encoder: DualEncoder, splits: Sequence[str], limit: int, names: Sequence[str] | None = None,
@@ -138,9 +138,10 @@ def pointing_report(encoder: DualEncoder, splits: Sequence[str], limit: int, nam
     """The pointing game, the energy shares and the swap probe of every source over ``limit`` swap items per split
     and kind; with ``sanity_images``, the randomization check over that many pictures of the first split."""
     names = list(names or default_sources(encoder))
-    unknown = [n for n in names if n not in REGISTRY and n not in METHOD_SOURCES + BASELINES]
+    known = [*REGISTRY, *method_sources(), *BASELINES]
+    unknown = [n for n in names if n not in known]
     if unknown:
-        raise ValueError(f"unknown map sources {unknown}; known: {', '.join([*REGISTRY, *METHOD_SOURCES, *BASELINES])}")
+        raise ValueError(f"unknown map sources {unknown}; known: {', '.join(known)}")
     explainers = {n: get_explainer(n, encoder) for n in names if n in REGISTRY and REGISTRY[n].applies(encoder.model)}
     found = sources(encoder, names, explainers)
     left = sorted(set(names) - set(found))

@@ -1,13 +1,13 @@
 """Every map the pointing game judges, per caption segment: the explainers' maps, the scoring methods' own evidence
-(TFLocal's cross-attention for the segment's tokens, SGI's chosen crop, PowerCLIP's chosen subset), read through
-their public ``score`` and its evidence dataclasses, and two baselines (a uniform random map, a centre-biased one).
+(each method whose ``MethodInfo`` has a ``segment_map``: TFLocal's cross-attention for the segment's tokens, SGI's
+chosen crop and PowerCLIP's chosen subset, whose readers are here), read through their public ``score`` and its
+evidence dataclasses, and two baselines (a uniform random map, a centre-biased one).
 
 A ``Pointer`` is a map over the image (>= 0) and the point it names: a map's peak; for a crop or a subset, its centre.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -16,10 +16,10 @@ from PIL import Image
 
 from explorer.models.encoders import DualEncoder
 from explorer.explain.base import Explainer, upsample
-from explorer.methods import ScoringMethod, get_method
+from explorer.methods import REGISTRY, ScoringMethod, SegmentMap, get_method, in_page_order, resolve
+from explorer.methods.base import Pointer, peak, region
 from explorer.language.text import Segment, segments
 
-METHOD_SOURCES = ("tflocal", "sgi", "powerset")
 BASELINES = ("random", "center")
 CENTER_SIGMA = 0.25  # the centre-biased map's Gaussian, in image sides
 # TFLocal's layer whose cross-attention is read (None: the mean over its layers; always the mean over its heads).
@@ -28,24 +28,15 @@ CENTER_SIGMA = 0.25  # the centre-biased map's Gaussian, in image sides
 TFLOCAL_LAYER: int | None = 0
 
 
-@dataclass(frozen=True)
-class Pointer:
-    """A map over an (H, W) image, >= 0, and the pixel (x, y) it points at."""
-
-    map: np.ndarray
-    point: tuple[int, int]
+def segment_map(name: str) -> SegmentMap | None:
+    """How method ``name`` reads a map for each caption segment off its evidence (its ``MethodInfo``); None where it
+    has none, or no such method is registered."""
+    return REGISTRY[name].info.segment_map if name in REGISTRY else None
 
 
-def peak(heat: np.ndarray) -> Pointer:
-    """A map pointing at its maximum."""
-    y, x = np.unravel_index(int(np.argmax(heat)), heat.shape)
-    return Pointer(heat, (int(x), int(y)))
-
-
-def region(mask: np.ndarray) -> Pointer:
-    """A uniform map over a region (a crop or a subset), pointing at its centre of mass."""
-    ys, xs = np.nonzero(mask)
-    return Pointer(mask.astype(np.float32), (int(round(xs.mean())), int(round(ys.mean()))))
+def method_sources() -> list[str]:
+    """The methods with a map per segment (``MethodInfo.segment_map``), in the page's order."""
+    return [cls.name for cls in in_page_order() if cls.info.segment_map is not None]
 
 
 Maps = dict[tuple[int, int], Pointer]  # a caption segment's character span -> its pointer
@@ -97,7 +88,7 @@ def tflocal_maps(encoder: DualEncoder, image: Image.Image, caption: str, evidenc
     return out
 
 
-def sgi_maps(image: Image.Image, caption: str, evidence: Any) -> Maps:
+def sgi_maps(encoder: DualEncoder, image: Image.Image, caption: str, evidence: Any) -> Maps:
     """SGI's chosen crop for each segment, read off its evidence: its box."""
     out = {}
     for match in evidence.matches:
@@ -108,7 +99,7 @@ def sgi_maps(image: Image.Image, caption: str, evidence: Any) -> Maps:
     return out
 
 
-def powerset_maps(image: Image.Image, caption: str, evidence: Any) -> Maps:
+def powerset_maps(encoder: DualEncoder, image: Image.Image, caption: str, evidence: Any) -> Maps:
     """PowerCLIP's chosen subset for each segment (the smallest phrase of its tree that holds the segment), read off
     its evidence: the union of the subset's regions."""
     out = {}
@@ -122,23 +113,22 @@ def powerset_maps(image: Image.Image, caption: str, evidence: Any) -> Maps:
     return out
 
 
-def tflocal_source(encoder: DualEncoder, layer: int | None = TFLOCAL_LAYER) -> Source | None:
-    """TFLocal's maps (``tflocal_maps``); None where no trained TFLocal exists for this encoder."""
-    method = get_method("tflocal", encoder)
+def method_source(encoder: DualEncoder, name: str, read: Callable[..., Maps] | None = None) -> Source | None:
+    """Method ``name``'s maps, read off its evidence by its ``segment_map`` (or ``read``); None where it runs on
+    untrained weights for this encoder (TFLocal without a trained head)."""
+    method = get_method(name, encoder)
     if not method.trained:
         return None
-    return _each_caption(method, lambda image, caption, evidence: tflocal_maps(encoder, image, caption, evidence,
-                                                                               layer))
+    if read is None and segment_map(name) is None:
+        raise ValueError(f"{name!r} reads no map per segment off its evidence (no segment_map in its MethodInfo)")
+    read = read or resolve(segment_map(name).read)
+    return _each_caption(method, lambda image, caption, evidence: read(encoder, image, caption, evidence))
 
 
-def sgi_source(encoder: DualEncoder) -> Source:
-    """SGI's chosen crop for each segment (``sgi_maps``)."""
-    return _each_caption(get_method("sgi", encoder), sgi_maps)
-
-
-def powerset_source(encoder: DualEncoder) -> Source:
-    """PowerCLIP's chosen subset for each segment (``powerset_maps``)."""
-    return _each_caption(get_method("powerset", encoder), powerset_maps)
+def tflocal_source(encoder: DualEncoder, layer: int | None = TFLOCAL_LAYER) -> Source | None:
+    """TFLocal's maps (``tflocal_maps``) from its cross-attention at ``layer``; None where no trained TFLocal exists
+    for this encoder."""
+    return method_source(encoder, "tflocal", lambda *args: tflocal_maps(*args, layer=layer))
 
 
 def random_source(grid: tuple[int, int], seed: int = 0) -> Source:
@@ -166,15 +156,15 @@ def center_source() -> Source:
 
 
 def sources(encoder: DualEncoder, names: list[str], explainers: dict[str, Explainer]) -> dict[str, Source]:
-    """The named sources that exist for this encoder (``tflocal`` only with trained weights)."""
+    """The named sources that exist for this encoder (a method's only with trained weights)."""
     grid = encoder.grid
-    makers: dict[str, Callable[[], Source | None]] = {
-        "tflocal": lambda: tflocal_source(encoder), "sgi": lambda: sgi_source(encoder),
-        "powerset": lambda: powerset_source(encoder), "random": lambda: random_source(grid),
-        "center": center_source}
+    makers: dict[str, Callable[[], Source | None]] = {"random": lambda: random_source(grid), "center": center_source}
     out = {}
     for name in names:
-        made = explainer_source(explainers[name]) if name in explainers else makers[name]()
+        if name in explainers:
+            made = explainer_source(explainers[name])
+        else:
+            made = makers[name]() if name in makers else method_source(encoder, name)
         if made is not None:
             out[name] = made
     return out

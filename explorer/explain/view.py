@@ -1,7 +1,8 @@
 """The page's "Where the model looks" view, without gradio: for a segment of the captions (or the whole caption), A's
-and B's map from an explainer or from a scoring method's own evidence (TFLocal's attention, SGI's chosen crop,
-PowerCLIP's chosen subset, read as ``pointing`` reads them), each text's tokens with their share of the cosine, and
-what a reader must know (random weights, a source this model lacks). Explanations are kept in the image's state
+and B's map from an explainer or from a scoring method's own evidence (each method whose ``MethodInfo`` has a
+``segment_map``, with its label, scale and how to read it: TFLocal's attention, SGI's chosen crop, PowerCLIP's chosen
+subset, read as ``pointing`` reads them), each text's tokens with their share of the cosine, and what a reader must
+know (random weights, a source this model lacks). Explanations are kept in the image's state
 (``explorer.core.image_state``) by model, explainer and caption, as the methods keep their scores."""
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from PIL import Image
 from explorer.core import image_state
 from explorer.models.encoders import DualEncoder
 from explorer.explain.base import REGISTRY, Explanation, Relevance, explainers_for, get_explainer
-from explorer.explain.sources import Maps, peak, powerset_maps, sgi_maps, tflocal_maps
+from explorer.explain.sources import Maps, method_sources, peak, segment_map
 from explorer.images.inputs import InputError
-from explorer.methods import Score
+from explorer.methods import REGISTRY as METHOD_REGISTRY, Score, resolve
 from explorer.methods.sgi import segment_prompts
 
 WHOLE = -1  # the segment menu's entry for the whole caption
@@ -25,23 +26,14 @@ EXPLAINER = "explainer"  # the source menu's entry for the chosen explainer's ma
 # The menu's order: rollout first, as it points best on val-id / val-heldout (65.9 / 68.5% against Grad-ECLIP's
 # 47.2 / 53.0; docs/explanations.md); an explainer registered later comes after these
 EXPLAINER_ORDER = ("rollout", "grad-eclip", "gradcam")
-SOURCES = {EXPLAINER: "the explainer's map", "tflocal": "TFLocal's attention", "sgi": "SGI's chosen crop",
-           "powerset": "PowerCLIP's chosen subset"}
-METHODS = {"tflocal": "TFLocal", "sgi": "SGI", "powerset": "PowerCLIP"}  # the scoring methods a map is read from
-SCALE_TITLES = {EXPLAINER: "relevance to the cosine", "tflocal": "TFLocal attention (share per patch)",
-                "sgi": "inside SGI's crop", "powerset": "inside PowerCLIP's subset"}
-READING = {  # the pictures keep their colours: the map lies beside each, its top part outlined on the picture
-    EXPLAINER: "Beside each picture, its map: white where that caption's global cosine draws most on the image, dark "
-               "where it draws least (A and B on one scale); the outline on the picture, in its own colours, encloses "
-               "where the map is at least half its most. Where both outline the same objects, the cosine cannot be "
-               "telling the two bindings apart there.",
-    "tflocal": "Beside each picture, TFLocal's attention for the segment: white where its tokens attend most, dark "
-               "where they attend least (A and B on one scale); the picture's outline encloses the most attended part.",
-    "sgi": "Beside each picture, white inside the crop SGI chose for the segment (its best-matching region), dark "
-           "outside it; the picture, in its own colours, has the crop outlined.",
-    "powerset": "Beside each picture, white over the region subset PowerCLIP chose for the smallest phrase holding the "
-                "segment, dark outside it; the picture, in its own colours, has the subset outlined.",
-}
+EXPLAINER_LABEL = "the explainer's map"
+EXPLAINER_SCALE = "relevance to the cosine"
+# The pictures keep their colours: the map lies beside each, its top part outlined on the picture (each method's
+# ``segment_map`` says how to read its own)
+EXPLAINER_READING = ("Beside each picture, its map: white where that caption's global cosine draws most on the image, "
+                     "dark where it draws least (A and B on one scale); the outline on the picture, in its own "
+                     "colours, encloses where the map is at least half its most. Where both outline the same objects, "
+                     "the cosine cannot be telling the two bindings apart there.")
 
 
 @dataclass(frozen=True)
@@ -68,6 +60,27 @@ class View:
     scale_title: str
     reading: str
     notes: tuple[str, ...]
+    region: bool = False  # each map is a region, 1 inside and 0 outside (a crop, a subset)
+
+
+def source_menu() -> list[tuple[str, str]]:
+    """(label, name) of each map source: the explainer's, then each method's with a map per segment (its
+    ``MethodInfo.segment_map``), in the page's order."""
+    return [(EXPLAINER_LABEL, EXPLAINER), *((segment_map(name).label, name) for name in method_sources())]
+
+
+def source_label(source: str) -> str:
+    return EXPLAINER_LABEL if source == EXPLAINER else segment_map(source).label
+
+
+def scale_title(source: str) -> str:
+    """The title of ``source``'s colour bar (the explainer's without the explainer's name)."""
+    return EXPLAINER_SCALE if source == EXPLAINER else segment_map(source).scale_title
+
+
+def reading(source: str) -> str:
+    """How to read ``source``'s maps."""
+    return EXPLAINER_READING if source == EXPLAINER else segment_map(source).reading
 
 
 def explainer_menu(model: Any) -> list[tuple[str, str]]:
@@ -107,23 +120,22 @@ def _chosen(explanation: Explanation, segment: int) -> Relevance | None:
 
 
 def _method_maps(source: str, encoder: DualEncoder, image: Image.Image, score: Score) -> Maps:
-    if source == "tflocal":
-        return tflocal_maps(encoder, image, score.caption, score.evidence)
-    return (sgi_maps if source == "sgi" else powerset_maps)(image, score.caption, score.evidence)
+    return resolve(segment_map(source).read)(encoder, image, score.caption, score.evidence)
 
 
 def _unavailable(source: str, encoder: DualEncoder, scores: dict[str, tuple[Score, Score]] | None) -> str:
     """Why ``source`` has no map for this comparison ("" where it has)."""
     if source == EXPLAINER:
         return ""
+    label = source_label(source)
     if scores is None:
-        return (f"{SOURCES[source]} is read from the page's comparison of A and B, and these captions have none on "
+        return (f"{label} is read from the page's comparison of A and B, and these captions have none on "
                 f"this image with {encoder.label} (compare them on the first tab).")
     if source not in scores:
-        return f"{SOURCES[source]} is not available: this page does not run {METHODS[source]}."
-    if source == "tflocal" and not scores[source][0].evidence.trained:
-        return (f"TFLocal's attention is not available for {encoder.label}: TFLocal has no trained weights for this "
-                f"model (only the project's world models ship them), and an untrained head's attention means nothing.")
+        return f"{label} is not available: this page does not run {METHOD_REGISTRY[source].label}."
+    untrained = segment_map(source).untrained
+    if untrained and not getattr(scores[source][0].evidence, "trained", True):
+        return f"{label} is not available for {encoder.label}: {untrained}"
     return ""
 
 
@@ -135,15 +147,16 @@ def _panel(relevance: Relevance | None, caption: str, segment: int, source: str,
     base = dict(caption=caption, text=relevance.text, tokens=relevance.tokens, shares=relevance.shares,
                 cosine=relevance.cosine)
     if missing:  # the view's note says why at length
-        return Panel(**base, map=None, point=None, missing=f"{SOURCES[source]} is not available here (see the note)")
+        return Panel(**base, map=None, point=None,
+                     missing=f"{source_label(source)} is not available here (see the note)")
     if source == EXPLAINER:
         return Panel(**base, map=relevance.map, point=peak(relevance.map).point)
     if segment == WHOLE:
         return Panel(**base, map=None, point=None,
-                     missing=f"{METHODS[source]} reads the caption by segments: pick a segment to see its map")
+                     missing=f"{METHOD_REGISTRY[source].label} reads the caption by segments: pick a segment to see its map")
     found = (maps or {}).get(relevance.segment.chars)
     if found is None:
-        return Panel(**base, map=None, point=None, missing=f"{SOURCES[source]} has none for this segment")
+        return Panel(**base, map=None, point=None, missing=f"{source_label(source)} has none for this segment")
     return Panel(**base, map=found.map, point=found.point)
 
 
@@ -157,8 +170,9 @@ def view(encoder: DualEncoder, image: Image.Image, captions: Sequence[str],
     if explainer not in applies:
         raise InputError(f"The explainer {explainer!r} does not apply to {encoder.label}; those that do: "
                          f"{', '.join(applies) or 'none'}.")
-    if source not in SOURCES:
-        raise InputError(f"The map source must be one of {', '.join(SOURCES)}; got {source!r}.")
+    if source != EXPLAINER and segment_map(source) is None:
+        names = [name for _, name in source_menu()]
+        raise InputError(f"The map source must be one of {', '.join(names)}; got {source!r}.")
     found = explanations(encoder, explainer, image, captions)
     missing = _unavailable(source, encoder, scores)
     method = scores[source] if scores and source != EXPLAINER and not missing and segment != WHOLE else None
@@ -170,5 +184,6 @@ def view(encoder: DualEncoder, image: Image.Image, captions: Sequence[str],
         notes.insert(0, f"Random weights: {encoder.label} was loaded with random weights (no pretrained weights "
                         f"given, or none reachable), so these maps show how an untrained network responds, not where "
                         f"a trained one looks.")
-    title = f"{SCALE_TITLES[source]} ({explainer})" if source == EXPLAINER else SCALE_TITLES[source]
-    return View(panels, source, explainer, title, READING[source], tuple(notes))
+    title = f"{scale_title(source)} ({explainer})" if source == EXPLAINER else scale_title(source)
+    region = source != EXPLAINER and segment_map(source).region
+    return View(panels, source, explainer, title, reading(source), tuple(notes), region)

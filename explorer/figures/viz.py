@@ -14,10 +14,10 @@ from PIL import Image
 from plotly.colors import qualitative
 
 from explorer.figures import marks
-from explorer.figures.viz_tree import tree_figure, tree_range
 from explorer.core import image_state
 from explorer.core.image_state import ImageState
 from explorer.figures.marks import INK, Mark, Rect
+from explorer.methods import FigureInfo, in_page_order, resolve
 from explorer.methods.powerset_method import NodeAlignment, PowersetEvidence
 from explorer.methods.sgi import SGIEvidence
 from explorer.methods.tflocal import AttentionEvidence
@@ -316,22 +316,23 @@ def subset_overlay(image: Image.Image, evidence: PowersetEvidence, node: int, si
     return marks.labelled(canvas, boxes, [_subset_header(evidence, alignment)], side, shown)
 
 
-def page_figures(image: Image.Image, analysis) -> dict[str, Any]:
-    """An analysis's pictures as the page draws them, by name, for the methods that ran: ``sgi overlay A/B`` and
-    ``tflocal A/B`` (PIL images), ``sgi heatmap`` and ``powerclip tree A/B`` (plotly figures), ``powerclip subset
-    A/B`` (PIL images, each tree's root node). ``analysis`` is an ``explorer.engine.Analysis``."""
-    scores, out = analysis.scores, {}
-    if "sgi" in scores:
-        for which, score in zip("AB", scores["sgi"]):
-            out[f"sgi overlay {which}"] = sgi_overlay(image, score.evidence)
-        out["sgi heatmap"] = sgi_heatmap({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", scores["sgi"])})
-    if "tflocal" in scores:
-        shown = [(score.evidence, []) for score in scores["tflocal"]]  # every token, as the page starts
-        for which, picture in zip("AB", attention_pictures(image, shown, None, None)):
-            out[f"tflocal {which}"] = picture
-    if "powerset" in scores:
-        scale = tree_range([score.evidence for score in scores["powerset"]])
-        for which, score in zip("AB", scores["powerset"]):
-            out[f"powerclip tree {which}"] = tree_figure(score.evidence, score.caption, 0, scale)
-            out[f"powerclip subset {which}"] = subset_overlay(image, score.evidence, 0)
+def described_figures(image: Image.Image, analysis) -> dict[str, tuple[FigureInfo, Any]]:
+    """Each picture of ``page_figures`` by its name, with the ``FigureInfo`` that drew it (its title and scale)."""
+    out: dict[str, tuple[FigureInfo, Any]] = {}
+    for cls in in_page_order():  # the page's methods in its order, then the others
+        if cls.name not in analysis.scores or not cls.info.figures:
+            continue
+        scores = analysis.scores[cls.name]
+        drawn = [(f, resolve(f.draw)(scores, image)) for f in cls.info.figures]
+        for k, which in enumerate("AB"[: len(scores)]):  # per caption: A's pictures, then B's
+            out.update({f"{f.name} {which}": (f, pictures[k]) for f, pictures in drawn if f.per_caption})
+        out.update({f.name: (f, picture) for f, picture in drawn if not f.per_caption})
     return out
+
+
+def page_figures(image: Image.Image, analysis) -> dict[str, Any]:
+    """An analysis's pictures as the page draws them, by name, for the methods that ran: each method's
+    ``MethodInfo.figures`` (today ``sgi overlay A/B`` and ``tflocal A/B``, PIL images; ``sgi heatmap`` and
+    ``powerclip tree A/B``, plotly figures; ``powerclip subset A/B``, PIL images, each tree's root node), a method's
+    in its page order, each one drawn per caption named A and B. ``analysis`` is an ``explorer.engine.Analysis``."""
+    return {name: picture for name, (_, picture) in described_figures(image, analysis).items()}

@@ -24,7 +24,6 @@ TITLE_CHARS = 38  # a panel's title wrapped to lines this long
 SHARE_RGB = (255, 127, 14)  # a token's shade, at full strength for the text's largest share
 MAP_GREY = round(255 * MAP_FLOOR)
 POINT = dict(symbol="x", size=13, color="white", line=dict(color="black", width=1.5))  # a map's point, on any colour
-MASKS = ("sgi", "powerset")  # sources whose map is a region, 1 inside and 0 outside
 
 
 def _uri(image: Image.Image) -> str:
@@ -63,13 +62,12 @@ def map_figure(image: Image.Image, shown: View, which: int, side: int = PANEL_SI
     if panel.map is None:
         fig.add_annotation(text="<br>".join(textwrap.wrap(html.escape(f"No map: {panel.missing}."), 30)),
                            x=picture.width / 2, y=picture.height / 2, showarrow=False, bgcolor="white")
-    masks = shown.source in MASKS
     key = ("right: the map, dark least, white most;<br>left: the picture in its own colours,<br>outlined over the "
            "upper half of the scale;<br>\u00d7 where it points")  # lines short enough for a phone
     bar = dict(title=dict(text=f"{html.escape(shown.scale_title)}<br>{key}", side="top", font=dict(size=11)),
                orientation="h",
                x=0, xanchor="left", y=0, yanchor="top", len=1, thickness=12, outlinewidth=1,
-               **(dict(tickvals=[0, 1], ticktext=["outside", "inside"]) if masks else {}))
+               **(dict(tickvals=[0, 1], ticktext=["outside", "inside"]) if shown.region else {}))
     fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", hoverinfo="skip", showlegend=False,
                              marker=dict(color=list(scale), cmin=scale[0], cmax=scale[1], showscale=True, colorbar=bar,
                                          colorscale=[[0, f"rgb({MAP_GREY},{MAP_GREY},{MAP_GREY})"],

@@ -4,9 +4,13 @@ methods with their descriptions (``base.register``): a new method is a new file 
 import importlib
 import pkgutil
 
-from explorer.methods.base import REGISTRY, MethodInfo, Score, ScoringMethod, get_method, page_methods, register
+from explorer.methods.base import (
+    REGISTRY, FigureInfo, MethodInfo, Pointer, Score, ScoringMethod, SegmentMap, get_method, in_page_order,
+    page_methods, register, resolve,
+)
 
-__all__ = ["REGISTRY", "MethodInfo", "Score", "ScoringMethod", "discover", "get_method", "page_methods", "register"]
+__all__ = ["REGISTRY", "FigureInfo", "MethodInfo", "Pointer", "Score", "ScoringMethod", "SegmentMap", "discover",
+           "get_method", "in_page_order", "page_methods", "register", "resolve"]
 
 
 def discover() -> None:

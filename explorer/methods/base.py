@@ -2,16 +2,76 @@
 
 from __future__ import annotations
 
+import importlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Sequence, TypeVar
 
+import numpy as np
 from PIL import Image
 
 from explorer.core import cancel, image_state
 from explorer.models.encoders import DualEncoder
 from explorer.core.image_state import ImageState
 from explorer.methods.proposals import Named
+
+
+Hook = Callable[..., Any] | str  # a function, or its "module:function" path, imported when first called
+
+
+def resolve(hook: Hook) -> Callable[..., Any]:
+    """A hook as a function: a "module:function" path is imported then, so a method can name a function of a layer
+    above its own (a picture of ``explorer/figures/``) without importing it."""
+    if callable(hook):
+        return hook
+    module, _, function = hook.partition(":")
+    return getattr(importlib.import_module(module), function)
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """A map over an (H, W) image, >= 0, and the pixel (x, y) it points at."""
+
+    map: np.ndarray
+    point: tuple[int, int]
+
+
+def peak(heat: np.ndarray) -> Pointer:
+    """A map pointing at its maximum."""
+    y, x = np.unravel_index(int(np.argmax(heat)), heat.shape)
+    return Pointer(heat, (int(x), int(y)))
+
+
+def region(mask: np.ndarray) -> Pointer:
+    """A uniform map over a region (a crop or a subset), pointing at its centre of mass."""
+    ys, xs = np.nonzero(mask)
+    return Pointer(mask.astype(np.float32), (int(round(xs.mean())), int(round(ys.mean()))))
+
+
+@dataclass(frozen=True)
+class SegmentMap:
+    """Where a method looks for each caption segment, read off its evidence: "Where the model looks" offers it as a
+    map source beside the explainers' (``explorer.explain.view``), and the pointing game judges it."""
+
+    read: Hook  # (encoder, image, caption, evidence) -> {a segment's character span: its Pointer}
+    label: str  # the source menu's entry and the notes' name for it ("SGI's chosen crop")
+    scale_title: str  # the title of the maps' colour bar
+    reading: str  # how to read the maps, under them
+    region: bool = False  # each map is a region (1 inside, 0 outside): its bar reads "outside" to "inside"
+    untrained: str = ""  # why there is no map where the evidence's ``trained`` is False (untrained weights)
+
+
+@dataclass(frozen=True)
+class FigureInfo:
+    """One of a method's pictures of an analysis: the downloaded report and the notebook's ``figures()`` draw it
+    (``explorer.figures.viz.page_figures``)."""
+
+    name: str  # its name among the analysis's pictures ("sgi heatmap"); one per caption gets " A", " B" after it
+    title: str  # what it shows
+    scale: str  # what its colours or numbers run over
+    draw: Hook  # (the method's scores, one per caption; the image) -> a PIL image or a plotly figure, or a list of
+    # them, one per caption, where ``per_caption``
+    per_caption: bool = False
 
 
 @dataclass(frozen=True)
@@ -25,6 +85,9 @@ class MethodInfo:
     caveat: str = ""  # what else the legend says of it, if anything
     page_order: int | None = None  # its place among the page's methods (table rows, legend, tabs); None: not run there
     tab: str | None = None  # its tab on the page: a module of ``explorer/ui/`` with a ``TITLE`` and a ``build``
+    segment_map: SegmentMap | None = None  # its map for a caption segment, if its evidence has one
+    figures: tuple[FigureInfo, ...] = ()  # its pictures of an analysis: those per caption (A's, then B's), then the
+    # others, each in this order
 
 
 @dataclass(frozen=True)
@@ -97,6 +160,11 @@ def page_methods() -> tuple[str, ...]:
     """The methods the page runs, in their page order."""
     shown = [cls.info for cls in REGISTRY.values() if cls.info.page_order is not None]
     return tuple(info.name for info in sorted(shown, key=lambda info: info.page_order))
+
+
+def in_page_order() -> list[type[ScoringMethod]]:
+    """Every registered method, the page's in their page order first, then the others as registered."""
+    return sorted(REGISTRY.values(), key=lambda cls: (cls.info.page_order is None, cls.info.page_order or 0))
 
 
 def get_method(name: str, encoder: DualEncoder, **options) -> ScoringMethod:

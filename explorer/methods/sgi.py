@@ -23,7 +23,7 @@ from explorer.language import text
 from explorer.core import image_state
 from explorer.models.encoders import DualEncoder
 from explorer.core.image_state import ImageState
-from explorer.methods.base import MethodInfo, Score, ScoringMethod, register
+from explorer.methods.base import FigureInfo, MethodInfo, Score, ScoringMethod, SegmentMap, register
 from explorer.images.regions import (
     DEFAULT_SCALES, DEFAULT_STRIDE, Box, CropMode, Region, crop_view, fill_color, multiscale_crops, visible_extent,
 )
@@ -77,7 +77,16 @@ def prompts_of(captions: Sequence[str]) -> list[str]:
     return [p for c in captions for _, p in segment_prompts(c)]
 
 
-@register(MethodInfo("sgi", "SGI", "each caption segment's best region cosine, averaged", "-1 to 1", page_order=1))
+@register(MethodInfo(
+    "sgi", "SGI", "each caption segment's best region cosine, averaged", "-1 to 1", page_order=1,
+    segment_map=SegmentMap(
+        "explorer.explain.sources:sgi_maps", "SGI's chosen crop", "inside SGI's crop",
+        "Beside each picture, white inside the crop SGI chose for the segment (its best-matching region), dark "
+        "outside it; the picture, in its own colours, has the crop outlined.", region=True),
+    figures=(FigureInfo("sgi overlay", "each segment's best region, boxed and numbered, with its cosine below",
+                        "cosine, -1 to 1", "explorer.figures.method_figures:sgi_overlays", per_caption=True),
+             FigureInfo("sgi heatmap", "every segment's cosine with the best regions, a block per caption",
+                        "cosine, one colour scale for both captions", "explorer.figures.method_figures:sgi_heatmaps"))))
 class StructureGuided(ScoringMethod):
 
     def __init__(

@@ -23,7 +23,7 @@ from explorer.models.modeling.alignment import AlignConfig, AlignmentTransformer
 from explorer.models.encoders import DualEncoder
 from explorer.core.image_state import ImageState
 from explorer.models.loader import EncoderSpec, load_encoder, resolve
-from explorer.methods.base import MethodInfo, Score, ScoringMethod, get_method, register
+from explorer.methods.base import FigureInfo, MethodInfo, Score, ScoringMethod, SegmentMap, get_method, register
 from explorer.images.regions import visible_box
 
 log = logging.getLogger(__name__)
@@ -119,7 +119,18 @@ class AlignedMethod(ScoringMethod):
 
 @register(MethodInfo("tflocal", "TFLocal", "the alignment transformer's logit over patch and token features",
                      "its own scale, about 5 to 15 on this model; compare A with B, not with the cosines",
-                     page_order=2, tab="tflocal_tab"))
+                     page_order=2, tab="tflocal_tab",
+                     segment_map=SegmentMap(
+                         "explorer.explain.sources:tflocal_maps", "TFLocal's attention",
+                         "TFLocal attention (share per patch)",
+                         "Beside each picture, TFLocal's attention for the segment: white where its tokens attend "
+                         "most, dark where they attend least (A and B on one scale); the picture's outline encloses "
+                         "the most attended part.",
+                         untrained="TFLocal has no trained weights for this model (only the project's world models "
+                         "ship them), and an untrained head's attention means nothing."),
+                     figures=(FigureInfo("tflocal", "each caption's attention over the patches, every token",
+                                         "attention per patch (share of the token's total), one scale for both",
+                                         "explorer.figures.method_figures:tflocal_attention", per_caption=True),)))
 class TFLocal(AlignedMethod):
     variant = "local"
 

@@ -1,5 +1,6 @@
 """Where the model looks: A's and B's relevance maps of the global cosine for a segment or the whole caption, from an
-explainer that applies to the page's model, or from TFLocal's, SGI's or PowerCLIP's evidence for the same segment."""
+explainer that applies to the page's model, or from a scoring method's evidence for the same segment (each method
+with a ``segment_map``: TFLocal's, SGI's, PowerCLIP's)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from explorer.engine import Engine
 from explorer.core.image_state import image_key
 from explorer.explain import view
 from explorer.images.inputs import clean_caption_pair, read_image_kept, whole_number
+from explorer.methods import REGISTRY as METHOD_REGISTRY
 from explorer.ui.guard import guarded, plain
 from explorer.ui.main_tab import MainInputs
 from explorer.ui.serving import Serving
@@ -21,9 +23,7 @@ from explorer.ui.shown_tab import draw_while_seen
 TITLE = "Where the model looks"
 INTRO = ("Which parts of the image make each caption's global cosine, per segment or for the whole caption, read off "
          "the model as loaded with no training (an explainer from the literature); one click shows the same "
-         "segment as TFLocal, SGI or PowerCLIP see it.")
-SOURCE_CHOICES = [("the explainer's map", view.EXPLAINER), ("TFLocal's attention", "tflocal"),
-                  ("SGI's chosen crop", "sgi"), ("PowerCLIP's chosen subset", "powerset")]
+         "segment as {methods} see it.")
 WAITING = "Give an image and two captions on the first tab: this tab shows where the model looks for each."
 MAP_MIN_WIDTH = 340  # a map's least width on the page: two fit side by side on a desktop, one a row on a phone
 POINT_KEY = " \u00d7 marks where each map points: its peak, or a crop's or a subset's centre."
@@ -80,13 +80,16 @@ def draw(engine: Engine, path: str | None, caption_a: str, caption_b: str, choic
 def build(engine: Engine, main: MainInputs, serving: Serving, tab: gr.Tab, shown: gr.State) -> None:
     """Lay out the view inside ``tab``; it draws from the main tab's last comparison while it is in view (``shown``,
     the page's tab in view) and when it is selected, on the page's model (explanations are kept per model)."""
-    gr.Markdown(INTRO)
+    menu = view.source_menu()  # the explainer's map, then each registered method's
+    labels = [METHOD_REGISTRY[name].label for _, name in menu if name != view.EXPLAINER]
+    said = ", ".join(labels[:-1]) + f" or {labels[-1]}" if len(labels) > 1 else "".join(labels) or "the methods"
+    gr.Markdown(INTRO.format(methods=said))
     note = gr.Markdown(elem_id="looks-note")
     with gr.Row():
         explainer = gr.Dropdown([], label="Explainer (those that apply to this model's image tower)",
                                 elem_id="looks-explainer")
         segment = gr.Dropdown([], label="Segment", elem_id="looks-segment")
-    source = gr.Radio(SOURCE_CHOICES, value=view.EXPLAINER, label="Map from", elem_id="looks-source")
+    source = gr.Radio(menu, value=view.EXPLAINER, label="Map from", elem_id="looks-source")
     with gr.Row(elem_id="looks-maps"):  # side by side; one above the other where the screen is narrower than both
         maps = [gr.Plot(label=f"Where the model looks, caption {k}", elem_id=f"looks-map-{k.lower()}",
                         min_width=MAP_MIN_WIDTH) for k in "AB"]

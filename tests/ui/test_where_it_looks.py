@@ -38,7 +38,7 @@ def test_the_figure_shows_both_maps_on_one_titled_scale_and_shades_tokens_by_sha
 
     image = Image.new("RGB", (60, 40), (128, 128, 128))
     shown = view.View((panel("a red square", (5, 5)), panel("a blue square", (50, 30))), view.EXPLAINER, "rollout",
-                      "relevance to the cosine (rollout)", view.READING[view.EXPLAINER], ())
+                      "relevance to the cosine (rollout)", view.reading(view.EXPLAINER), ())
     figs = viz_maps.maps_figures(image, shown, side=120)
     pictures = [t for fig in figs for t in fig.data if t.type == "image"]
     assert len(pictures) == 2 and pictures[0].source != pictures[1].source  # each caption's own map
@@ -111,7 +111,7 @@ def test_each_method_map_is_one_click_away_for_the_same_segment(page):
     for source in ("tflocal", "powerset"):
         shown = view.view(engine.encoder, image, analysis.captions, analysis.scores, "rollout", 1, source)
         assert all(p.map is not None and p.map.shape == (128, 128) and p.map.max() > 0 for p in shown.panels)
-        assert shown.notes == () and shown.scale_title == view.SCALE_TITLES[source]
+        assert shown.notes == () and shown.scale_title == view.scale_title(source)
     whole = view.view(engine.encoder, image, analysis.captions, analysis.scores, "rollout", view.WHOLE, "sgi")
     assert all(p.map is None and "pick a segment" in p.missing for p in whole.panels)
 
