@@ -125,13 +125,14 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
 
     with gr.Row():
         benchmark = gr.Dropdown(list(BENCHMARKS), value="world", label="Benchmark", elem_id="browse-benchmark")
-        data = gr.Textbox(label=_typed_label(serving.data), interactive=bool(serving.data.roots),
-                          elem_id="browse-data")
-        upload = gr.File(label="Or upload it: your own pairs (.csv, .jsonl) or a .zip of a benchmark's folder with "
-                               "its images", file_types=[".csv", ".jsonl", ".json", ".parquet", ".zip"],
-                         type="filepath", height=90, elem_id="browse-upload")
         limit = gr.Number(value=50, label=f"Items per category (1 to {MAX_PER_CATEGORY})", elem_id="browse-limit")
         load_btn = gr.Button("Load", elem_id="browse-load")
+    with gr.Row(equal_height=True):  # where a public benchmark or your own pairs come from (the world needs neither)
+        upload = gr.File(label="Upload it: your own pairs (.csv, .jsonl), or a .zip of a benchmark's folder with its "
+                               "images", file_types=[".csv", ".jsonl", ".json", ".parquet", ".zip"],
+                         type="filepath", height=120, min_width=280, elem_id="browse-upload")
+        data = gr.Textbox(label=_typed_label(serving.data), interactive=bool(serving.data.roots), min_width=280,
+                          elem_id="browse-data")
     with gr.Row():
         category = gr.Dropdown(["all"], value="all", label="Category", elem_id="browse-category")
         wrong_only = gr.Checkbox(label="Only the items the global score gets wrong", elem_id="browse-wrong")
