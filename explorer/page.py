@@ -8,7 +8,7 @@ import logging
 import os
 
 from explorer.models.loader import load_encoder
-from explorer.model_args import add_model_args, encoder_spec
+from explorer.commands.model_args import add_model_args, encoder_spec
 from explorer.models.model_errors import ModelUnavailable
 from explorer.core.settings import MODEL_FLAGS, Settings, add_setting_flags, current, use
 

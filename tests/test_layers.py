@@ -67,7 +67,7 @@ def test_layers_import_downwards():
             assert not any(n.split(".")[0] == "gradio" for n in found[m]), f"{m} imports gradio (only ui/ may)"
             assert m in PAGE_ENTRIES or not any(d.startswith("explorer.ui") for d in deps), f"{m} imports the UI"
         assert m == "explorer.__main__" or not deps & {"explorer.cli", "app"}, f"{m} imports the command line"
-        if not (m.startswith("explorer.training") or m == "explorer.cli"):
+        if not (m.startswith(("explorer.training", "explorer.commands")) or m == "explorer.cli"):
             assert not any(d.startswith("explorer.training") for d in deps), f"{m} imports training"
 
 

@@ -133,15 +133,17 @@ def variable(f: Field) -> str:
 
 
 def add_setting_flags(parser: argparse.ArgumentParser, settings: Settings, names: Sequence[str],
-                      **defaults: Any) -> None:
-    """A flag for each setting in ``names``, its default the setting's value (else ``defaults``' for a None one)."""
+                      notes: Mapping[str, str] | None = None, **defaults: Any) -> None:
+    """A flag for each setting in ``names``, its default the setting's value (else ``defaults``' for a None one);
+    ``notes`` adds a sentence to a flag's help where its entry point has more to say (why its default is its own)."""
     for name in names:
         f = FIELDS[name]
         value = getattr(settings, name)
         value = defaults.get(name) if value is None else value
         said = (f.metadata["shown"] or "none") if value in (None, ()) else shown(value)
         env = f"; env {variable(f)}" if f.metadata["env"] else ""
-        text = f"{f.metadata['help']} (default {said.replace('`', '')}{env})"
+        note = f". {notes[name]}" if notes and name in notes else ""
+        text = f"{f.metadata['help']} (default {said.replace('`', '')}{env}){note}"
         options: dict[str, Any] = {"default": value, "help": text.replace("%", "%%")}
         if many(f):  # argparse appends to a copy of a list default
             options |= {"default": list(value), "action": "append", "type": kind(f)}

@@ -35,7 +35,8 @@ class TrainConfig:
     """``train-world``: a world dual encoder trained from scratch."""
 
     model: str = EMBEDDED_MODEL
-    coverage: float = option(world.DEFAULT_COVERAGE, "fraction of colour-shape objects seen in training", always=True)
+    coverage: float = option(world.DEFAULT_COVERAGE, "fraction of colour-shape objects seen in training; the rest are "
+                                                         "held out, what the heldout split asks about", always=True)
     seed: int = option(0, "seed of the weights and of every batch", always=True, recipe="s")
     steps: int = option(2000, "optimizer steps", always=True)
     batch_size: int = option(128, "scenes per step", always=True)
@@ -68,8 +69,9 @@ class TrainConfig:
     init: str | None = option(None, "start from this checkpoint's weights (a train-world safetensors file) with a "
                                     "fresh optimizer and schedule, instead of a random initialisation", metavar="PATH")
     precision: str = option("fp32", "bf16: run the towers under bf16 autocast, weights, loss and optimizer in fp32 "
-                                    "(1.8x faster per step on 2 cores with AMX, scripts/train_step_bench.py)",
-                            choices=PRECISIONS)
+                                    "(1.8x faster per step on 2 cores with AMX, scripts/train_step_bench.py): for a "
+                                    "GPU or a CPU with AMX or AVX512-BF16; a CPU without them emulates bf16 about 13x "
+                                    "slower than fp32, so keep fp32 there", choices=PRECISIONS)
 
 
 @dataclass
@@ -83,7 +85,8 @@ class AlignTrainConfig:
     batch_items: int = option(16, "swap items (or image-caption pairs) per step, over all ranks under torchrun",
                               always=True)
     micro_items: int | None = option(None, "items per forward pass; each rank accumulates gradients over its share "
-                                           "of the step (default: the whole share)")
+                                           "of the step, the same step in less memory: set it when a step does not "
+                                           "fit (default: the whole share at once)")
     lr: float = 3e-4  # aligners; fine-tuning uses finetune_lr
     finetune_lr: float = 3e-5
     warmup: int = option(100, "steps of linear learning-rate warm-up")
@@ -93,7 +96,9 @@ class AlignTrainConfig:
     coverage: float = world.DEFAULT_COVERAGE
     varied_renders: float = option(0.0, "how often a training swap item's two scenes are drawn in one varied look "
                                         "(world.looks), as train-world --varied-renders draws its scenes")
-    data: str | None = option(None, "a COCO-style captions JSON to train on instead of the world")
+    data: str | None = option(None, "a COCO-style captions JSON to train on instead of the world, {\"images\": "
+                                    "[{id, file_name}], \"annotations\": [{image_id, caption}]}, each caption's hard "
+                                    "negatives the swaps the caption parser proposes; needs --out")
     images: str | None = option(None, "the folder of the JSON's file_name entries (default: beside the JSON)")
 
 

@@ -70,7 +70,7 @@ def test_data_roots_come_from_the_variable_and_repeated_flags_and_default_to_non
 
 def test_a_model_commands_flags_are_its_settings_and_name_the_encoder():
     from explorer.cli import build_parser
-    from explorer.model_args import encoder_spec
+    from explorer.commands.model_args import encoder_spec
 
     env = Settings.from_env({"EXPLORER_CHECKPOINT": "world-clip-powerclip", "EXPLORER_DEVICE": "cpu"})
     args = build_parser(env).parse_args(["eval", "--precision", "fp32"])

@@ -108,7 +108,7 @@ def test_eval_cli_reports_a_malformed_benchmark_in_one_line(tmp_path, caplog):
 
 
 def test_method_options_from_the_command_line():
-    from explorer.cli import method_options
+    from explorer.commands.eval import method_options
 
     assert method_options(["sgi.crop_mode=resize", "sgi.scales=(1.0, 0.5)"]) == {
         "sgi": {"crop_mode": "resize", "scales": (1.0, 0.5)}}
@@ -161,7 +161,7 @@ def test_eval_scores_every_item_of_a_public_benchmark_unless_limited_and_says_ho
     --limit is honoured and written in the report, and the world keeps its default size."""
     from conftest import solid, write_json
 
-    from explorer.cli import eval_limit
+    from explorer.commands.eval import eval_limit
 
     solid(tmp_path / "val2017" / "a.jpg", "red")
     write_json(tmp_path / "swap_att.json", {str(i): {"filename": "a.jpg", "caption": "a red thing",

@@ -80,7 +80,7 @@ def test_a_missing_file_is_named_as_a_file_not_a_checkpoint_name(tmp_path):
 
 def test_the_cli_takes_a_shipped_name_for_checkpoint():
     from explorer.cli import build_parser
-    from explorer.model_args import encoder_spec
+    from explorer.commands.model_args import encoder_spec
     from explorer.core.settings import Settings
 
     args = build_parser(Settings()).parse_args(["eval", "--checkpoint", "world-clip-powerclip"])

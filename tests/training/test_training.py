@@ -153,7 +153,8 @@ def test_a_batch_preprocesses_as_its_pictures_do_one_by_one(tiny_model):
 def test_a_cards_command_line_reproduces_the_training_config():
     from dataclasses import asdict
 
-    from explorer.cli import build_parser, train_config
+    from explorer.cli import build_parser
+    from explorer.commands.train_world import train_config
     from explorer.training.card import train_command
 
     cfg = TrainConfig(coverage=0.5, seed=3, steps=40, batch_size=16, lr=5e-4, partial_captions=0.2,
@@ -171,7 +172,8 @@ def test_the_shipped_models_card_says_how_each_stage_was_made():
     start with its weights' sha256, steps, seed and wall time, all on 2 CPU threads, and the card adds them up."""
     from dataclasses import asdict
 
-    from explorer.cli import build_parser, train_config
+    from explorer.cli import build_parser
+    from explorer.commands.train_world import train_config
     from explorer.models.checkpoints import EMBEDDED_CHECKPOINT
 
     record = json.loads(EMBEDDED_CHECKPOINT.with_suffix(".json").read_text())

@@ -1,0 +1,123 @@
+"""Score methods on a benchmark and report each one's text, image and group scores (percent, with 95% bootstrap
+intervals) per split and kind: the synthetic world (drawn on the fly, nothing to download; world-single: one object,
+top-1 among every object's caption), a public benchmark read from its published files (--data), or your own pairs
+(--benchmark pairs --data FILE). The report is printed as JSON; --json also writes it with a CSV and an HTML chart.
+Under torchrun the items are sharded over the ranks; with --json a rerun resumes from what was already scored."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+
+from explorer import world
+from explorer.commands.common import SPLIT_HELP, print_report
+from explorer.commands.model_args import encoder_spec, model_command
+from explorer.eval.benchmark_registry import BENCHMARKS, WORLD_LIMIT, left_out
+from explorer.core.settings import Settings
+
+NAME = "eval"
+METHODS = "global, sgi, tflocal, tfglobal, finetune, powerset"  # explorer/methods/, named here without importing torch
+
+
+def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
+    e = model_command(sub, settings, NAME, "evaluate scoring methods on a benchmark", run, description=__doc__,
+                      json="also write the report to this JSON file, with a CSV and an HTML bar chart beside it (same "
+                           "name, .csv and .html), and keep each rank's per-item outcomes in JSON.shards/ so that a "
+                           "rerun resumes")
+    e.add_argument("--benchmark", choices=list(BENCHMARKS), default="world",
+                   help="world: two-object swaps of the synthetic world (attribute, size, relation, object); "
+                        "world-single: one object, told among every object's caption; sugarcrepe, winoground, bivlc, "
+                        "aro: the public benchmarks, from their files (--data); pairs: your own CSV or JSONL of "
+                        "image, caption_a, caption_b[, image_b, category] (default %(default)s)")
+    e.add_argument("--data", metavar="PATH",
+                   help="the benchmark's files in its own published layout (a folder; for pairs, or a single table, "
+                        "the file): needed for every benchmark but world and world-single; a missing or malformed "
+                        "file is reported by name and field")
+    e.add_argument("--images", metavar="DIR",
+                   help="the folder of the images the benchmark's files name, where it is not the benchmark's own "
+                        "(default: sugarcrepe's DATA/val2017, aro's DATA/images or DATA, ...); not for pairs, whose "
+                        "image paths are relative to their file")
+    e.add_argument("--allow-outside", action="store_true",
+                   help="follow image paths that a benchmark's files point outside its folder (absolute, '..' or a "
+                        "link leading out); without it each such row is refused and named by line, and the rest "
+                        "scored. Only for files you trust")
+    e.add_argument("--methods", default="global",
+                   help=f"comma-separated scoring methods, compared in one run on the same items: {METHODS} "
+                        f"(default %(default)s; their options: --set)")
+    e.add_argument("--split", default=",".join(world.SPLITS),
+                   help=f"{SPLIT_HELP}; the world's benchmarks only (default: the test splits, %(default)s)")
+    e.add_argument("--limit", type=int, default=None, metavar="N",
+                   help=f"items per split and kind of the world (default {WORLD_LIMIT}), or per category of a public "
+                        f"benchmark (default: every item, as its official script scores them); the report records it")
+    e.add_argument("--run-dir", metavar="DIR",
+                   help="where each rank keeps its per-item outcomes, read back by a rerun of the same evaluation "
+                        "(default: JSON.shards beside --json; none without --json)")
+    e.add_argument("--set", action="append", default=[], metavar="METHOD.OPTION=VALUE",
+                   help="a method's option, e.g. sgi.crop_mode=resize (the published crop-and-resize SGI) or "
+                        "tflocal.checkpoint=PATH (TFLocal weights of your own); VALUE is read as a Python literal "
+                        "where it is one, else as text (repeatable)")
+    return e
+
+
+def method_options(pairs: list[str]) -> dict[str, dict]:
+    """``["sgi.crop_mode=resize", "sgi.scales=(1.0, 0.5)"]`` -> ``{"sgi": {"crop_mode": "resize", ...}}``."""
+    out: dict[str, dict] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        method, dot, name = key.partition(".")
+        if not (sep and dot and method and name):
+            raise SystemExit(f"--set takes METHOD.OPTION=VALUE, got {pair!r}")
+        try:
+            value = ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            value = raw
+        out.setdefault(method, {})[name] = value
+    return out
+
+
+def eval_limit(benchmark: str, limit: int | None) -> int | None:
+    """The items per category an evaluation scores: as asked, else the world's default size, else every item."""
+    if limit is not None and limit < 1:
+        raise SystemExit(f"--limit must be at least 1, got {limit}")
+    return limit if limit is not None or BENCHMARKS[benchmark].from_files else WORLD_LIMIT
+
+
+def shard_config(args: argparse.Namespace, encoder) -> dict:
+    """What a rerun must share with the run whose shard files it reads back (the weights file by size and time, and
+    the code that scored them)."""
+    from explorer.core.shards import code_fingerprint
+
+    weights = encoder.checkpoint.stat() if encoder.checkpoint else None
+    return {"benchmark": args.benchmark, "data": args.data, "images": args.images, "methods": args.methods,
+            "split": args.split, "limit": eval_limit(args.benchmark, args.limit), "set": args.set,
+            "allow_outside": args.allow_outside, "model": encoder.label,
+            "weights": [weights.st_size, weights.st_mtime_ns] if weights else None,
+            "code": code_fingerprint()}
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from explorer.core import distributed, intervals
+    from explorer.core.data_roots import DataAccess
+    from explorer.core.shards import Shards
+    from explorer.eval.accuracy import evaluate
+    from explorer.methods import get_method
+    from explorer.models.loader import load_encoder
+
+    if BENCHMARKS[args.benchmark].from_files and not args.data:
+        raise SystemExit(f"--data PATH is needed for {args.benchmark}: the benchmark's files in its own layout")
+    with distributed.session() as ctx:
+        encoder, options = load_encoder(encoder_spec(args.settings)), method_options(args.set)
+        methods = [get_method(m, encoder, **options.get(m, {})) for m in args.methods.split(",")]
+        run_dir = args.run_dir or (f"{args.json}.shards" if args.json else None)
+        shards = Shards(ctx, Path(run_dir) if run_dir else None, shard_config(args, encoder))
+        limit = eval_limit(args.benchmark, args.limit)
+        access, unreadable = DataAccess(outside=args.allow_outside), []
+        results = evaluate(methods, args.benchmark, limit, args.split.split(","), args.data, args.images, shards=shards,
+                           access=access, left_out=unreadable)
+        report = {"benchmark": args.benchmark, "model": encoder.label, "limit": limit, "world_size": ctx.world_size,
+                  "shards": shards.report(), "interval": intervals.METHOD, "results": results}
+        if BENCHMARKS[args.benchmark].from_files:
+            report["skipped"] = left_out(args.benchmark, args.data, args.images, access) + unreadable
+    return print_report(report, args.json, ("results",)) if ctx.is_main else 0
