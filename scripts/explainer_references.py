@@ -310,11 +310,11 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--split", default=SPLIT, help="the world split they come from (default %(default)s)")
     parser.add_argument("--json", help="also write the record here")
     args = parser.parse_args(argv)
-    torch.set_num_threads(max(1, torch.get_num_threads()))
     encoder = DualEncoder()
     model = encoder.model
     command = (f"python scripts/explainer_references.py --items {args.items}"
-               + (f" --split {args.split}" if args.split != SPLIT else "") + (f" --json {args.json}" if args.json else ""))
+               + (f" --split {args.split}" if args.split != SPLIT else "")
+               + (f" --json {args.json}" if args.json else ""))
     report = {"command": command, "model": encoder.label, "machine": speed_bench.machine(), "precision": "fp32",
               "split": args.split, "items": args.items, "seed": SEED,
               "maps": "each item's first picture with its two captions, and with their segments' prompts",
