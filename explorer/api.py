@@ -6,6 +6,7 @@ get the page's table and pictures (``docs/notebook.md`` runs it end to end, offl
     result = explorer.analyze("scene.png", "a red square and a blue circle", "a blue square and a red circle")
     result.table()         # the page's score table, a pandas DataFrame
     result.figures()       # the page's pictures by name: PIL images and plotly figures
+    result.model_input()   # the picture the model's global score reads, and what the preprocess cut to make it
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from PIL import Image
 from explorer.figures import viz
 from explorer.engine import Analysis, Engine
 from explorer.images.inputs import load_image, normalize_image
+from explorer.images.model_input import model_input
+from explorer.images.views import Preprocessing
 from explorer.models.loader import EncoderSpec, load_encoder
 from explorer.methods import page_methods
 
@@ -30,6 +33,7 @@ class Result:
 
     image: Image.Image
     analysis: Analysis
+    preprocessing: Preprocessing | None = None  # the model's preprocess, as the views mirror it
 
     def table(self) -> pd.DataFrame:
         """The page's score table: each method, the caption it prefers, both scores and their difference."""
@@ -39,6 +43,14 @@ class Result:
         """The pictures of the methods that ran, by name (``viz.page_figures``: each method's ``MethodInfo.figures``;
         ``viz.described_figures`` gives each one's title and scale too)."""
         return viz.page_figures(self.image, self.analysis)
+
+    def model_input(self) -> tuple[Image.Image, str]:
+        """The picture the model's global score sees (the image resized and centre-cropped by the model's preprocess,
+        before normalisation) and one sentence of what was cut: "the left and right 119 px of 640 are cut: ..."."""
+        if self.preprocessing is None:
+            raise ValueError("this Result was made without the model's preprocessing: Explorer.analyze gives it")
+        seen = model_input(self.image, self.preprocessing)
+        return seen.picture, seen.note
 
 
 class Explorer:
@@ -57,4 +69,5 @@ class Explorer:
     def analyze(self, image: str | Path | Image.Image, caption_a: str, caption_b: str) -> Result:
         """Both captions scored on the image (a path or a PIL image) by every method, as the page scores them."""
         picture = load_image(image) if isinstance(image, (str, Path)) else normalize_image(image).convert("RGB")
-        return Result(picture, self.engine.analyze(picture, caption_a, caption_b))
+        return Result(picture, self.engine.analyze(picture, caption_a, caption_b),
+                      self.engine.model().encoder.preprocessing)

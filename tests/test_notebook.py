@@ -62,3 +62,23 @@ def test_an_analysis_taken_away_is_one_html_file_with_plotly_inlined_once_and_it
     numbers = json.loads(json_path.read_text())
     assert [r["method"] for r in numbers["scores"]] == ["global", "sgi", "tflocal", "powerset"]
     assert numbers["scores"][0]["a"] == analysis.scores["global"][0].value
+
+
+def test_the_api_and_the_report_say_what_the_model_sees_of_a_wide_picture(embedded, tmp_path):
+    import json
+
+    from explorer import world
+    from explorer.api import Explorer
+    from explorer.engine import report
+
+    wide = world.swap_items("id", "attribute", 1)[0].images[0].render(400).resize((640, 400))
+    result = Explorer(methods=("global",)).analyze(wide, "a red square and a blue circle",
+                                                     "a blue square and a red circle")
+    picture, note = result.model_input()
+    side = embedded.image_size
+    assert picture.size == (side, side) and note.startswith("the left and right") and "of 640 are cut" in note
+    assert result.analysis.model_input == note and result.analysis.model_box[1::2] == (0, 400)
+    html_path, json_path = report.write(result.image, result.analysis, tmp_path)
+    page = html_path.read_text()
+    assert "What the model sees: The left and right" in page and page.count('alt="What the model sees"') == 1
+    assert json.loads(json_path.read_text())["model_input"]["note"] == note

@@ -17,6 +17,7 @@ from explorer import world
 from explorer.models.encoders import DualEncoder
 from explorer.core.image_state import ImageState
 from explorer.images.inputs import clean_caption_pair
+from explorer.images.model_input import geometry
 from explorer.models.model_configs import EMBEDDED_MODEL
 from explorer.methods import REGISTRY, Score, ScoringMethod, get_method, page_methods
 from explorer.engine.model_pool import LoadedModel, ModelPool, choice_for, model_choices
@@ -58,6 +59,8 @@ class Analysis:
     device: str = ""
     untrained: tuple[str, ...] = ()  # methods that ran on random weights: their preference means nothing
     notices: tuple[str, ...] = ()
+    model_input: str = ""  # what the preprocess cut from the image before the model saw it (model_input.Geometry)
+    model_box: tuple[int, int, int, int] | None = None  # the box of the image the model's input keeps (x0, y0, x1, y1)
 
     def rows(self) -> list[dict[str, object]]:
         """One row per method (its name and label): both scores, their delta, and the caption it prefers ("A",
@@ -144,4 +147,5 @@ class Engine:
             notice = off_world_notice(state.image, embedded_saw_varied_looks())
             notices += [notice] if notice else []
         untrained = tuple(name for name, method in loaded.methods.items() if not method.trained)
-        return Analysis((a, b), scores, loaded.label, loaded.device, untrained, tuple(notices))
+        seen = geometry(state.image.size, loaded.encoder.preprocessing)
+        return Analysis((a, b), scores, loaded.label, loaded.device, untrained, tuple(notices), seen.note, seen.box)

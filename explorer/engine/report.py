@@ -26,10 +26,16 @@ def _picture(image: Image.Image, title: str, about: str) -> str:
             f"<figcaption>{html.escape(title)}<br><small>{html.escape(about)}</small></figcaption></figure>")
 
 
+def _sentence(note: str) -> str:
+    """A note as a sentence: its first letter capital, a full stop after it."""
+    return note[:1].upper() + note[1:] + "." if note else ""
+
+
 def numbers(a: Analysis) -> dict:
     """The analysis's numbers: the model, the captions, each method's scores and preference, the notices."""
     return {"model": a.model, "device": a.device, "captions": {"A": a.captions[0], "B": a.captions[1]},
-            "scores": a.rows(), "untrained": list(a.untrained), "notices": list(a.notices)}
+            "scores": a.rows(), "untrained": list(a.untrained), "notices": list(a.notices),
+            "model_input": {"note": a.model_input, "box": list(a.model_box) if a.model_box else None}}
 
 
 def page(image: Image.Image, a: Analysis) -> str:
@@ -44,6 +50,12 @@ def page(image: Image.Image, a: Analysis) -> str:
         else:
             parts.append(_picture(figure, title, about))
     notices = "".join(f"<p class=notice>{html.escape(n)}</p>" for n in a.notices)
+    if a.model_input:  # what the preprocess cut before the model read the image: greyed in its picture, if any
+        seen = f"<p>What the model sees: {html.escape(_sentence(a.model_input))}</p>"
+        if a.model_box is not None and a.model_box != (0, 0, *image.size):
+            seen += _picture(viz.model_view(image, a.model_box), "What the model sees", "greyed: cut before the "
+                             "model reads the image")
+        notices += seen
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Binding explorer: {html.escape(a.captions[0])}</title>
 <style>body{{font-family:sans-serif;max-width:1100px;margin:auto;padding:1em}}figure{{display:inline-block;margin:.5em}}

@@ -4,13 +4,14 @@ strips of text are ``explorer.figures.marks``'s: neutral, and named below the pi
 from __future__ import annotations
 
 import html
+import math
 import textwrap
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
-from PIL import Image
+from PIL import Image, ImageDraw
 from plotly.colors import qualitative
 
 from explorer.figures import marks
@@ -43,6 +44,25 @@ def _scaled(image: Image.Image, side: int) -> tuple[Image.Image, float]:
     size = (max(1, round(image.width * factor)), max(1, round(image.height * factor)))
     resample = Image.Resampling.NEAREST if factor >= 2 else Image.Resampling.LANCZOS
     return image.convert("RGB").resize(size, resample), factor
+
+
+def model_view(image: Image.Image | ImageState, box: tuple[int, int, int, int],
+               side: int = DISPLAY_SIDE) -> Image.Image:
+    """The image with what the model's input leaves out greyed and washed out, and a line just outside ``box`` (x0,
+    y0, x1, y1 in the image's pixels: what survives the preprocess's crop); inside the box every pixel is as shown
+    elsewhere on the page. Nothing cut: the image as it is."""
+    canvas, f = display_image(image, side)
+    x0, y0 = (math.ceil(v * f - 1e-6) for v in box[:2])
+    x1, y1 = (min(math.floor(v * f + 1e-6), limit) for v, limit in zip(box[2:], canvas.size))
+    if (x0, y0, x1, y1) == (0, 0, *canvas.size):
+        return canvas
+    kept = canvas.crop((x0, y0, x1, y1))
+    washed = Image.blend(canvas.convert("L").convert("RGB"), Image.new("RGB", canvas.size, marks.PAPER), 0.6)
+    washed.paste(kept, (x0, y0))
+    width = marks.line_width(max(canvas.size))
+    ImageDraw.Draw(washed).rectangle((x0 - width, y0 - width, x1 + width - 1, y1 + width - 1), outline=INK,
+                                     width=width)
+    return washed
 
 
 def _box_on(canvas: Image.Image, box: tuple[float, float, float, float], f: float, inset: float = 0) -> Rect:

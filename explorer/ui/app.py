@@ -46,7 +46,7 @@ CSS = """
 .gradio-container label[data-testid="block-label"].float { position: static; display: inline-flex;
   max-width: calc(100% - 7.5rem); margin: var(--block-label-margin); white-space: normal; }
 .gradio-container .image-container:has(> .top-panel) { position: static; }
-#image-read img, #browse-image-0 img, #browse-image-1 img { outline: 1px solid #8c8c8c; outline-offset: -1px;
+#image-read img, #model-sees img, #browse-image-0 img, #browse-image-1 img { outline: 1px solid #8c8c8c; outline-offset: -1px;
   object-fit: contain; width: auto; max-width: 100%; height: auto; max-height: 100%; }
 #heatmap { max-width: 820px; margin-left: auto; margin-right: auto; }  /* a caption's few segments across */
 .notice { border: 1px solid #b26b00; border-left-width: 6px; background: #fff4e0; color: #4a2c00;

@@ -20,6 +20,7 @@ from explorer.language import text
 from explorer.figures import viz
 from explorer.engine import TABLE_COLUMNS, UNTRAINED_MARK, Analysis, Engine
 from explorer.world.examples import examples
+from explorer.images.model_input import geometry
 from explorer.images.inputs import InputError, clean_caption, clean_caption_pair, read_image_kept
 from explorer.methods import REGISTRY
 from explorer.ui.guard import guarded, plain, warn
@@ -120,6 +121,19 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
         image, said = read_image_kept(path)
         return image, notices(said).strip()
 
+    @guarded(lambda message: (None, ""))
+    def model_sees(path: str | None, choice: str):
+        """The image with what the page's model cuts from it greyed (its preprocess's centre crop), and a sentence
+        of what was cut; nothing while no image is uploaded or the model is not loaded."""
+        if not path or choice not in engine.pool.loaded():
+            return None, ""
+        image, _ = read_image_kept(path)
+        where = geometry(image.size, engine.model(choice).encoder.preprocessing)
+        note = where.note[:1].upper() + where.note[1:] + "."
+        if where.cut:
+            note += " Greyed above: the part its preprocess cuts before the model reads the image."
+        return viz.model_view(image, where.box), plain(note)
+
     @guarded(lambda message: (gr.update(), message))
     def swap(caption_a: str):
         proposal = text.propose_swap(clean_caption(caption_a, "A"))
@@ -210,6 +224,9 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
         with gr.Column(scale=1):
             upload = gr.File(label="Image (PNG, JPEG, WebP, TIFF...)", type="filepath", elem_id="upload")
             shown = gr.Image(label="Image as read", type="pil", interactive=False, height=260, elem_id="image-read")
+            sees = gr.Image(label="What the model sees", type="pil",
+                            interactive=False, height=220, elem_id="model-sees")
+            sees_note = gr.Markdown(elem_id="model-sees-note")
             model = gr.Dropdown(engine.choices(), value=engine.default_choice, label="Model", elem_id="model")
             device = gr.Markdown(device_line(engine, engine.default_choice), elem_id="device")
         with gr.Column(scale=1):
@@ -248,6 +265,8 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
     edit = dict(api_name=False, show_progress="hidden", **serving.heavy)
     upload.change(preview, upload, [shown, status], api_name="preview",
                   **serving.light).then(on_change, followed, outputs, **edit)
+    for changed in (upload, choice):  # the picture follows the upload, and the model, whose input size it shows
+        changed.change(model_sees, [upload, choice], [sees, sees_note], api_name=False, **serving.light)
     model.input(load_model, [model, choice], [status, device, model, choice], api_name="load_model",
                 **serving.heavy).then(follow_model, followed, outputs, **edit)
     run_btn.click(analyze, [upload, caption_a, caption_b, choice], [*outputs, following], api_name="analyze",
