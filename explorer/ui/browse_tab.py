@@ -80,8 +80,9 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
         return (items, keep, gr.update(choices=cats, value="all"), gr.update(maximum=max(1, len(keep) - 1), value=0),
                 said)
 
-    @guarded(lambda message: (gr.update(), gr.update(), message), serving.time_limit_s, FEWER)
-    def refilter(items, category: str, wrong_only: bool, model: str, progress=gr.Progress(track_tqdm=False)):
+    def filtered(items, category: str, wrong_only: bool, model: str, progress) -> tuple:
+        """The items of ``category`` (those the model's global score gets wrong, with ``wrong_only``), the slider
+        over them and a status that names the model."""
         loaded = engine.model(model)
         wrong_by = loaded.methods["global"] if wrong_only else None
         keep = select(items, category, wrong_by, progress.tqdm if wrong_only else (lambda it: it))
@@ -90,11 +91,15 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
         return keep, gr.update(maximum=max(1, len(keep) - 1), value=0), said
 
     @guarded(lambda message: (gr.update(), gr.update(), message), serving.time_limit_s, FEWER)
+    def refilter(items, category: str, wrong_only: bool, model: str, progress=gr.Progress(track_tqdm=False)):
+        return filtered(items, category, wrong_only, model, progress)
+
+    @guarded(lambda message: (gr.update(), gr.update(), message), serving.time_limit_s, FEWER)
     def remake(items, category: str, wrong_only: bool, model: str, progress=gr.Progress(track_tqdm=False)):
         """Another model: a wrong-only list was the former model's, so it is made again; any other list stays."""
         if not wrong_only:
             return gr.update(), gr.update(), gr.update()
-        return refilter.__wrapped__(items, category, wrong_only, model, progress)
+        return filtered(items, category, wrong_only, model, progress)
 
     @guarded(lambda message: (None, None, message), serving.time_limit_s)
     def show(items, keep, position: float, model: str):
