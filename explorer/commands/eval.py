@@ -2,6 +2,8 @@
 intervals) per split and kind: the synthetic world (drawn on the fly, nothing to download; world-single: one object,
 top-1 among every object's caption), a public benchmark read from its published files (--data), or your own pairs
 (--benchmark pairs --data FILE). The report is printed as JSON; --json also writes it with a CSV and an HTML chart.
+--compare NAME scores a second model on the same items: both models' results, and per method, split and kind the
+paired difference of the group score (B - A) with its bootstrap interval and McNemar's exact p.
 Under torchrun the items are sharded over the ranks; with --json a rerun resumes from what was already scored."""
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from explorer.core.settings import Settings
 
 NAME = "eval"
 METHODS = "global, sgi, tflocal, tfglobal, finetune, powerset"  # explorer/methods/, named here without importing torch
+COMPARISON_TEST = {"diff": "B - A, points of the group score (one image: top-1) on the items both models read",
+                   "ci": "95% paired percentile bootstrap over items (the interval's resamples and seed)",
+                   "mcnemar_p": "McNemar's exact two-sided p: binomial test of fixes among fixes + breaks, p = 0.5"}
 
 
 def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
@@ -56,6 +61,13 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
                    help="a method's option, e.g. sgi.crop_mode=resize (the published crop-and-resize SGI) or "
                         "tflocal.checkpoint=PATH (TFLocal weights of your own); VALUE is read as a Python literal "
                         "where it is one, else as text (repeatable)")
+    e.add_argument("--compare", metavar="NAME",
+                   help="a second model scored on the same items (B, against the model flags' A): a model menu "
+                        "entry ('world-clip (embedded)', 'ViT-B-32 / openai'), a shipped checkpoint's name "
+                        "(world-clip-finetune, world-clip-powerclip) or a weights file. The report gains its results "
+                        "(results_b) and comparison[METHOD][SPLIT][KIND] = {a, b, diff, ci, mcnemar_p, n, fixes, "
+                        "breaks}: B - A in points of the group score, its 95%% paired bootstrap interval over items "
+                        "(seed 0) and McNemar's exact p on the items one model gets right and the other wrong")
     return e
 
 
@@ -102,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
     from explorer.core.data_roots import DataAccess
     from explorer.core.shards import Shards
     from explorer.eval.accuracy import evaluate
+    from explorer.eval.compare import evaluate_pair
     from explorer.methods import get_method
     from explorer.models.loader import load_encoder
 
@@ -114,10 +127,30 @@ def run(args: argparse.Namespace) -> int:
         shards = Shards(ctx, Path(run_dir) if run_dir else None, shard_config(args, encoder))
         limit = eval_limit(args.benchmark, args.limit)
         access, unreadable = DataAccess(outside=args.allow_outside), []
-        results = evaluate(methods, args.benchmark, limit, args.split.split(","), args.data, args.images, shards=shards,
-                           access=access, left_out=unreadable)
+        compared: dict = {}
+        if args.compare:
+            other = load_encoder(compared_spec(args.compare, args.settings))
+            methods_b = [get_method(m, other, **options.get(m, {})) for m in args.methods.split(",")]
+            shards_b = Shards(ctx, Path(run_dir) / "compare" if run_dir else None, shard_config(args, other))
+            results, results_b, comparison = evaluate_pair(
+                methods, methods_b, args.benchmark, limit, args.split.split(","), args.data, args.images,
+                shards=(shards, shards_b), access=access, left_out=unreadable)
+            compared = {"model_b": other.label, "comparison_test": COMPARISON_TEST, "results_b": results_b,
+                        "comparison": comparison}
+        else:
+            results = evaluate(methods, args.benchmark, limit, args.split.split(","), args.data, args.images,
+                               shards=shards, access=access, left_out=unreadable)
         report = {"benchmark": args.benchmark, "model": encoder.label, "limit": limit, "world_size": ctx.world_size,
-                  "shards": shards.report(), "interval": intervals.METHOD, "results": results}
+                  "shards": shards.report(), "interval": intervals.METHOD, "results": results, **compared}
         if BENCHMARKS[args.benchmark].from_files:
             report["skipped"] = left_out(args.benchmark, args.data, args.images, access) + unreadable
-    return print_report(report, args.json, ("results",)) if ctx.is_main else 0
+    tables = ("results", "results_b", "comparison") if args.compare else ("results",)
+    return print_report(report, args.json, tables) if ctx.is_main else 0
+
+
+def compared_spec(name: str, settings: Settings):
+    """The second model's ``EncoderSpec``: ``name`` as ``--compare`` takes it, on the first model's device and
+    precision."""
+    from explorer.engine.model_pool import spec_for_name
+
+    return spec_for_name(name, settings.device, precision=settings.precision or "auto", compile=settings.compile)

@@ -6,6 +6,7 @@ import logging
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Sequence
 
 import open_clip
@@ -23,8 +24,10 @@ PROJECT_SUFFIX = " (project checkpoint)"
 
 
 def project_checkpoints() -> dict[str, checkpoints.Checkpoint]:
-    """Menu entry -> the project's own world encoders besides the embedded one (the registry's encoders)."""
-    return {f"{c.name}{PROJECT_SUFFIX}": c for c in checkpoints.encoders() if c != checkpoints.EMBEDDED}
+    """Menu entry -> the project's own world encoders besides the embedded one: those trained from scratch, and the
+    embedded one fine-tuned end to end (the registry's whole encoders)."""
+    return {f"{c.name}{PROJECT_SUFFIX}": c for c in checkpoints.REGISTRY.values()
+            if c.is_encoder and c != checkpoints.EMBEDDED}
 
 
 def model_choices(extra: Sequence[str] = ()) -> list[str]:
@@ -46,18 +49,36 @@ def choice_for(encoder: DualEncoder) -> str:
     return encoder.label
 
 
-def encoder_for_choice(choice: str, device: str | None = None, **options) -> DualEncoder:
-    """Load the encoder a menu entry names (``options``: DualEncoder's precision and compile); ``ModelUnavailable``
+def spec_for_choice(choice: str, device: str | None = None, **options) -> EncoderSpec:
+    """The encoder a menu entry names (``options``: ``EncoderSpec``'s precision and compile); ``ModelUnavailable``
     for one that is not a menu entry."""
     if choice == EMBEDDED_CHOICE:
-        return load_encoder(EncoderSpec(device=device, **options))
+        return EncoderSpec(device=device, **options)
     project = project_checkpoints()
     if choice in project:
-        return load_encoder(EncoderSpec(checkpoint=project[choice].name, device=device, **options))
+        return EncoderSpec(checkpoint=project[choice].name, device=device, **options)
     name, sep, tag = (part.strip() for part in choice.partition("/"))
     if not (sep and name and tag):
         raise ModelUnavailable(f"Unknown model '{choice}': pick one from the menu.")
-    return load_encoder(EncoderSpec(name, tag, device=device, **options))
+    return EncoderSpec(name, tag, device=device, **options)
+
+
+def encoder_for_choice(choice: str, device: str | None = None, **options) -> DualEncoder:
+    """Load the encoder a menu entry names (``spec_for_choice``)."""
+    return load_encoder(spec_for_choice(choice, device, **options))
+
+
+def spec_for_name(name: str, device: str | None = None, **options) -> EncoderSpec:
+    """The encoder any name of a model gives: a menu entry (``ViT-B-32 / openai``, ``world-clip (embedded)``), a
+    shipped checkpoint's name (``world-clip-finetune``) or a weights file; ``ModelUnavailable`` saying which for
+    anything else."""
+    if name in checkpoints.REGISTRY or Path(name).suffix or Path(name).exists():
+        return EncoderSpec(checkpoint=name, device=device, **options)
+    try:
+        return spec_for_choice(name, device, **options)
+    except ModelUnavailable:
+        raise ModelUnavailable(f"Unknown model '{name}': name a menu entry ('{EMBEDDED_CHOICE}', 'ViT-B-32 / openai'), "
+                               f"a shipped checkpoint ({', '.join(checkpoints.REGISTRY)}) or a weights file.") from None
 
 
 def parameter_mb(encoder: DualEncoder) -> float:

@@ -20,13 +20,15 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import numpy as np
 from PIL import Image
 
-from explorer.core import cancel, image_state
+from explorer.core import cancel, image_state, settings
+from explorer.images.fit import view_state
 from explorer.methods import proposals
 from explorer.core.data_roots import DataAccess
 from explorer.eval.dataset_loaders import DatasetError
 from explorer import world
 from explorer.eval.benchmark_registry import benchmark as registered
 from explorer.eval.benchmark_registry import load_items
+from explorer.eval.layouts import with_extras
 from explorer.core.intervals import percent_intervals
 from explorer.core.items import Item
 from explorer.core.image_state import ImageState
@@ -84,14 +86,16 @@ def outcome(item: Item, s: np.ndarray) -> Outcome:
     """What ``s[c, i]`` says of the item (the module's rule). The margin is the smallest of the differences the
     verdict rests on, rounded to 6 places: each own caption against the best other caption on its image, and (two
     images or more) against itself on every other image; a 2 x 2 item's four group comparisons, a one-image item's
-    right caption against its best foil. An own caption tied with another is not picked: the best other one is (the
-    first of them on a tie)."""
+    right caption against its best foil; an item's ``also_right`` captions count as its own (each must beat every
+    foil) and are no foils. An own caption tied with another is not picked: the best other one is (the first of them on
+    a tie)."""
     picked, gaps, image = [], [], None if len(item.images) == 1 else True
     for i, own in enumerate(item.right):
-        foils = [c for c in range(len(s)) if c != own]
+        owns = (own, *item.also_right)
+        foils = [c for c in range(len(s)) if c not in owns]
         best = foils[int(s[foils, i].argmax())]
-        picked.append(own if s[own, i] > s[best, i] else best)
-        gaps.append(s[own, i] - s[best, i])
+        picked.append(own if min(s[c, i] for c in owns) > s[best, i] else best)
+        gaps += [s[c, i] - s[best, i] for c in owns]
         for j in range(s.shape[1]):
             if j != i:
                 image = image and bool(s[own, i] > s[own, j])
@@ -106,7 +110,8 @@ def _size(method: ScoringMethod, render_size: int | None) -> int | None:
 def _states(item: Item, size: int | None) -> list[ImageState] | Unreadable:
     """The item's images as states, or why they cannot be read (the rest of its chunk is scored all the same)."""
     try:
-        return [image_state.of(im) for im in item.pictures(size)]
+        view = settings.current().view
+        return [view_state(im, view) for im in item.pictures(size)]
     except DatasetError as exc:
         log.warning("left out %s: %s", item.id or item.kind, exc)
         return Unreadable(str(exc))
@@ -196,20 +201,49 @@ def item_outcomes(methods: Sequence[ScoringMethod], items: Sequence[Item], bench
     return [_read(record) for record in found]
 
 
-def evaluate_items(methods: Sequence[ScoringMethod], items: Sequence[Item], benchmark: str = "world",
-                   render_size: int | None = None, progress: Progress | None = None, shards: Shards | None = None,
-                   task: str | None = None, left_out: list[str] | None = None) -> dict[str, dict]:
-    """``{METHOD: {KIND: percentages, "all": ...}}`` for items of a benchmark (its chunk size and summary), their
-    outcomes from ``item_outcomes``; each item whose images cannot be read is left out, and said in ``left_out``."""
+def summary(methods: Sequence[ScoringMethod], items: Sequence[Item], outcomes: Sequence[Found],
+            benchmark: str = "world", left_out: list[str] | None = None) -> dict[str, dict]:
+    """``{METHOD: {KIND: percentages, "all": ...}}`` of items' outcomes (the benchmark's summary); each item whose
+    images cannot be read is left out, and said in ``left_out``."""
     b = registered(benchmark)
-    outcomes = item_outcomes(methods, items, benchmark, render_size, progress, shards, task)
     unreadable = [(it, f) for it, f in zip(items, outcomes) if isinstance(f, Unreadable)]
     if left_out is not None:
         left_out += [f"{it.id or it.kind}: {f.why}" for it, f in unreadable]
     kept = [(it, f) for it, f in zip(items, outcomes) if not isinstance(f, Unreadable)]
     kinds, found = [it.kind for it, _ in kept], [f for _, f in kept]
     score = partial(percentages, metric=b.metric)
-    return {m.name: grouped(kinds, [f[m.name] for f in found], score, b.overall) for m in methods}
+    results = {m.name: grouped(kinds, [f[m.name] for f in found], score, b.overall) for m in methods}
+    if b.extras is None or not methods:  # the scores its authors count beside these (What'sUp's pairs, TOT)
+        return results
+    more = b.extras([it for it, _ in kept], {m.name: [f[m.name] for f in found] for m in methods}, methods[0].encoder)
+    return with_extras(results, more)
+
+
+def evaluate_items(methods: Sequence[ScoringMethod], items: Sequence[Item], benchmark: str = "world",
+                   render_size: int | None = None, progress: Progress | None = None, shards: Shards | None = None,
+                   task: str | None = None, left_out: list[str] | None = None) -> dict[str, dict]:
+    """``summary`` of items of a benchmark (its chunk size and summary), their outcomes from ``item_outcomes``."""
+    outcomes = item_outcomes(methods, items, benchmark, render_size, progress, shards, task)
+    return summary(methods, items, outcomes, benchmark, left_out)
+
+
+def benchmark_tasks(benchmark: str, limit: int | None, splits: Sequence[str] = world.SPLITS, data: Path | None = None,
+                    images: Path | None = None, access: DataAccess = DataAccess()) -> list[tuple[str | None, list[Item]]]:
+    """An evaluation's items as tasks: ``(SPLIT, items)`` per world split, or ``(None, items)`` for a public
+    benchmark's files; ``limit`` items per split and kind, or per category; files read as ``access`` allows."""
+    if registered(benchmark).from_files:
+        return [(None, load_items(benchmark, data, limit, images, access=access))]
+    return [(split, load_items(benchmark, limit=limit, split=split)) for split in splits]
+
+
+def placed(results: dict, split: str | None, found: dict[str, dict]) -> dict:
+    """``found`` (``{METHOD: scores}``) put into ``results`` under each method, and under ``split`` when one."""
+    for name, scores in found.items():
+        if split is None:
+            results[name] = scores
+        else:
+            results.setdefault(name, {})[split] = scores
+    return results
 
 
 def evaluate(methods: Sequence[ScoringMethod], benchmark: str, limit: int | None, splits: Sequence[str] = world.SPLITS,
@@ -219,14 +253,8 @@ def evaluate(methods: Sequence[ScoringMethod], benchmark: str, limit: int | None
     """``{METHOD: {SPLIT: scores}}`` for a world benchmark (each split one task of ``shards``), ``{METHOD: scores}``
     for a public one; ``limit`` items per split and kind, or per category; its files read as ``access`` allows, and
     each item whose images cannot be read said in ``left_out``."""
-    b = registered(benchmark)
-    if b.from_files:
-        items = load_items(benchmark, data, limit, images, access=access)
-        return evaluate_items(methods, items, benchmark, render_size, progress, shards, left_out=left_out)
     results: dict = {m.name: {} for m in methods}
-    for split in splits:
-        found = evaluate_items(methods, load_items(benchmark, limit=limit, split=split), benchmark, render_size,
-                               progress, shards, task=split)
-        for name, scores in found.items():
-            results[name][split] = scores
+    for split, items in benchmark_tasks(benchmark, limit, splits, data, images, access):
+        placed(results, split, evaluate_items(methods, items, benchmark, render_size, progress, shards, task=split,
+                                              left_out=left_out))
     return results
