@@ -31,7 +31,7 @@ def picture(ref: Any, size: int | None = None) -> Image.Image:
 @dataclass(frozen=True)
 class Item:
     """``images`` and ``captions``: image i's own caption is ``captions[right[i]]`` (``right`` left out: caption i is
-    image i's), every other caption a foil for it."""
+    image i's), every other caption a foil for it but those of ``also_right``, which must beat the foils too."""
 
     kind: str
     images: tuple[Any, ...]
@@ -40,11 +40,13 @@ class Item:
     split: str = ""  # the world's split; "" for a public benchmark
     id: str = ""
     info: dict[str, Any] = field(default_factory=dict, compare=False)
+    also_right: tuple[int, ...] = ()  # captions right for every image besides its own (SugarCrepe++'s second positive)
 
     def __post_init__(self) -> None:
         if not self.right:
             object.__setattr__(self, "right", tuple(range(len(self.images))))
-        if len(self.right) != len(self.images) or not all(0 <= c < len(self.captions) for c in self.right):
+        if len(self.right) != len(self.images) or not all(0 <= c < len(self.captions)
+                                                          for c in self.right + self.also_right):
             raise ValueError(f"item {self.id!r}: each of its {len(self.images)} images needs one of its "
                              f"{len(self.captions)} captions, got {self.right}")
 

@@ -8,12 +8,13 @@ import logging
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from explorer.core import cancel
 from explorer import world
 from explorer.core.data_roots import DataAccess, OutsideRoots, confined
 from explorer.eval.dataset_loaders import DatasetError, load_aro, load_bivlc, load_sugarcrepe, load_winoground
+from explorer.eval.layouts import colorswap, eqben, sugarcrepe_pp, valse, whatsup
 from explorer.core.items import Item
 from explorer.eval.pairs import load_pairs, read_pairs
 
@@ -32,6 +33,17 @@ class Benchmark:
     overall: bool = True  # an "all" cell of every kind together beside each kind's
     chunk: int = 32  # items scored together (and the unit of sharding): the batches a method encodes
     skipped: Callable[[Path], list[str]] | None = None  # the rows of its files it leaves out, said to the user
+    # scores beside each kind's where its authors count more than these: (items, {METHOD: outcomes}, encoder) ->
+    # {METHOD or an entry of its own: {KIND: scores}}, merged into the results
+    extras: Callable[[Sequence[Item], Mapping[str, Sequence[Any]], Any], dict] | None = None
+    citation: str = ""  # whose benchmark, where published
+    tests: str = ""  # what it tests, in a few words
+    scores: str = ""  # its metric, in words
+
+    @property
+    def menu(self) -> str:
+        """Its entry in a menu: name, citation, what it tests and its metric."""
+        return " - ".join(p for p in (self.name, self.citation, self.tests, self.scores) if p)
 
 
 def world_swaps(split: str, limit: int) -> list[Item]:
@@ -49,13 +61,39 @@ def world_single(split: str, limit: int) -> list[Item]:
 
 
 BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
-    Benchmark("world", world_swaps, from_files=False),
-    Benchmark("world-single", world_single, from_files=False, metric="top1", overall=False, chunk=64),
-    Benchmark("sugarcrepe", load_sugarcrepe),
-    Benchmark("winoground", load_winoground),
-    Benchmark("bivlc", load_bivlc),
-    Benchmark("aro", load_aro),
-    Benchmark("pairs", load_pairs, skipped=lambda data: [str(row) for row in read_pairs(data)[1]]),
+    Benchmark("world", world_swaps, from_files=False, citation="this project's synthetic world",
+              tests="attribute, size, relation and object swaps on seen, held-out and shifted objects",
+              scores="text, image and group (Winoground's)"),
+    Benchmark("world-single", world_single, from_files=False, metric="top1", overall=False, chunk=64,
+              citation="this project's synthetic world", tests="one object told among every object's caption",
+              scores="top-1"),
+    Benchmark("sugarcrepe", load_sugarcrepe, citation="Hsieh et al., NeurIPS 2023",
+              tests="a caption against a hard negative that adds, replaces or swaps an object, attribute or relation",
+              scores="accuracy"),
+    Benchmark("winoground", load_winoground, citation="Thrush et al., CVPR 2022",
+              tests="two images and two captions with the same words in another order",
+              scores="text, image and group"),
+    Benchmark("bivlc", load_bivlc, citation="Miranda et al., NeurIPS 2024 Datasets and Benchmarks",
+              tests="SugarCrepe's negatives with a generated image for each", scores="text, image and group"),
+    Benchmark("aro", load_aro, citation="Yuksekgonul et al., ICLR 2023",
+              tests="Visual Genome relations and attributions against their swaps", scores="accuracy"),
+    Benchmark("colorswap", colorswap.load_colorswap, citation="Burapacheep et al., 2024",
+              tests="colour words moved to other objects, Winoground's schema", scores="text, image and group"),
+    Benchmark("whatsup", whatsup.load_whatsup, extras=whatsup.extras, citation="Kamath et al., EMNLP 2023",
+              tests="spatial relations (left, right, on, under, in front, behind) in controlled and COCO/GQA images",
+              scores="accuracy; pair and set accuracy on the controlled subsets"),
+    Benchmark("sugarcrepe-pp", sugarcrepe_pp.load_sugarcrepe_pp, metric="itt", extras=sugarcrepe_pp.extras,
+              citation="Dumpala et al., NeurIPS 2024 Datasets and Benchmarks",
+              tests="two captions meaning the same in other words against one hard negative",
+              scores="ITT (both positives above the negative) and TOT (text encoder alone)"),
+    Benchmark("valse", valse.load_valse, metric="pairwise", citation="Parcalabescu et al., ACL 2022",
+              tests="existence, plurals, counting, relations, actions, coreference: a caption against its foil",
+              scores="pairwise accuracy acc_r on the annotator-validated items"),
+    Benchmark("eqben", eqben.load_eqben, citation="Wang et al., ICCV 2023",
+              tests="two images with a visual-minimal change (video frames, Kubric, StableDiffusion)",
+              scores="text, image and group"),
+    Benchmark("pairs", load_pairs, skipped=lambda data: [str(row) for row in read_pairs(data)[1]],
+              citation="your own file", tests="whatever your pairs swap", scores="text, image and group, or accuracy"),
 )}
 
 
