@@ -129,7 +129,8 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
         return str(path), caption_a, caption_b, gr.Tabs(selected=main_tab_id), "Sent."
 
     with gr.Row():
-        benchmark = gr.Dropdown(list(BENCHMARKS), value="world", label="Benchmark", elem_id="browse-benchmark")
+        benchmark = gr.Dropdown([(b.menu, name) for name, b in BENCHMARKS.items()], value="world", label="Benchmark",
+                                elem_id="browse-benchmark")  # each named with its citation, what it tests, its metric
         limit = gr.Number(value=50, label=f"Items per category (1 to {MAX_PER_CATEGORY})", elem_id="browse-limit")
         load_btn = gr.Button("Load", elem_id="browse-load")
     with gr.Row(equal_height=True):  # where a public benchmark or your own pairs come from (the world needs neither)
