@@ -15,6 +15,7 @@ from explorer import world
 from explorer.core.data_roots import DataAccess, OutsideRoots, confined
 from explorer.eval.dataset_loaders import DatasetError, load_aro, load_bivlc, load_sugarcrepe, load_winoground
 from explorer.eval.layouts import colorswap, eqben, sugarcrepe_pp, valse, whatsup
+from explorer.world import published
 from explorer.core.items import Item
 from explorer.eval.pairs import load_pairs, read_pairs
 
@@ -91,6 +92,22 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
               scores="pairwise accuracy acc_r on the annotator-validated items"),
     Benchmark("eqben", eqben.load_eqben, citation="Wang et al., ICCV 2023",
               tests="two images with a visual-minimal change (video frames, Kubric, StableDiffusion)",
+              scores="text, image and group"),
+    Benchmark("world-colorswap", published.colorswap_items, from_files=False, citation="ColorSwap's idea on the world",
+              tests="the two objects' colour words swapped, two pictures and two captions",
+              scores="text, image and group"),
+    Benchmark("world-whatsup", published.whatsup_items, from_files=False, extras=whatsup.extras,
+              citation="What'sUp's idea on the world", tests="one object left of, right of, above, below another",
+              scores="accuracy among the four; pair and set accuracy"),
+    Benchmark("world-sugarcrepe-pp", published.sugarcrepe_pp_items, from_files=False, metric="itt",
+              extras=sugarcrepe_pp.extras, citation="SugarCrepe++'s idea on the world",
+              tests="the objects named in either order against a colour or shape swap", scores="ITT and TOT"),
+    Benchmark("world-valse", published.valse_items, from_files=False, metric="pairwise",
+              citation="VALSE's idea on the world (its relations and FOIL-it pieces)",
+              tests="the preposition replaced; a shape not in the picture", scores="pairwise accuracy"),
+    Benchmark("world-eqben", published.eqben_items, from_files=False,
+              citation="EqBen's idea on the world (its Kubric parts)",
+              tests="two pictures a visual-minimal change apart: places traded, a colour changed, one more object",
               scores="text, image and group"),
     Benchmark("pairs", load_pairs, skipped=lambda data: [str(row) for row in read_pairs(data)[1]],
               citation="your own file", tests="whatever your pairs swap", scores="text, image and group, or accuracy"),

@@ -17,6 +17,7 @@ from explorer.core.data_roots import OUTSIDE, OutsideRoots
 from explorer.core.items import Item
 from explorer.eval.dataset_loaders import DatasetError, ImageRef, _inner, _text, per_category
 from explorer.eval.layouts import first_inside, merged, read_list, shares
+from explorer.world.published import WHATSUP_KIND
 
 SUBSETS = {  # the authors' dataset names -> their files
     "Controlled_Images_A": "controlled_images_dataset.json",
@@ -26,7 +27,8 @@ SUBSETS = {  # the authors' dataset names -> their files
     "VG_QA_one_obj": "vg_qa_one_obj.json",
     "VG_QA_two_obj": "vg_qa_two_obj.json",
 }
-OPPOSITES = {"Controlled_Images_A": ("on", "under"), "Controlled_Images_B": ("in-front", "behind")}
+OPPOSITES = {"Controlled_Images_A": ("on", "under"), "Controlled_Images_B": ("in-front", "behind"),
+             WHATSUP_KIND: ("above", "below")}  # the world's version (explorer.world.published)
 
 
 def _controlled(rows: list, name: str, subset: str, root: Path) -> list[Item]:
