@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 from contextlib import contextmanager
+from typing import Sequence
 
 from explorer.engine import Engine
 from explorer.ui.app import build_app
@@ -17,8 +18,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_app(encoder, serving: Serving | None = None):
-    demo = build_app(Engine(encoder), serving)
+def running_app(encoder, serving: Serving | None = None, methods: Sequence[str] | None = None):
+    """The page on ``encoder`` with ``methods`` (None: the page's own), served until the block ends."""
+    demo = build_app(Engine(encoder) if methods is None else Engine(encoder, methods), serving)
     demo.queue()
     _, url, _ = demo.launch(server_name="127.0.0.1", server_port=free_port(), prevent_thread_lock=True,
                             quiet=True, share=False)

@@ -1,6 +1,7 @@
 """Every loaded item at a glance (Browse's overview): each method's verdict and margin per item, scored once per item
-and model; one method against another as a matrix (both right, fixes, breaks, both wrong) whose cells are slices;
-slices sorted by how close a call was, and written out as CSV and JSON."""
+and model, under one model or two (A and B side by side); one method against another, or one model against the other
+on a method, as a matrix (both right, fixes, breaks, both wrong) whose cells are slices; slices sorted by how close a
+call was, and written out as CSV and JSON."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from explorer.core.shards import chunks
 
 SCORED_KEPT = 50_000  # items' outcomes kept, all models together: Browse's largest load is 12,000 items
 CELLS = ("both right", "fixes", "breaks", "both wrong")  # a method against a baseline: the matrix's cells
+MODELS = ("A", "B")  # with a second model, each verdict and margin column is named "A: LABEL" or "B: LABEL"
 _SCORED: LRUCache[Found] = LRUCache(SCORED_KEPT)
 
 
@@ -43,20 +45,38 @@ def score_items(methods: Mapping[str, ScoringMethod], model: str, items: Sequenc
     return [_SCORED.get(k) for k in keys]
 
 
-def frame(items: Sequence[Item], outcomes: Sequence[Found], methods: Mapping[str, ScoringMethod]) -> pd.DataFrame:
-    """One row per item: its position among the loaded items, id, category, and per method (by label) its verdict
-    ("right", "wrong", "n/a" where untrained, "unreadable" where the item's images cannot be read) and its margin
-    (positive when right; empty where there is no verdict)."""
+def frame(items: Sequence[Item], outcomes: Sequence[Found], methods: Mapping[str, ScoringMethod],
+          model: str = "") -> pd.DataFrame:
+    """One row per item: its position among the loaded items, id, category, and per method (by label, after
+    ``model``'s "A: " or "B: " when given) its verdict ("right", "wrong", "n/a" where untrained, "unreadable" where
+    the item's images cannot be read) and its margin (positive when right; empty where there is no verdict)."""
     rows = []
     for position, (item, found) in enumerate(zip(items, outcomes)):
         row: dict = {"item": position, "id": item.id, "category": item.category}
         for name, method in methods.items():
             scored = method.trained and not isinstance(found, Unreadable)
             verdict = "unreadable" if isinstance(found, Unreadable) else "n/a"
-            row[method.label] = ("right" if found[name].correct else "wrong") if scored else verdict
-            row[f"{method.label} margin"] = found[name].margin if scored else math.nan
+            column = column_of(method.label, model)
+            row[column] = ("right" if found[name].correct else "wrong") if scored else verdict
+            row[f"{column} margin"] = found[name].margin if scored else math.nan
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def column_of(label: str, model: str = "") -> str:
+    """A method's verdict column: its label, after "A: " or "B: " when two models are shown."""
+    return f"{model}: {label}" if model else label
+
+
+def two_models(items: Sequence[Item], outcomes: tuple[Sequence[Found], Sequence[Found]],
+               methods: tuple[Mapping[str, ScoringMethod], Mapping[str, ScoringMethod]]) -> pd.DataFrame:
+    """``frame`` of model A and of model B on the same items, side by side: per method A's verdict and margin, then
+    B's ("A: global cosine", "A: global cosine margin", "B: global cosine", ...)."""
+    a, b = (frame(items, found, ms, model) for found, ms, model in zip(outcomes, methods, MODELS))
+    labels = [m.label for m in methods[0].values()]
+    columns = [f"{column_of(label, model)}{end}" for label in labels for model in MODELS for end in ("", " margin")]
+    both = pd.concat([a, b.drop(columns=["item", "id", "category"])], axis=1)
+    return both[["item", "id", "category", *[c for c in columns if c in both]]]
 
 
 def cell_of(method: pd.Series, baseline: pd.Series) -> pd.Series:
@@ -90,9 +110,15 @@ def slice_of(table: pd.DataFrame, category: str = "all", method: str | None = No
     return rows
 
 
-def export(rows: pd.DataFrame, folder: Path, name: str = "browse-slice") -> tuple[Path, Path]:
-    """The slice written as ``NAME.csv`` and ``NAME.json`` (records) in ``folder``."""
+def export(rows: pd.DataFrame, folder: Path, name: str = "browse-slice",
+           models: Mapping[str, str] | None = None) -> tuple[Path, Path]:
+    """The slice written as ``NAME.csv`` and ``NAME.json`` (records) in ``folder``; with ``models`` ({"A": label,
+    "B": label}), a column naming each model after the category, so that the file says what A and B are."""
     folder.mkdir(parents=True, exist_ok=True)
+    if models:
+        rows = rows.copy()
+        for i, (model, label) in enumerate(models.items()):
+            rows.insert(3 + i, f"model {model}", label)
     csv_path, json_path = folder / f"{name}.csv", folder / f"{name}.json"
     write_csv(rows, csv_path)
     rows.to_json(json_path, orient="records", indent=1)

@@ -1,5 +1,6 @@
-"""Browse's overview: every loaded item with each method's verdict and margin, a method-against-method matrix whose
-cells filter the table, closest calls first, a click to open an item in the viewer above, and the slice exported."""
+"""Browse's overview: every loaded item with each method's verdict and margin (under the page's model, and a second
+model B beside it when one is picked), a method-against-method or model-against-model matrix whose cells filter the
+table, closest calls first, a click to open an item in the viewer above, and the slice exported."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pandas as pd
 
 from explorer.eval import overview
 from explorer.engine import Engine
+from explorer.images.inputs import InputError
 from explorer.methods import REGISTRY
 from explorer.ui.guard import guarded, plain
 from explorer.ui.serving import Serving
@@ -18,6 +20,7 @@ from explorer.ui.serving import Serving
 EXPORT_DIR = Path(tempfile.mkdtemp(prefix="explorer-slices-"))
 MATRIX_CELLS = {(0, 1): "both right", (1, 1): "fixes", (0, 2): "breaks", (1, 2): "both wrong"}  # (row, column)
 BASELINE = REGISTRY["global"].label  # the method the others are set against at first
+ONE_MODEL = "none: the page's model alone"  # the second model's menu, when no second model is picked
 
 
 def _slice(table: pd.DataFrame | None, category: str, method: str, baseline: str, cell: str | None,
@@ -27,18 +30,44 @@ def _slice(table: pd.DataFrame | None, category: str, method: str, baseline: str
     return overview.slice_of(table, category, method, baseline, cell, closest)
 
 
+def second_model(choice: str | None) -> str | None:
+    """The second model's menu entry, None when none is picked."""
+    return None if choice in (None, "", ONE_MODEL) else choice
+
+
+def _two(engine: Engine, loaded_items: list, model: str, model_b: str, progress) -> tuple:
+    """The overview of model A (the page's) and model B side by side, the menus set to B against A on the global
+    cosine, the models by letter and what was scored."""
+    loaded, other = engine.model(model), engine.model(model_b)
+    if other.label == loaded.label:
+        raise InputError(f"B is the page's model already ({loaded.label}): pick another second model.")
+    found = [overview.score_items(m.methods, m.label, loaded_items, progress.tqdm) for m in (loaded, other)]
+    table = overview.two_models(loaded_items, (found[0], found[1]), (loaded.methods, other.methods))
+    labels = [overview.column_of(m.label, name) for name in overview.MODELS for m in loaded.methods.values()]
+    models = {"A": loaded.label, "B": other.label}
+    said = (f"Scored {len(table)} items with **A: {plain(loaded.label)}** and **B: {plain(other.label)}** (each "
+            f"once per model). In the matrix, fixes are the items B gets right and A wrong, breaks the reverse.")
+    return table, labels, overview.column_of(BASELINE, "B"), overview.column_of(BASELINE, "A"), models, said
+
+
 def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State, position: gr.Slider,
           category: gr.Dropdown, serving: Serving):
     """Lay out the overview under Browse's viewer. Opening an item sets the viewer's ``selection`` and ``position``;
-    the event is returned for the viewer to chain its drawing on (the position may stay the same)."""
+    the event is returned for the viewer to chain its drawing on (the position may stay the same), with the second
+    model's menu, whose pick the viewer draws beside the page's model."""
     table_state = gr.State(None)  # the overview of the loaded items: one row per item
     cell_state = gr.State(None)  # the matrix cell that filters the table, None for every item
+    models_state = gr.State(None)  # {"A": label, "B": label} when two models are shown, else None
 
-    @guarded(lambda message: (None, gr.update(), gr.update(), None, message), serving.time_limit_s,
+    @guarded(lambda message: (None, gr.update(), gr.update(), None, None, message), serving.time_limit_s,
              ": the items scored so far are kept, so pressing the button again goes on from there")
-    def score(loaded_items: list, model: str, progress=gr.Progress()):
+    def score(loaded_items: list, model: str, model_b: str | None, progress=gr.Progress()):
         if not loaded_items:
-            return None, gr.update(), gr.update(), None, "Load a benchmark first."
+            return None, gr.update(), gr.update(), None, None, "Load a benchmark first."
+        if second_model(model_b):
+            table, labels, method, baseline, models, said = _two(engine, loaded_items, model, model_b, progress)
+            return (table, gr.update(choices=labels, value=method), gr.update(choices=labels, value=baseline), None,
+                    models, said)
         loaded = engine.model(model)
         found = overview.score_items(loaded.methods, loaded.label, loaded_items, progress.tqdm)
         table = overview.frame(loaded_items, found, loaded.methods)
@@ -46,14 +75,17 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
         method = next((label for label in labels if label != BASELINE), labels[0])
         baseline = BASELINE if BASELINE in labels else labels[0]
         return (table, gr.update(choices=labels, value=method), gr.update(choices=labels, value=baseline), None,
-                f"Scored {len(table)} items with **{plain(loaded.label)}** (each once per model).")
+                None, f"Scored {len(table)} items with **{plain(loaded.label)}** (each once per model).")
 
     @guarded(lambda message: (None, None, message))
-    def refresh(table, category_shown: str, method: str, baseline: str, cell: str | None, closest: bool):
+    def refresh(table, category_shown: str, method: str, baseline: str, cell: str | None, closest: bool,
+                models: dict | None):
         if table is None:
             return None, None, ""
         rows = _slice(table, category_shown, method, baseline, cell, closest)
         said = f"{len(rows)} of {len(table)} items" + (f": {method} against {baseline}, {cell}" if cell else "")
+        if models:
+            said += f" (A: {plain(models['A'])}; B: {plain(models['B'])})"
         return overview.matrix(table, method, baseline), rows, said + ". Click a row to open it above."
 
     def pick_cell(evt: gr.SelectData):
@@ -68,15 +100,20 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
         return keep, gr.update(maximum=max(1, len(keep) - 1), value=chosen), f"Opened item {evt.row_value[1]}."
 
     @guarded(lambda message: (None, message))
-    def export(table, category_shown: str, method: str, baseline: str, cell: str | None, closest: bool):
+    def export(table, category_shown: str, method: str, baseline: str, cell: str | None, closest: bool,
+               models: dict | None):
         if table is None:
             return None, "Score the loaded items first."
         rows = _slice(table, category_shown, method, baseline, cell, closest)
-        paths = overview.export(rows, Path(tempfile.mkdtemp(dir=EXPORT_DIR)))
+        paths = overview.export(rows, Path(tempfile.mkdtemp(dir=EXPORT_DIR)), models=models)
         return [str(p) for p in paths], f"Exported {len(rows)} items."
 
     with gr.Accordion("Overview: every loaded item, each method's verdict and margin", open=True):
-        run = gr.Button("Score every loaded item", elem_id="overview-run")
+        with gr.Row(equal_height=True):
+            model_b = gr.Dropdown([ONE_MODEL, *engine.choices()], value=ONE_MODEL, label="Against a second model (B): "
+                                  "each item under both, and the matrix B against A for one method",
+                                  elem_id="overview-model-b", scale=2)
+            run = gr.Button("Score every loaded item", elem_id="overview-run", scale=1)
         with gr.Row():
             method = gr.Dropdown([], label="Method", elem_id="overview-method")
             baseline = gr.Dropdown([], label="against", elem_id="overview-baseline")
@@ -95,13 +132,14 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
 
     shown = [table_state, category, method, baseline, cell_state, closest]
     drawn = [matrix_view, rows_view, note]
-    run.click(score, [items, choice], [table_state, method, baseline, cell_state, note], api_name="overview",
-              **serving.heavy).then(refresh, shown, drawn, **serving.light)
+    run.click(score, [items, choice, model_b], [table_state, method, baseline, cell_state, models_state, note],
+              api_name="overview", **serving.heavy).then(refresh, [*shown, models_state], drawn, **serving.light)
     for control in (category, method, baseline, closest):
-        control.change(refresh, shown, drawn, **serving.light)
-    for changed in (items.change, choice.change):  # new items, or another model: the overview shown was of others
-        changed(lambda: (None, None, None, None, "", None), None, [table_state, cell_state, matrix_view, rows_view,
-                                                                  note, files], **serving.light)
-    matrix_view.select(pick_cell, None, cell_state, **serving.light).then(refresh, shown, drawn, **serving.light)
-    export_btn.click(export, shown, [files, note], api_name="overview_export", **serving.light)
-    return rows_view.select(open_item, shown, [selection, position, note], **serving.light)
+        control.change(refresh, [*shown, models_state], drawn, **serving.light)
+    for changed in (items.change, choice.change, model_b.change):  # new items or models: the overview was of others
+        changed(lambda: (None, None, None, None, None, "", None), None,
+                [table_state, cell_state, models_state, matrix_view, rows_view, note, files], **serving.light)
+    matrix_view.select(pick_cell, None, cell_state, **serving.light).then(refresh, [*shown, models_state], drawn,
+                                                                          **serving.light)
+    export_btn.click(export, [*shown, models_state], [files, note], api_name="overview_export", **serving.light)
+    return rows_view.select(open_item, shown, [selection, position, note], **serving.light), model_b

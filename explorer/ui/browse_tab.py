@@ -9,6 +9,7 @@ import gradio as gr
 
 from explorer.engine import share
 from explorer.figures import viz
+from explorer.figures.item_figures import cosine_grid, cosine_span
 from explorer.eval.benchmark_registry import BENCHMARKS, left_out, load_items
 from explorer.core.data_roots import DataAccess
 from explorer.eval.browse import BROWSE_SIZE, MAX_PER_CATEGORY, Reading, for_main_page, items_per_category, read, select
@@ -30,19 +31,37 @@ SKIPPED_SHOWN = 10  # bad rows of an own pairs file named in the status, the fir
 GLOBAL = REGISTRY["global"].label  # the cosines shown are its
 
 
-def _describe(item: Item, reading: Reading, model: str) -> str:
-    """The item's global cosines and each method's verdict, as markdown."""
-    n = reading.cosines.shape[1]
-    lines = [f"**{plain(item.id)}** ({plain(item.category)}), scored by **{plain(model)}**", "",
-             "| caption | " + " | ".join(f"{GLOBAL} with image {i}" for i in range(n)) + " |",
-             "|---|" + "---|" * n]
+def _verdict(right: bool | None) -> str:
+    return "n/a" + UNTRAINED_MARK if right is None else "right" if right else "**wrong**"
+
+
+def _describe(item: Item, readings: dict[str, Reading]) -> str:
+    """The item's global cosines and each method's verdict under each model (by label: one, or A and B), as
+    markdown."""
+    n, models = next(iter(readings.values())).cosines.shape[1], list(readings)
+    letters = [""] if len(models) == 1 else ["A: ", "B: "]
+    named = " and ".join(f"**{letter}{plain(m)}**" for letter, m in zip(letters, models))
+    lines = [f"**{plain(item.id)}** ({plain(item.category)}), scored by {named}", "",
+             "| caption | " + " | ".join(f"{letter}{GLOBAL} with image {i}" for letter in letters for i in range(n))
+             + " |", "|---|" + "---|" * n * len(models)]
     for c, caption in enumerate(item.captions):
-        lines.append(f"| {c}: {plain(caption)} | " + " | ".join(f"{v:.4f}" for v in reading.cosines[c]) + " |")
-    lines += ["", f"Each method's verdict (right: {reading.rule}):", "", "| method | verdict |", "|---|---|"]
-    for label, right in reading.verdicts.items():
-        verdict = "n/a" + UNTRAINED_MARK if right is None else "right" if right else "**wrong**"
-        lines.append(f"| {label} | {verdict} |")
+        cells = [f"{v:.4f}" for r in readings.values() for v in r.cosines[c]]
+        lines.append(f"| {c}: {plain(caption)} | " + " | ".join(cells) + " |")
+    rule = next(iter(readings.values())).rule
+    lines += ["", f"Each method's verdict (right: {rule}):", "",
+              "| method | " + " | ".join(f"{letter}verdict" for letter in letters) + " |", "|---|" + "---|" * len(models)]
+    for label in next(iter(readings.values())).verdicts:
+        lines.append(f"| {label} | " + " | ".join(_verdict(r.verdicts[label]) for r in readings.values()) + " |")
     return "\n".join(lines)
+
+
+def _readings_side_by_side(item: Item, readings: dict[str, Reading]) -> tuple:
+    """Each model's cosines of the item as a heat map on one colour scale, A's and B's, titled with its verdict."""
+    span = cosine_span(*(r.cosines for r in readings.values()))
+    figures = [cosine_grid(r.cosines, item.captions, item.right, f"{letter}: {model}: {GLOBAL} "
+                           f"{_verdict(r.verdicts[GLOBAL]).strip('*')}", span)
+               for letter, (model, r) in zip("AB", readings.items())]
+    return tuple(gr.update(value=fig, visible=True) for fig in figures)
 
 
 def _typed_label(access: DataAccess) -> str:
@@ -101,19 +120,22 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
             return gr.update(), gr.update(), gr.update()
         return filtered(items, category, wrong_only, model, progress)
 
-    @guarded(lambda message: (None, None, message), serving.time_limit_s)
-    def show(items, keep, position: float, model: str):
+    hidden = (gr.update(value=None, visible=False),) * 2  # the two models' readings, without a second model
+
+    @guarded(lambda message: (None, None, *hidden, message), serving.time_limit_s)
+    def show(items, keep, position: float, model: str, model_b: str | None):
         if not keep:
-            return None, None, "No item to show: load a benchmark, or loosen the filter."
+            return None, None, *hidden, "No item to show: load a benchmark, or loosen the filter."
         item = items[keep[whole_number(position, "The item's position", 0, len(keep) - 1)]]
         try:
             images = item.pictures(BROWSE_SIZE)
         except DatasetError as exc:
-            return None, None, warn(f"Cannot show this item: {exc}")
-        loaded = engine.model(model)
-        details = _describe(item, read(loaded.methods, item, images), loaded.label)
+            return None, None, *hidden, warn(f"Cannot show this item: {exc}")
+        models = [engine.model(m) for m in (model, browse_overview.second_model(model_b)) if m]
+        readings = {m.label: read(m.methods, item, images) for m in models}
+        pictures = _readings_side_by_side(item, readings) if len(readings) == 2 else hidden
         shown = [viz.display_image(im, SHOWN_SIDE)[0] for im in images]  # a world scene is 112 px: shown crisp, larger
-        return shown[0], shown[1] if len(shown) > 1 else None, details
+        return shown[0], shown[1] if len(shown) > 1 else None, *pictures, _describe(item, readings)
 
     @guarded(lambda message: (gr.update(), gr.update(), gr.update(), gr.update(), message))
     def send(items, keep, position: float):
@@ -147,22 +169,25 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
     with gr.Row():
         image_0 = gr.Image(label="Image 0", interactive=False, height=SHOWN_SIDE, elem_id="browse-image-0")
         image_1 = gr.Image(label="Image 1", interactive=False, height=SHOWN_SIDE, elem_id="browse-image-1")
+    with gr.Row():  # with a second model: each model's reading of the item, side by side (stacked on a phone)
+        reading_a = gr.Plot(label="Model A's reading", visible=False, elem_id="browse-reading-a", min_width=300)
+        reading_b = gr.Plot(label="Model B's reading", visible=False, elem_id="browse-reading-b", min_width=300)
     details = gr.Markdown(elem_id="browse-details")
     send_btn = gr.Button("Send the image and two captions to the main page", elem_id="browse-send")
-    opened = browse_overview.build(engine, main.choice, items_state, selection, position, category, serving)
+    opened, model_b = browse_overview.build(engine, main.choice, items_state, selection, position, category, serving)
 
-    shown = [items_state, selection, position, main.choice]
+    shown = [items_state, selection, position, main.choice, model_b]
+    drawn = [image_0, image_1, reading_a, reading_b, details]
     load_btn.click(load, [benchmark, data, limit, upload], [items_state, selection, category, position, status],
-                   api_name="browse_load", **serving.heavy).then(show, shown, [image_0, image_1, details],
-                                                                 **serving.heavy)
+                   api_name="browse_load", **serving.heavy).then(show, shown, drawn, **serving.heavy)
     filters = ((category.change, refilter, False), (wrong_only.change, refilter, "browse_filter"),
                (main.choice.change, remake, False))
     for trigger, handler, api_name in filters:
         trigger(handler, [items_state, category, wrong_only, main.choice], [selection, position, status],
-                api_name=api_name, **serving.heavy).then(show, shown, [image_0, image_1, details], **serving.heavy)
-    position.change(show, shown, [image_0, image_1, details], api_name="browse_show", trigger_mode="always_last",
-                    **serving.heavy)
-    opened.then(show, shown, [image_0, image_1, details], **serving.heavy)
+                api_name=api_name, **serving.heavy).then(show, shown, drawn, **serving.heavy)
+    position.change(show, shown, drawn, api_name="browse_show", trigger_mode="always_last", **serving.heavy)
+    opened.then(show, shown, drawn, **serving.heavy)
+    model_b.change(show, shown, drawn, **serving.heavy)
     send_btn.click(send, [items_state, selection, position],
                    [main.upload, main.caption_a, main.caption_b, tabs, status],
                    api_name="browse_send", **serving.light)

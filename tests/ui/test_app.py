@@ -123,7 +123,7 @@ def test_browse_world_filter_and_send_to_the_main_page(client):
     n = 3 * len(world.SPLITS) * len(world.KINDS)
     assert status == f"Loaded {n} items." and position["maximum"] == n - 1
     assert "heldout/attribute" in [c[0] for c in category["choices"]]
-    image_0, image_1, details = client.predict(2, api_name="/browse_show")
+    image_0, image_1, reading_a, reading_b, details = client.predict(2, api_name="/browse_show")
     assert "id/attribute/2" in details and "global cosine with image 1" in details
     assert "scored by **world-clip (embedded)**" in details
     verdicts = dict(line.strip("| ").split(" | ") for line in details.splitlines()[-len(page_labels()):])
