@@ -100,3 +100,28 @@ def test_five_thousand_items_filter_in_milliseconds_without_scoring(monkeypatch)
     assert counts.iloc[1, 1] == f"fixes: {len(rows)}"
     print(f"5000 items: table {1000 * built:.0f} ms, a cell's slice sorted and the matrix {1000 * sliced:.1f} ms")
     assert sliced < 1.0
+
+
+def test_two_models_side_by_side_and_the_matrix_of_b_against_a(scored, embedded, tmp_path):
+    from explorer.models.loader import EncoderSpec, load_encoder
+
+    items, methods_a, found_a = scored
+    finetuned = load_encoder(EncoderSpec(checkpoint="world-clip-finetune"))
+    methods_b = {"global": get_method("global", finetuned)}
+    found_b = overview.score_items(methods_b, finetuned.label, items)
+    table = overview.two_models(items, (found_a, found_b), (methods_a, methods_b))
+    assert list(table.columns) == ["item", "id", "category", "A: global cosine", "A: global cosine margin",
+                                   "B: global cosine", "B: global cosine margin", "A: SGI", "A: SGI margin"]
+    for row, a, b in zip(table.itertuples(index=False), found_a, found_b):  # each model's own verdict and margin
+        assert (row[3], row[4]) == ("right" if a["global"].correct else "wrong", a["global"].margin)
+        assert (row[5], row[6]) == ("right" if b["global"].correct else "wrong", b["global"].margin)
+    cells = overview.cell_of(table["B: global cosine"], table["A: global cosine"])
+    fixes = [i for i, (a, b) in enumerate(zip(found_a, found_b)) if b["global"].correct and not a["global"].correct]
+    assert list(table.index[cells == "fixes"]) == fixes and len(fixes) > 0  # B right where A is wrong
+    counts = overview.matrix(table, "B: global cosine", "A: global cosine")
+    assert counts.iloc[1, 1] == f"fixes: {len(fixes)}" and list(counts.columns)[1] == "B: global cosine right"
+    rows = overview.slice_of(table, "all", "B: global cosine", "A: global cosine", "fixes")
+    csv_path, _ = overview.export(rows, tmp_path, models={"A": embedded.label, "B": finetuned.label})
+    written = pd.read_csv(csv_path)
+    assert list(written.columns[3:5]) == ["model A", "model B"] and len(written) == len(fixes)
+    assert set(written["model B"]) == {finetuned.label} and (written["B: global cosine margin"] > 0).all()
