@@ -38,7 +38,8 @@ class Reading:
 def rule(item: Item) -> str:
     """When an item counts as right, in words."""
     if len(item.images) == 1:
-        return f"caption {item.right[0]} scored above every other caption"
+        owns = " and ".join(map(str, (item.right[0], *item.also_right)))
+        return f"caption{'s' if item.also_right else ''} {owns} scored above every other caption"
     return "each image matched to its own caption, and each of those captions to its own image (the group score)"
 
 

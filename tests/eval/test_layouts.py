@@ -11,6 +11,7 @@ from PIL import Image
 from explorer.core.data_roots import DataAccess
 from explorer.eval.accuracy import evaluate, item_outcomes
 from explorer.eval.benchmark_registry import BENCHMARKS, load_items
+from explorer.eval.browse import rule
 from explorer.eval.dataset_loaders import DatasetError
 from explorer.eval.layouts.whatsup import SUBSETS
 from explorer.methods import get_method
@@ -141,6 +142,7 @@ def test_sugarcrepe_pp_matches_itt_and_tot(tmp_path, embedded, cosine):
             full.append(bool(cos_p1 > cos_neg and cos_p2 > cos_neg))
             text.append(bool(cos_p1p2 > cos_p1_neg and cos_p1p2 > cos_p2_neg))
     assert [o.correct for o in found] == full and items[0].also_right == (1,)
+    assert rule(items[0]) == "captions 0 and 1 scored above every other caption"  # Browse says both are right
     assert results["global"]["all"]["itt"] == pytest.approx(100 * np.mean(full), abs=0.005)
     assert results["text-only"]["all"]["tot"] == pytest.approx(100 * np.mean(text), abs=0.005)
     assert results["global"]["swap_att"]["itt"] == pytest.approx(100 * np.mean(full[:6]), abs=0.005)
