@@ -7,6 +7,7 @@ get the page's table and pictures (``docs/notebook.md`` runs it end to end, offl
     result.table()         # the page's score table, a pandas DataFrame
     result.figures()       # the page's pictures by name: PIL images and plotly figures
     result.model_input()   # the picture the model's global score reads, and what the preprocess cut to make it
+    explorer.overview("world", limit=5, against="world-clip-finetune")  # each item under both models, A and B
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from PIL import Image
 
 from explorer.figures import viz
 from explorer.engine import Analysis, Engine
+from explorer.engine.model_pool import spec_for_name
 from explorer.images.inputs import load_image, normalize_image
 from explorer.images.model_input import model_input
 from explorer.images.views import Preprocessing
@@ -71,3 +73,24 @@ class Explorer:
         picture = load_image(image) if isinstance(image, (str, Path)) else normalize_image(image).convert("RGB")
         return Result(picture, self.engine.analyze(picture, caption_a, caption_b),
                       self.engine.model().encoder.preprocessing)
+
+    def overview(self, benchmark: str = "world", limit: int = 5, data: str | Path | None = None,
+                 against: str | None = None) -> pd.DataFrame:
+        """Browse's overview of a benchmark's items (``limit`` per world split and kind, or per category of the files
+        at ``data``): each method's verdict and margin per item; with ``against`` (a model menu entry, a shipped
+        checkpoint's name or a weights file), this model's as "A: LABEL" beside that one's as "B: LABEL", so that
+        ``overview.matrix(table, "B: global cosine", "A: global cosine")`` counts what B fixes and breaks."""
+        from explorer.eval import overview
+        from explorer.eval.benchmark_registry import load_items
+
+        items, loaded = load_items(benchmark, data, limit), self.engine.model()
+        found = overview.score_items(loaded.methods, loaded.label, items)
+        if against is None:
+            return overview.frame(items, found, loaded.methods)
+        if against not in self.engine.pool.loaded():
+            encoder = loaded.encoder
+            spec = spec_for_name(against, encoder.device, precision=encoder.precision, compile=encoder.compile)
+            self.engine.pool.add(against, load_encoder(spec))
+        other = self.engine.model(against)
+        return overview.two_models(items, (found, overview.score_items(other.methods, other.label, items)),
+                                   (loaded.methods, other.methods))
