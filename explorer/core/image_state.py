@@ -167,11 +167,12 @@ class ImageStates:
         with self._lock:
             self._states.clear()
 
-    def of(self, image: Image.Image | ImageState) -> ImageState:
-        """The image's state (a state is its own), made empty for an image not kept."""
+    def of(self, image: Image.Image | ImageState, key: str | None = None) -> ImageState:
+        """The image's state (a state is its own), made empty for an image not kept; ``key``: the state's name where
+        it is not the image's content hash (a view of a picture, named by the picture's and the view's)."""
         if isinstance(image, ImageState):
             return image
-        key = image_key(image)
+        key = key or image_key(image)
         with self._lock:
             state = self._states.get(key)
             if state is None:

@@ -63,6 +63,10 @@ class Settings:
                                    "background", "EXPLORER_COMPILE")
     sam_checkpoint: str | None = setting(None, "segment-anything checkpoint: adds SAM regions to SGI",
                                          "EXPLORER_SAM_CHECKPOINT", shown="none: SGI uses multi-scale crops")
+    view: str = setting("whole", "what of a picture every method reads: whole (a picture that is not square padded "
+                                 "to a square with its own background, a small drawing enlarged, the rest as they "
+                                 "are) or raw (the picture as it is: the model's preprocess centre-crops it)",
+                        "EXPLORER_VIEW", choices=("whole", "raw"))
     log_level: str = setting("INFO", "how much the log says: DEBUG, INFO, WARNING or ERROR", "EXPLORER_LOG_LEVEL")
     max_side: int = setting(1024, "longest side an image keeps after loading, in pixels (larger ones are "
                                   "downscaled)", "EXPLORER_MAX_SIDE", flag=False)
@@ -106,7 +110,7 @@ class Settings:
 
 
 FIELDS: dict[str, Field] = {f.name: f for f in fields(Settings)}
-MODEL_FLAGS = ("model", "pretrained", "checkpoint", "device", "precision", "compile")  # every model command's
+MODEL_FLAGS = ("model", "pretrained", "checkpoint", "device", "precision", "compile", "view")  # every model command's
 
 
 def kind(f: Field) -> type:

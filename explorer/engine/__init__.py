@@ -17,7 +17,8 @@ from explorer import world
 from explorer.models.encoders import DualEncoder
 from explorer.core.image_state import ImageState
 from explorer.images.inputs import clean_caption_pair
-from explorer.images.model_input import geometry
+from explorer.images.fit import View, fit_of, frame_of, view_state
+from explorer.images.model_input import seen_box
 from explorer.models.model_configs import EMBEDDED_MODEL
 from explorer.methods import REGISTRY, Score, ScoringMethod, get_method, page_methods
 from explorer.engine.model_pool import LoadedModel, ModelPool, choice_for, model_choices
@@ -59,8 +60,11 @@ class Analysis:
     device: str = ""
     untrained: tuple[str, ...] = ()  # methods that ran on random weights: their preference means nothing
     notices: tuple[str, ...] = ()
-    model_input: str = ""  # what the preprocess cut from the image before the model saw it (model_input.Geometry)
-    model_box: tuple[int, int, int, int] | None = None  # the box of the image the model's input keeps (x0, y0, x1, y1)
+    model_input: str = ""  # what the view and the preprocess cut or padded before the model saw the image
+    model_box: tuple[int, int, int, int] | None = None  # the box of the image the model's input shows (x0, y0, x1, y1;
+    # past its edges where padded)
+    model_fill: tuple[int, int, int] = (0, 0, 0)  # the padding's colour where the box reaches past the image
+    view: str = "whole"  # the view every method read (``explorer.images.fit``)
 
     def rows(self) -> list[dict[str, object]]:
         """One row per method (its name and label): both scores, their delta, and the caption it prefers ("A",
@@ -122,11 +126,14 @@ class Engine:
         return self.encoder.device
 
     def analyze(self, image: Image.Image | ImageState, caption_a: str, caption_b: str, progress=None,
-                choice: str | None = None) -> Analysis:
-        """Both captions scored by every method of the model on the image's state (a caption edit finds it)."""
+                choice: str | None = None, view: View | None = None) -> Analysis:
+        """Both captions scored by every method of the model on the state of the image's view (``view``: the
+        ``view`` setting's when None; a caption edit finds the state)."""
         a, b = clean_caption_pair(caption_a, caption_b)
         loaded = self.model(choice)
-        state = image_state.of(image)
+        view = view or settings.current().view  # type: ignore[assignment]
+        source = image_state.of(image)
+        state = view_state(source, view)
         notices = []
         scores = {}
         with proposals.sharing_cores():
@@ -144,8 +151,11 @@ class Engine:
                     progress((i, len(loaded.methods)), desc=f"{method.label}...")
                 scores[name] = tuple(method.score(state, [a, b]))
         if loaded.encoder.name == EMBEDDED_MODEL:
-            notice = off_world_notice(state.image, embedded_saw_varied_looks())
+            notice = off_world_notice(source.image, embedded_saw_varied_looks())
             notices += [notice] if notice else []
         untrained = tuple(name for name, method in loaded.methods.items() if not method.trained)
-        seen = geometry(state.image.size, loaded.encoder.preprocessing)
-        return Analysis((a, b), scores, loaded.label, loaded.device, untrained, tuple(notices), seen.note, seen.box)
+        frame = frame_of(state)
+        fit = frame[0] if frame else fit_of(source.image, "raw")
+        box, note = seen_box(fit, loaded.encoder.preprocessing)
+        return Analysis((a, b), scores, loaded.label, loaded.device, untrained, tuple(notices), note, box, fit.fill,
+                        view)

@@ -35,7 +35,8 @@ def numbers(a: Analysis) -> dict:
     """The analysis's numbers: the model, the captions, each method's scores and preference, the notices."""
     return {"model": a.model, "device": a.device, "captions": {"A": a.captions[0], "B": a.captions[1]},
             "scores": a.rows(), "untrained": list(a.untrained), "notices": list(a.notices),
-            "model_input": {"note": a.model_input, "box": list(a.model_box) if a.model_box else None}}
+            "model_input": {"view": a.view, "note": a.model_input, "box": list(a.model_box) if a.model_box else None,
+                            "fill": list(a.model_fill)}}
 
 
 def page(image: Image.Image, a: Analysis) -> str:
@@ -50,11 +51,12 @@ def page(image: Image.Image, a: Analysis) -> str:
         else:
             parts.append(_picture(figure, title, about))
     notices = "".join(f"<p class=notice>{html.escape(n)}</p>" for n in a.notices)
-    if a.model_input:  # what the preprocess cut before the model read the image: greyed in its picture, if any
+    if a.model_input:  # what the view and the preprocess cut or padded: drawn, where anything was
         seen = f"<p>What the model sees: {html.escape(_sentence(a.model_input))}</p>"
         if a.model_box is not None and a.model_box != (0, 0, *image.size):
-            seen += _picture(viz.model_view(image, a.model_box), "What the model sees", "greyed: cut before the "
-                             "model reads the image")
+            seen += _picture(viz.model_view(image, a.model_box, a.model_fill), "What the model sees",
+                             "greyed: cut before the model reads the image; past the picture's thin outline: "
+                             "padding in the picture's background colour")
         notices += seen
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Binding explorer: {html.escape(a.captions[0])}</title>

@@ -61,12 +61,23 @@ def world_single(split: str, limit: int) -> list[Item]:
     return [replace(it, id=f"{split}/single/{i}") for i, it in enumerate(world.single_items(split, limit))]
 
 
+def world_naming(split: str, limit: int) -> list[Item]:
+    """``limit`` single-object images of one world split per naming kind: its shape told from another shape, its
+    colour from another colour (chance 50%)."""
+    return [replace(it, id=f"{split}/{kind}/{i}")
+            for kind in world.NAMING_KINDS for i, it in enumerate(world.naming_items(split, kind, limit))]
+
+
 BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
     Benchmark("world", world_swaps, from_files=False, citation="this project's synthetic world",
               tests="attribute, size, relation and object swaps on seen, held-out and shifted objects",
               scores="text, image and group (Winoground's)"),
     Benchmark("world-single", world_single, from_files=False, metric="top1", overall=False, chunk=64,
               citation="this project's synthetic world", tests="one object told among every object's caption",
+              scores="top-1"),
+    Benchmark("world-naming", world_naming, from_files=False, metric="top1", overall=False, chunk=64,
+              citation="this project's synthetic world",
+              tests="one object's shape told from another shape, its colour from another colour (chance 50%)",
               scores="top-1"),
     Benchmark("sugarcrepe", load_sugarcrepe, citation="Hsieh et al., NeurIPS 2023",
               tests="a caption against a hard negative that adds, replaces or swaps an object, attribute or relation",

@@ -7,7 +7,7 @@ know (random weights, a source this model lacks). Explanations are kept in the i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 import numpy as np
@@ -17,6 +17,7 @@ from explorer.core import image_state
 from explorer.models.encoders import DualEncoder
 from explorer.explain.base import REGISTRY, Explanation, Relevance, explainers_for, get_explainer
 from explorer.explain.sources import Maps, method_sources, peak, segment_map
+from explorer.images.fit import Fit, frame_of, view_state
 from explorer.images.inputs import InputError
 from explorer.methods import REGISTRY as METHOD_REGISTRY, Score, resolve
 from explorer.methods.sgi import segment_prompts
@@ -160,12 +161,24 @@ def _panel(relevance: Relevance | None, caption: str, segment: int, source: str,
     return Panel(**base, map=found.map, point=found.point)
 
 
+def _on_frame(panel: Panel, fit: Fit | None) -> Panel:
+    """A panel worked out on a view of the picture, its map and point moved back onto the picture's own frame."""
+    if fit is None or panel.map is None:
+        return panel
+    point = None if panel.point is None else (panel.point[0] + fit.box[0], panel.point[1] + fit.box[1])
+    return replace(panel, map=fit.map_to_frame(panel.map), point=point)
+
+
 def view(encoder: DualEncoder, image: Image.Image, captions: Sequence[str],
          scores: dict[str, tuple[Score, Score]] | None, explainer: str, segment: int = WHOLE,
-         source: str = EXPLAINER) -> View:
+         source: str = EXPLAINER, reads: str = "whole") -> View:
     """A's and B's maps for ``segment`` (``WHOLE`` or an index of ``segment_menu``) from ``source``, on the model and
-    device of ``encoder``. ``scores``: the methods' scores of the image and ``captions`` with their evidence (the
-    page's comparison), None where there is none: the explainers need none, the methods' maps are read from them."""
+    device of ``encoder``, worked out on the view ``reads`` of the image (``explorer.images.fit``) and drawn back on
+    its own frame. ``scores``: the methods' scores of that view and ``captions`` with their evidence (the page's
+    comparison), None where there is none: the explainers need none, the methods' maps are read from them."""
+    state = view_state(image, reads)  # type: ignore[arg-type]
+    frame = frame_of(state)
+    image = state.image
     applies = [name for _, name in explainer_menu(encoder.model)]
     if explainer not in applies:
         raise InputError(f"The explainer {explainer!r} does not apply to {encoder.label}; those that do: "
@@ -177,7 +190,7 @@ def view(encoder: DualEncoder, image: Image.Image, captions: Sequence[str],
     missing = _unavailable(source, encoder, scores)
     method = scores[source] if scores and source != EXPLAINER and not missing and segment != WHOLE else None
     maps = [_method_maps(source, encoder, image, s) for s in method] if method else [None, None]
-    panels = tuple(_panel(_chosen(e, segment), c, segment, source, m, missing)
+    panels = tuple(_on_frame(_panel(_chosen(e, segment), c, segment, source, m, missing), frame and frame[0])
                    for e, c, m in zip(found, captions, maps))
     notes = [missing] if missing else []
     if encoder.random_weights:

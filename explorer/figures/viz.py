@@ -4,9 +4,9 @@ strips of text are ``explorer.figures.marks``'s: neutral, and named below the pi
 from __future__ import annotations
 
 import html
-import math
 import textwrap
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,6 +17,7 @@ from plotly.colors import qualitative
 from explorer.figures import marks
 from explorer.core import image_state
 from explorer.core.image_state import ImageState
+from explorer.images.fit import frame_of, view_state
 from explorer.figures.marks import INK, Mark, Rect
 from explorer.methods import FigureInfo, in_page_order, resolve
 from explorer.methods.powerset_method import NodeAlignment, PowersetEvidence
@@ -27,16 +28,34 @@ from explorer.world.palette import FILLS
 
 PALETTE = qualitative.D3  # the coverage sweep's object spaces: categories, not world colours
 DISPLAY_SIDE = 448
+MUTED = (150, 150, 150)  # a thin line that marks, not a mark: a picture's own edges inside its padding
 
 
 
-def display_image(image: Image.Image | ImageState, side: int = DISPLAY_SIDE) -> tuple[Image.Image, float]:
-    """The image scaled so its longest side is ``side`` (small world scenes stay crisp), and the factor: a copy to
-    draw on. Kept in the image's state, as every caption edit draws its overlay on the same picture (a photo costs
-    more to scale again than to hash; given the state, nothing is hashed)."""
+@dataclass(frozen=True)
+class Place:
+    """Where a point of the picture the methods read lands on a display canvas: moved by (dx, dy) onto the picture's
+    own frame (a view of it, ``explorer.images.fit``, is the picture moved), then scaled by ``f``."""
+
+    f: float
+    dx: float = 0.0
+    dy: float = 0.0
+
+    def box(self, box: Sequence[float]) -> tuple[float, float, float, float]:
+        x0, y0, x1, y1 = box
+        return ((x0 + self.dx) * self.f, (y0 + self.dy) * self.f, (x1 + self.dx) * self.f, (y1 + self.dy) * self.f)
+
+
+def display_image(image: Image.Image | ImageState, side: int = DISPLAY_SIDE) -> tuple[Image.Image, Place]:
+    """The picture scaled so its longest side is ``side`` (small world scenes stay crisp), and where the methods'
+    points land on it: a copy to draw on. A view's state (``fit.view_state``) is drawn on the picture it was made
+    from, its points moved back onto that picture's frame. Kept in the state, as every caption edit draws its overlay
+    on the same picture (a photo costs more to scale again than to hash; given the state, nothing is hashed)."""
     state = image_state.of(image)
-    shown, factor = state.get_or_compute(("display", side), lambda: _scaled(state.image, side))
-    return shown.copy(), factor
+    frame = frame_of(state)
+    shown, factor = state.get_or_compute(("display", side), lambda: _scaled(frame[1] if frame else state.image, side))
+    dx, dy = frame[0].box[:2] if frame else (0, 0)
+    return shown.copy(), Place(factor, dx, dy)
 
 
 def _scaled(image: Image.Image, side: int) -> tuple[Image.Image, float]:
@@ -46,38 +65,48 @@ def _scaled(image: Image.Image, side: int) -> tuple[Image.Image, float]:
     return image.convert("RGB").resize(size, resample), factor
 
 
-def model_view(image: Image.Image | ImageState, box: tuple[int, int, int, int],
+def model_view(image: Image.Image | ImageState, box: tuple[int, int, int, int], fill: tuple[int, int, int] = (0, 0, 0),
                side: int = DISPLAY_SIDE) -> Image.Image:
-    """The image with what the model's input leaves out greyed and washed out, and a line just outside ``box`` (x0,
-    y0, x1, y1 in the image's pixels: what survives the preprocess's crop); inside the box every pixel is as shown
-    elsewhere on the page. Nothing cut: the image as it is."""
-    canvas, f = display_image(image, side)
-    x0, y0 = (math.ceil(v * f - 1e-6) for v in box[:2])
-    x1, y1 = (min(math.floor(v * f + 1e-6), limit) for v, limit in zip(box[2:], canvas.size))
-    if (x0, y0, x1, y1) == (0, 0, *canvas.size):
-        return canvas
-    kept = canvas.crop((x0, y0, x1, y1))
-    washed = Image.blend(canvas.convert("L").convert("RGB"), Image.new("RGB", canvas.size, marks.PAPER), 0.6)
-    washed.paste(kept, (x0, y0))
-    width = marks.line_width(max(canvas.size))
-    ImageDraw.Draw(washed).rectangle((x0 - width, y0 - width, x1 + width - 1, y1 + width - 1), outline=INK,
-                                     width=width)
-    return washed
+    """What the model's input holds of the picture: ``box`` (x0, y0, x1, y1 in the picture's pixels) outlined just
+    outside, the picture's part outside it greyed and washed out (cut before the model reads it), and where the box
+    reaches past the picture, the padding in ``fill`` as the model gets it; inside the box every pixel of the picture
+    is as shown elsewhere on the page. A box that is the picture: the picture as it is."""
+    picture = image_state.of(image).image
+    w, h = picture.size
+    if tuple(box) == (0, 0, w, h):
+        return display_image(picture, side)[0]
+    left, top = min(box[0], 0), min(box[1], 0)
+    f = side / max(max(box[2], w) - left, max(box[3], h) - top)
+    scaled = picture.convert("RGB").resize((max(1, round(w * f)), max(1, round(h * f))), Image.Resampling.LANCZOS)
+    size = (round((max(box[2], w) - left) * f), round((max(box[3], h) - top) * f))
+    at = (round(-left * f), round(-top * f))
+    x0, y0, x1, y1 = (round((v - o) * f) for v, o in zip(box, (left, top, left, top)))
+    canvas = Image.new("RGB", size, marks.PAPER)
+    canvas.paste(Image.blend(scaled.convert("L").convert("RGB"), Image.new("RGB", scaled.size, marks.PAPER), 0.6), at)
+    kept = Image.new("RGB", (x1 - x0, y1 - y0), tuple(fill))
+    kept.paste(scaled, (at[0] - x0, at[1] - y0))
+    canvas.paste(kept, (x0, y0))
+    draw = ImageDraw.Draw(canvas)
+    if box[0] < 0 or box[1] < 0 or box[2] > w or box[3] > h:  # padded: the picture's own edges, thin, on the padding
+        draw.rectangle((at[0] - 1, at[1] - 1, at[0] + scaled.width, at[1] + scaled.height), outline=MUTED, width=1)
+    width = marks.line_width(max(size))
+    draw.rectangle((x0 - width, y0 - width, x1 + width - 1, y1 + width - 1), outline=INK, width=width)
+    return canvas
 
 
-def _box_on(canvas: Image.Image, box: tuple[float, float, float, float], f: float, inset: float = 0) -> Rect:
-    """A region's box scaled onto the display canvas, inset (outset where negative), kept on the canvas and never
+def _box_on(canvas: Image.Image, box: tuple[float, float, float, float], place: Place, inset: float = 0) -> Rect:
+    """A region's box placed on the display canvas, inset (outset where negative), kept on the canvas and never
     inverted (thin images keep a 1 px box)."""
-    x0, y0, x1, y1 = (v * f for v in box)
+    x0, y0, x1, y1 = place.box(box)
     x0, y0 = min(max(0, x0 + inset), canvas.width - 1), min(max(0, y0 + inset), canvas.height - 1)
     return x0, y0, min(max(x0, x1 - 1 - inset), canvas.width - 1), min(max(y0, y1 - 1 - inset), canvas.height - 1)
 
 
 def sgi_overlay(image: Image.Image | ImageState, evidence: SGIEvidence, side: int = DISPLAY_SIDE) -> Image.Image:
     """Each segment's best region boxed and numbered; below the picture, each number's segment, region and cosine."""
-    canvas, f = display_image(image, side)
+    canvas, place = display_image(image, side)
     step = marks.line_width(side) + 2  # nested boxes (two segments on one region) stay apart
-    shown = [Mark(_box_on(canvas, evidence.regions[m.crop].box, f, inset=i * step), str(i + 1),
+    shown = [Mark(_box_on(canvas, evidence.regions[m.crop].box, place, inset=i * step), str(i + 1),
                   f"\u201c{m.segment.text}\u201d: region r{m.crop}, cosine {m.similarity:.3f}")
              for i, m in enumerate(evidence.matches)]
     return marks.labelled(canvas, shown, [], side)
@@ -230,11 +259,11 @@ TOP_LEVEL = 0.5  # the picture's outline encloses the map's upper half of its sc
 ATTENTION_TITLE = "attention per patch (share of the token's total)"
 
 
-def _grid_over(grid: np.ndarray, box: tuple[int, int, int, int], f: float,
+def _grid_over(grid: np.ndarray, box: tuple[int, int, int, int], place: Place,
                resample: Image.Resampling) -> tuple[Image.Image, tuple[int, int]]:
-    """A (h, w) uint8 patch grid scaled over the part of a display canvas (scaled by ``f``) that ``box`` covers in
-    the image, and that part's top-left corner."""
-    x0, y0, x1, y1 = (round(v * f) for v in box)
+    """A (h, w) uint8 patch grid scaled over the part of a display canvas that ``box`` covers in the picture the
+    methods read, and that part's top-left corner (left of or above the canvas where the box reaches past it)."""
+    x0, y0, x1, y1 = (round(v) for v in place.box(box))
     return Image.fromarray(grid).resize((max(1, x1 - x0), max(1, y1 - y0)), resample), (x0, y0)
 
 
@@ -248,12 +277,11 @@ def map_levels(image: Image.Image, heat: np.ndarray, box: tuple[int, int, int, i
     of the image the map covers) to 1 (its high)."""
     low, high = scale
     clear = np.clip((heat - low) / (high - low), 0, 1) if high > low else np.ones_like(heat)
-    canvas, f = display_image(image, side)
-    cells, (x0, y0) = _grid_over((clear * 255).astype(np.uint8), box, f, Image.Resampling.BILINEAR)
-    level = np.zeros((canvas.height, canvas.width), dtype=np.float32)
-    level[y0:y0 + cells.height, x0:x0 + cells.width] = np.asarray(cells, dtype=np.float32)[
-        : canvas.height - y0, : canvas.width - x0] / 255
-    return canvas, level
+    canvas, place = display_image(image, side)
+    cells, corner = _grid_over((clear * 255).astype(np.uint8), box, place, Image.Resampling.BILINEAR)
+    level = Image.new("L", canvas.size, 0)
+    level.paste(cells, corner)  # clipped to the canvas
+    return canvas, np.asarray(level, dtype=np.float32) / 255
 
 
 def grey_map(level: np.ndarray) -> Image.Image:
@@ -314,11 +342,12 @@ def _subset_header(evidence: PowersetEvidence, alignment: NodeAlignment) -> str:
             f"Beside the picture, white: the patches it pools.")
 
 
-def pooled_cells(evidence: PowersetEvidence, regions: Sequence[int], size: tuple[int, int], f: float) -> Image.Image:
-    """The patches the regions pool, as a mask ("L", 255 on them) of a display canvas of ``size`` scaled by ``f``."""
+def pooled_cells(evidence: PowersetEvidence, regions: Sequence[int], size: tuple[int, int],
+                 place: Place) -> Image.Image:
+    """The patches the regions pool, as a mask ("L", 255 on them) of a display canvas of ``size``."""
     grid = evidence.masks[list(regions)].any(0).astype(np.uint8) * 255
     out = Image.new("L", size, 0)
-    out.paste(*_grid_over(grid, evidence.box, f, Image.Resampling.NEAREST))
+    out.paste(*_grid_over(grid, evidence.box, place, Image.Resampling.NEAREST))
     return out
 
 
@@ -327,18 +356,20 @@ def subset_overlay(image: Image.Image, evidence: PowersetEvidence, node: int, si
     region boxed (just outside, so a thin one stays seen) and its rN badge, and beside it the patches it pools, white
     on dark and outlined, under the same boxes; below, the node's cosine and each region's size."""
     alignment = evidence.alignments[node]
-    canvas, f = display_image(image, side)
-    pooled = np.asarray(pooled_cells(evidence, alignment.best, canvas.size, f)) > 0
+    canvas, place = display_image(image, side)
+    pooled = np.asarray(pooled_cells(evidence, alignment.best, canvas.size, place)) > 0
     shown = marks.outline_region(grey_map(pooled.astype(np.float32)), pooled, side)
     around = -(marks.line_width(side) + 2)  # a negative inset: the outline lies outside the region's pixels
-    boxes = [Mark(_box_on(canvas, evidence.regions[i].box, f, inset=around), f"r{i}", _pooled(evidence, i))
+    boxes = [Mark(_box_on(canvas, evidence.regions[i].box, place, inset=around), f"r{i}", _pooled(evidence, i))
              for i in alignment.best]
     return marks.labelled(canvas, boxes, [_subset_header(evidence, alignment)], side, shown)
 
 
-def described_figures(image: Image.Image, analysis) -> dict[str, tuple[FigureInfo, Any]]:
-    """Each picture of ``page_figures`` by its name, with the ``FigureInfo`` that drew it (its title and scale)."""
+def described_figures(image: Image.Image | ImageState, analysis) -> dict[str, tuple[FigureInfo, Any]]:
+    """Each picture of ``page_figures`` by its name, with the ``FigureInfo`` that drew it (its title and scale): drawn
+    from the view the methods read (``analysis.view``), on ``image``'s own frame."""
     out: dict[str, tuple[FigureInfo, Any]] = {}
+    image = view_state(image, analysis.view)
     for cls in in_page_order():  # the page's methods in its order, then the others
         if cls.name not in analysis.scores or not cls.info.figures:
             continue

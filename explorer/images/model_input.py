@@ -1,8 +1,11 @@
-"""What the model's global score sees of a picture: open_clip's preprocess resizes it and centre-crops (or pads) it to
-the model's input, so the sides of a wide picture (the top and bottom of a tall one) never reach the model.
+"""What the model's global score sees of a picture: the view every method reads (``explorer.images.fit``: the whole
+picture made square, or with the ``raw`` view the picture as it is), then open_clip's preprocess, which resizes it
+and centre-crops (or pads) it to the model's input: under the raw view the sides of a wide picture (the top and
+bottom of a tall one) never reach the model.
 
-``model_input`` makes that picture as the preprocess does (PIL's resize, then the crop or the padding, before
-normalisation), with the box of the original that survives and a sentence that says what was cut.
+``model_input`` makes that picture as the view and the preprocess do (PIL's resize, then the crop or the padding,
+before normalisation), with the box of the original it shows (past its edges where padded) and a sentence that says
+what was cut or padded.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
+from explorer.images.fit import Fit, View, fit_of
 from explorer.images.views import Preprocessing
 
 Box = tuple[int, int, int, int]
@@ -84,6 +88,7 @@ class ModelInput:
     picture: Image.Image
     box: Box
     note: str
+    fill: tuple[int, int, int] = (0, 0, 0)  # the padding's colour, where the box reaches past the picture
 
 
 def preprocessing_of(encoder: Preprocessing | object) -> Preprocessing:
@@ -91,10 +96,22 @@ def preprocessing_of(encoder: Preprocessing | object) -> Preprocessing:
     return encoder if isinstance(encoder, Preprocessing) else encoder.preprocessing  # type: ignore[attr-defined]
 
 
-def model_input(image: Image.Image, encoder: Preprocessing | object) -> ModelInput:
-    """What the model's global score sees of ``image``, as the encoder's open_clip preprocess makes it."""
+def seen_box(fit: Fit, prep: Preprocessing) -> tuple[Box, str]:
+    """The box of the picture the model's input shows (its pixels; past its edges where padded) under ``fit``, and
+    one sentence of what was cut or padded."""
+    where = geometry((fit.box[2] - fit.box[0], fit.box[3] - fit.box[1]), prep)
+    if not fit.changes:
+        return where.box, where.note
+    box = tuple(int(v) for v in fit.box_to_frame(where.box))
+    return box, f"{fit.note}; {where.note}"  # type: ignore[return-value]
+
+
+def model_input(image: Image.Image, encoder: Preprocessing | object, view: View = "whole") -> ModelInput:
+    """What the model's global score sees of ``image`` under ``view``, as the encoder's open_clip preprocess makes
+    it of the view's picture."""
     prep = preprocessing_of(encoder)
-    rgb = image.convert("RGB")
+    fit = fit_of(image, view)
+    rgb = fit.picture(image).convert("RGB")
     where = geometry(rgb.size, prep)
     resized = rgb.resize(where.resized, _RESAMPLE[prep.interpolation])
     (rw, rh), (iw, ih) = where.resized, where.input
@@ -103,4 +120,5 @@ def model_input(image: Image.Image, encoder: Preprocessing | object) -> ModelInp
     picture = Image.new("RGB", (iw, ih), (prep.pad_fill,) * 3)
     picture.paste(resized.crop((max(left, 0), max(top, 0), max(left, 0) + min(rw, iw), max(top, 0) + min(rh, ih))),
                   (max(-left, 0), max(-top, 0)))
-    return ModelInput(picture, where.box, where.note)
+    box, note = seen_box(fit, prep)
+    return ModelInput(picture, box, note, fit.fill)

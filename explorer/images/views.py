@@ -130,10 +130,15 @@ class _Axis:
     size: int
 
 
-def _axes(box: Box, image_size: tuple[int, int], mode: CropMode) -> tuple[_Axis, _Axis]:
-    """The (y, x) axes of a box's view: the whole frame (``mask``) or the box centred in a square (``resize``)."""
+def _axes(box: Box, image_size: tuple[int, int], mode: CropMode, window: Box | None = None) -> tuple[_Axis, _Axis]:
+    """The (y, x) axes of a box's view: the whole frame (``mask``), or ``window`` (a mask view of the part of the
+    frame it frames, reaching past the frame where it must: fill there too), or the box centred in a square
+    (``resize``)."""
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
+    if mode == "mask" and window is not None:
+        wx0, wy0, wx1, wy1 = window
+        return _Axis(wy1 - wy0, y0 - wy0, y0, h), _Axis(wx1 - wx0, x0 - wx0, x0, w)
     if mode == "mask":
         width, height = image_size
         return _Axis(height, y0, y0, h), _Axis(width, x0, x0, w)
@@ -155,9 +160,11 @@ def image_tensor(image: Image.Image, device: str | torch.device) -> torch.Tensor
 
 
 def crop_views(
-    pixels: torch.Tensor, boxes: Sequence[Box], mode: CropMode, fill: Sequence[int], prep: Preprocessing
+    pixels: torch.Tensor, boxes: Sequence[Box], mode: CropMode, fill: Sequence[int], prep: Preprocessing,
+    windows: Sequence[Box | None] | None = None,
 ) -> torch.Tensor:
-    """The normalized model input (N, 3, H, W) of every box's view, on the pixels' device.
+    """The normalized model input (N, 3, H, W) of every box's view, on the pixels' device; ``windows``: for a mask
+    view, the part of the frame it shows where not the whole frame (each box inside its window).
 
     Boxes whose views share a geometry are made together: a masking where the view is the image, filled outside
     the box, and the preprocess keeps it as it is; else two batched matrix products over the boxes' pixels.
@@ -166,7 +173,8 @@ def crop_views(
     fill_t = torch.tensor([float(v) for v in fill], device=device).view(1, 3, 1, 1)
     mean, std = (torch.tensor(v, device=device).view(1, 3, 1, 1) for v in (prep.mean, prep.std))
     scale, bias = 1 / (255.0 * std), -mean / std  # 0..255 -> the model's input: ToTensor, then Normalize
-    axes = [_axes(b, (pixels.shape[2], pixels.shape[1]), mode) for b in boxes]
+    windows = windows or [None] * len(boxes)
+    axes = [_axes(b, (pixels.shape[2], pixels.shape[1]), mode, w) for b, w in zip(boxes, windows)]
     groups: dict[tuple[int, int, int, int], list[int]] = {}
     for i, (ay, ax) in enumerate(axes):
         groups.setdefault((ay.length, ay.size, ax.length, ax.size), []).append(i)
@@ -177,7 +185,7 @@ def crop_views(
         run = members == list(range(members[0], members[-1] + 1))  # multi-scale crops come scale by scale
         into = out[members[0] : members[-1] + 1] if run else torch.empty(len(members), *out.shape[1:], device=device)
         group = [axes[i] for i in members]
-        if _placeable(group, prep):
+        if _placeable(group, prep) and (group[0][0].length, group[0][1].length) == tuple(pixels.shape[1:]):
             torch.mul(centred.unsqueeze(0) * scale, _placement_mask(group, device), out=into)
             into.add_(fill_t * scale + bias)
         else:

@@ -77,6 +77,31 @@ def prompts_of(captions: Sequence[str]) -> list[str]:
     return [p for c in captions for _, p in segment_prompts(c)]
 
 
+ZOOM_SMALL = 0.15  # chosen on the validation looks (docs/views.md): a thing this small against the frame's side is
+ZOOM_SHARE = 0.35  # seen in a window it fills this share of; the world's smallest shapes (0.216) never are
+
+
+def zoom_window(box: Box, extent: Box | None, size: tuple[int, int]) -> Box | None:
+    """The window a mask view of ``box`` shows where what it holds (``extent``: the box of its non-fill pixels) is a
+    whole thing, clear of the box's edges, at most ``ZOOM_SMALL`` of the frame's longer side: a square around it that
+    it fills ``ZOOM_SHARE`` of, so a small shape reaches the model enlarged. None: the whole frame, as ever (a
+    piece cut by the box's edge stays as it lies)."""
+    if extent is None or any(e == b for e, b in zip(extent, box)):
+        return None
+    x0, y0, x1, y1 = extent
+    longest = max(x1 - x0, y1 - y0)
+    if longest > ZOOM_SMALL * max(size):
+        return None
+    side = max(longest + 2, round(longest / ZOOM_SHARE))
+    left, top = (x0 + x1 - side) // 2, (y0 + y1 - side) // 2
+    return (left, top, left + side, top + side)
+
+
+def _inside(box: Box, window: Box) -> Box:
+    """``box`` cut to ``window`` (what it cuts away is fill: the window holds all of the box's drawing)."""
+    return (max(box[0], window[0]), max(box[1], window[1]), min(box[2], window[2]), min(box[3], window[3]))
+
+
 @register(MethodInfo(
     "sgi", "SGI", "each caption segment's best region cosine, averaged", "-1 to 1", page_order=1,
     segment_map=SegmentMap(
@@ -144,6 +169,14 @@ class StructureGuided(ScoringMethod):
         row = {k: i for i, k in enumerate(first)}
         return list(first.values()), [row[k] for k in keys]
 
+    def windows(self, image: Image.Image, boxes: Sequence[Box], fill: tuple[int, ...]) -> list[Box | None]:
+        """Each mask view's window: a square around what its box holds where that is a whole small thing
+        (``zoom_window``), else None (the whole frame)."""
+        if self.crop_mode != "mask":
+            return [None] * len(boxes)
+        nonfill = (np.asarray(image.convert("RGB")) != np.asarray(fill, dtype=np.uint8)).any(axis=-1)
+        return [zoom_window(box, visible_extent(nonfill, box), image.size) for box in boxes]
+
     def region_features(self, image: Image.Image | ImageState) -> RegionFeatures:
         """Every region's view made on the encoder's device and encoded in batches, each distinct view once; kept in
         the image's state."""
@@ -153,8 +186,10 @@ class StructureGuided(ScoringMethod):
         def encode() -> RegionFeatures:
             regions, fill = self.regions(state), fill_color(image)
             boxes, rows = self.distinct_boxes(image, regions, fill)
+            windows = self.windows(image, boxes, fill)
+            boxes = [b if w is None else _inside(b, w) for b, w in zip(boxes, windows)]
             pixels = image_tensor(image, self.encoder.device)
-            views = crop_views(pixels, boxes, self.crop_mode, fill, self.encoder.preprocessing)
+            views = crop_views(pixels, boxes, self.crop_mode, fill, self.encoder.preprocessing, windows)
             shared.make_room()  # the views' tower wants every core: a segmentation beside the analysis ends first
             return RegionFeatures(tuple(regions), self.encoder.embed_pixels(views)[rows])
 

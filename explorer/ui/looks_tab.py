@@ -11,6 +11,7 @@ from PIL import Image
 
 from explorer.figures import viz_maps
 from explorer.engine import Engine
+from explorer.core import settings
 from explorer.core.image_state import image_key
 from explorer.explain import view
 from explorer.images.inputs import clean_caption_pair, read_image_kept, whole_number
@@ -68,7 +69,8 @@ def draw(engine: Engine, path: str | None, caption_a: str, caption_b: str, choic
     segments = view.segment_menu(captions)
     chosen = _segment(segment, segments)
     scores = _compared(result, image, captions, loaded.label)
-    shown = view.view(loaded.encoder, image, captions, scores, explainer, chosen, source)
+    reads = result[1].view if scores and result else settings.current().view  # the view the comparison read
+    shown = view.view(loaded.encoder, image, captions, scores, explainer, chosen, source, reads)
     label = dict((n, lab) for lab, n in explainers)[explainer]
     notes = [f"**{plain(note)}**" for note in (*shown.notes, *said)]
     note = "  \n".join([f"Model: **{plain(loaded.label)}** on **{loaded.device}**; explainer: {plain(label)}.", *notes])

@@ -14,13 +14,14 @@ import gradio as gr
 import pandas as pd
 from PIL import Image
 
-from explorer.core import image_state
+from explorer.core import image_state, settings
 from explorer.engine import report
 from explorer.language import text
 from explorer.figures import viz
 from explorer.engine import TABLE_COLUMNS, UNTRAINED_MARK, Analysis, Engine
 from explorer.world.examples import examples
-from explorer.images.model_input import geometry
+from explorer.images.fit import VIEWS, view_state
+from explorer.images.model_input import model_input
 from explorer.images.inputs import InputError, clean_caption, clean_caption_pair, read_image_kept
 from explorer.methods import REGISTRY
 from explorer.ui.guard import guarded, plain, warn
@@ -89,7 +90,7 @@ def kept_outputs(last: tuple | None, image: Image.Image, result: Analysis) -> tu
     """Whether the page's image, SGI overlay A and overlay B already show what ``result`` would draw, ``last`` being
     the comparison shown before it (image, analysis): a caption edit sends neither the image nor the other
     caption's overlay again (each is an image encoded for the browser, costly for a photo)."""
-    if last is None or last[0] is not image or last[1].model != result.model:
+    if last is None or last[0] is not image or last[1].model != result.model or last[1].view != result.view:
         return False, False, False
     before = last[1]
     return True, *(before.captions[i] == result.captions[i] and "sgi" in before.scores for i in (0, 1))
@@ -122,17 +123,17 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
         return image, notices(said).strip()
 
     @guarded(lambda message: (None, ""))
-    def model_sees(path: str | None, choice: str):
-        """The image with what the page's model cuts from it greyed (its preprocess's centre crop), and a sentence
-        of what was cut; nothing while no image is uploaded or the model is not loaded."""
+    def model_sees(path: str | None, choice: str, view: str):
+        """What the page's model reads of the image under ``view``: the part cut greyed, the padding in its colour,
+        and a sentence of what was cut or padded; nothing while no image is uploaded or the model is not loaded."""
         if not path or choice not in engine.pool.loaded():
             return None, ""
         image, _ = read_image_kept(path)
-        where = geometry(image.size, engine.model(choice).encoder.preprocessing)
-        note = where.note[:1].upper() + where.note[1:] + "."
-        if where.cut:
-            note += " Greyed above: the part its preprocess cuts before the model reads the image."
-        return viz.model_view(image, where.box), plain(note)
+        seen = model_input(image, engine.model(choice).encoder.preprocessing, view)
+        note = seen.note[:1].upper() + seen.note[1:] + "."
+        if seen.box[0] > 0 or seen.box[1] > 0 or seen.box[2] < image.width or seen.box[3] < image.height:
+            note += " Greyed above: the part cut before the model reads the image."
+        return viz.model_view(image, seen.box, seen.fill), plain(note)
 
     @guarded(lambda message: (gr.update(), message))
     def swap(caption_a: str):
@@ -154,7 +155,8 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
             return f"Loaded {plain(loaded.label)} for this page.", device_line(engine, choice), choice, choice
         return await load(choice, progress)
 
-    def compare(path: str | None, caption_a: str, caption_b: str, choice: str, last: tuple | None, progress):
+    def compare(path: str | None, caption_a: str, caption_b: str, choice: str, view: str, last: tuple | None,
+                progress):
         """Both captions scored on the image. ``last``, for a caption edit, is the comparison the page shows now: what
         it already shows is not sent again."""
         if not path:
@@ -162,7 +164,8 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
         progress(0, desc="reading the image...")
         image, said = read_image_kept(path)
         state = image_state.of(image)  # the image hashed once, for the engine and the overlays' display copy
-        result = engine.analyze(state, caption_a, caption_b, progress, choice=choice)
+        result = engine.analyze(state, caption_a, caption_b, progress, choice=choice, view=view)
+        state = view_state(state, view)  # the overlays drawn from the view the methods read, on the picture's frame
         same_image, *same_overlay = kept_outputs(last, image, result)
         overlays, heat = [None, None], None
         if "sgi" in result.scores:
@@ -176,12 +179,13 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
         return _done(result), shown, table, overlays[0], overlays[1], heat, (image, result)
 
     @guarded(lambda message: (message, *EMPTY, gr.update()), serving.time_limit_s, IMAGE_HINT)
-    def analyze(path: str | None, caption_a: str, caption_b: str, choice: str, progress=gr.Progress()):
+    def analyze(path: str | None, caption_a: str, caption_b: str, choice: str, view: str = "whole",
+                progress=gr.Progress()):
         """The button (and the API): everything drawn and sent; from now on the page follows its inputs."""
-        return *compare(path, caption_a, caption_b, choice, None, progress), True
+        return *compare(path, caption_a, caption_b, choice, view, None, progress), True
 
     def follow(path: str | None, caption_a: str, caption_b: str, choice: str, last, following: bool,
-               progress=gr.Progress()):
+               view: str = "whole", progress=gr.Progress()):
         """Any change of the image, a caption or the model once the page has compared (typed, deleted, cut, pasted,
         an example, a Browse item): scored again, or every result cleared while the inputs cannot be compared."""
         if not following:
@@ -191,18 +195,18 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
         for which, caption in (("A", caption_a), ("B", caption_b)):
             if not (caption or "").strip():
                 return (f"Caption {which} is empty: the results are cleared until it is filled in.", *CLEARED)
-        return compare(path, caption_a, caption_b, choice, last, progress)
+        return compare(path, caption_a, caption_b, choice, view, last, progress)
 
     # an error clears the results too: none stays under inputs it was not computed from
     on_change = guarded(lambda message: (message, *CLEARED), serving.time_limit_s, IMAGE_HINT)(follow)
 
     @guarded(lambda message: (message, *CLEARED), serving.time_limit_s, IMAGE_HINT)
     def follow_model(path: str | None, caption_a: str, caption_b: str, choice: str, last, following: bool,
-                     progress=gr.Progress()):
+                     view: str = "whole", progress=gr.Progress()):
         """After a model load: the comparison shown scored again by the page's model, where that is another one."""
-        if last is not None and last[1].model == engine.model(choice).label:
+        if last is not None and last[1].model == engine.model(choice).label and last[1].view == view:
             return (gr.update(),) * 7  # the load failed (its message stays), or it picked the model shown
-        return follow(path, caption_a, caption_b, choice, last, following, progress)
+        return follow(path, caption_a, caption_b, choice, last, following, view, progress)
 
     @guarded(lambda message: (None, message))
     def take_away(path: str | None, caption_a: str, caption_b: str, choice: str, last: tuple | None):
@@ -228,6 +232,10 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
                             interactive=False, height=220, elem_id="model-sees")
             sees_note = gr.Markdown(elem_id="model-sees-note")
             model = gr.Dropdown(engine.choices(), value=engine.default_choice, label="Model", elem_id="model")
+            view = gr.Radio(list(VIEWS), value=settings.current().view, label="What every method reads",
+                            info="whole: the picture made square (padded with its background; a small drawing "
+                                 "enlarged); raw: the picture as it is, centre-cropped by the model's preprocess",
+                            elem_id="view")
             device = gr.Markdown(device_line(engine, engine.default_choice), elem_id="device")
         with gr.Column(scale=1):
             caption_a = gr.Textbox(label="Caption A", elem_id="caption-a")
@@ -261,15 +269,16 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
     outputs = [status, shown, table, overlay_a, overlay_b, heatmap, result]
     swap_btn.click(swap, caption_a, [caption_b, status], api_name="swap", **serving.light)
     following = gr.State(False)  # whether this page has compared: from then on its results follow its inputs
-    followed = [upload, caption_a, caption_b, choice, result, following]
+    followed = [upload, caption_a, caption_b, choice, result, following, view]
     edit = dict(api_name=False, show_progress="hidden", **serving.heavy)
     upload.change(preview, upload, [shown, status], api_name="preview",
                   **serving.light).then(on_change, followed, outputs, **edit)
-    for changed in (upload, choice):  # the picture follows the upload, and the model, whose input size it shows
-        changed.change(model_sees, [upload, choice], [sees, sees_note], api_name=False, **serving.light)
+    for changed in (upload, choice, view):  # the picture follows the upload, the view, and the model's input size
+        changed.change(model_sees, [upload, choice, view], [sees, sees_note], api_name=False, **serving.light)
+    view.change(on_change, followed, outputs, **edit)
     model.input(load_model, [model, choice], [status, device, model, choice], api_name="load_model",
                 **serving.heavy).then(follow_model, followed, outputs, **edit)
-    run_btn.click(analyze, [upload, caption_a, caption_b, choice], [*outputs, following], api_name="analyze",
+    run_btn.click(analyze, [upload, caption_a, caption_b, choice, view], [*outputs, following], api_name="analyze",
                   **serving.heavy)
     for box in (caption_a, caption_b):  # change, not input: deleting, cutting, pasting and set values count too
         box.change(on_change, followed, outputs, trigger_mode="always_last", **edit)

@@ -12,7 +12,8 @@ and the names below.
 """
 
 from explorer.world.benchmark import (
-    DRAWN_SPLITS, KINDS, SPLITS, VAL_PREFIX, VAL_SPLITS, single_captions, single_items, swap_items, training_swaps,
+    DRAWN_SPLITS, KINDS, NAMING_KINDS, SPLITS, VAL_PREFIX, VAL_SPLITS, VIEW_SPLITS, naming_items, single_captions,
+    single_items, swap_items, training_swaps,
 )
 from explorer.world import looks
 from explorer.world.captions import RELATIONS, list_caption, relation_caption, relation_word, training_caption
@@ -26,9 +27,9 @@ from explorer.world.scene import Scene, WorldObject, article, background_share, 
 
 __all__ = [
     "ALL_COMBOS", "BACKGROUND", "COLORS", "Combo", "DRAWN_SPLITS", "DEFAULT_COVERAGE", "DEFAULT_WORLD_SEED",
-    "EXTRA_COLORS", "EXTRA_MIN_DISTANCE", "EXTRA_SHAPES", "FILLS", "KINDS", "N_OBJECTS_P", "OUTLINE",
+    "EXTRA_COLORS", "EXTRA_MIN_DISTANCE", "EXTRA_SHAPES", "FILLS", "KINDS", "NAMING_KINDS", "N_OBJECTS_P", "OUTLINE",
     "PAINT_MIN_DISTANCE", "RELATIONS", "SHAPES", "SIZES", "SPLITS", "Scene", "Style", "VAL_PREFIX", "VAL_SPLITS",
-    "WorldObject", "article", "background_share", "flat_frame", "heldout_combos", "list_caption", "looks",
+    "VIEW_SPLITS", "WorldObject", "article", "background_share", "flat_frame", "heldout_combos", "list_caption", "looks", "naming_items",
     "off_palette_paint", "place_objects", "random_scene", "relation_caption", "relation_word", "seen_combos",
     "single_captions", "single_items", "swap_items", "training_batch", "training_caption", "training_combos",
     "training_swaps",

@@ -10,6 +10,7 @@ import numpy as np
 from explorer.core.items import Item
 from explorer.world.captions import list_caption, relation_caption
 from explorer.world.coverage import DEFAULT_COVERAGE, DEFAULT_WORLD_SEED, heldout_combos, seen_combos
+from explorer.world.canvases import CANVAS_SPLITS, canvas_pictures
 from explorer.world.drawings import DRAWN_BACKGROUNDS, DRAWN_PREFIX, Drawing, visible_on
 from explorer.world.looks import random_look, style_look
 from explorer.world.palette import ALL_COMBOS, COLORS, FILLS, SHAPES, SIZES, Combo, Style
@@ -22,11 +23,14 @@ KINDS: tuple[str, ...] = ("attribute", "size", "relation", "object")
 SPLITS: tuple[str, ...] = ("id", "heldout", "shift", "style")
 # Seen objects drawn by another renderer than the world's (``world.drawings``), on four backgrounds
 DRAWN_SPLITS: tuple[str, ...] = tuple(DRAWN_PREFIX + b for b in DRAWN_BACKGROUNDS)
+# Seen objects on canvases that are not square, or small on theirs (``world.canvases``): the looks the view of a
+# picture is chosen on (their val splits) and reported on
+VIEW_SPLITS: tuple[str, ...] = CANVAS_SPLITS
 VAL_PREFIX = "val-"
 # The same kinds, for choices. Val guards a choice against the test items' noise, not against the choice of the 8
 # held-out objects, which val-heldout shares with heldout: a split with held-out objects of its own would need a model
 # that never saw them, and the shipped one saw the other 24 of the 32 objects (docs/recognition.md).
-VAL_SPLITS: tuple[str, ...] = tuple(VAL_PREFIX + s for s in SPLITS + DRAWN_SPLITS)
+VAL_SPLITS: tuple[str, ...] = tuple(VAL_PREFIX + s for s in SPLITS + DRAWN_SPLITS + VIEW_SPLITS)
 
 
 def split_rng(split: str, kind: str, seed: int) -> np.random.Generator:
@@ -42,8 +46,9 @@ def _parse_split(split: str) -> tuple[str, int]:
     and hyper-parameters without reading the test items.
     """
     base, offset = (split[len(VAL_PREFIX):], 2000) if split.startswith(VAL_PREFIX) else (split, 1000)
-    if base not in SPLITS + DRAWN_SPLITS:
-        raise ValueError(f"unknown split {split!r}; known: {', '.join(SPLITS + DRAWN_SPLITS + VAL_SPLITS)}")
+    if base not in SPLITS + DRAWN_SPLITS + VIEW_SPLITS:
+        known = SPLITS + DRAWN_SPLITS + VIEW_SPLITS + VAL_SPLITS
+        raise ValueError(f"unknown split {split!r}; known: {', '.join(known)}")
     return base, offset
 
 
@@ -65,6 +70,8 @@ def _pictures(rng: np.random.Generator, split: str, *objects: tuple[WorldObject,
     """Each tuple of objects as the split draws it; an item's pictures share one look."""
     if split.startswith(DRAWN_PREFIX):
         return tuple(Drawing(objs, DRAWN_BACKGROUNDS[split[len(DRAWN_PREFIX):]]) for objs in objects)
+    if split in VIEW_SPLITS:
+        return canvas_pictures(rng, split, *objects)
     if split == "style":
         look = style_look(rng, [FILLS[o.color] for o in objects[0]])
         return tuple(Scene(objs, look=look) for objs in objects)
@@ -196,5 +203,36 @@ def single_items(
     if not combos:
         raise ValueError(f"split {split!r} has no objects at coverage {coverage}")
     rng = split_rng(base, "single", seed + offset)
-    draw_as = base if base == "style" or base in DRAWN_SPLITS else None
+    draw_as = base if base == "style" or base in DRAWN_SPLITS + VIEW_SPLITS else None
     return object_items(rng, combos, single_captions(), n, split, "shift" if base == "shift" else "plain", draw_as)
+
+
+NAMING_KINDS: tuple[str, ...] = ("shape", "colour")
+
+
+def naming_items(split: str, kind: str, n: int, coverage: float = DEFAULT_COVERAGE,
+                 seed: int = DEFAULT_WORLD_SEED) -> list[Item]:
+    """``n`` single-object images of ``split``, each to be told between its own caption and one that names another
+    shape of its colour (``shape``) or another colour of its shape (``colour``): chance 50%, either caption first."""
+    if kind not in NAMING_KINDS:
+        raise ValueError(f"unknown naming kind {kind!r}; known: {', '.join(NAMING_KINDS)}")
+    base, offset = _parse_split(split)
+    colours = _colours(base)
+    combos = sorted(c for c in (heldout_combos if base == "heldout" else seen_combos)(coverage, seed)
+                    if c[0] in colours)
+    rng = split_rng(base, f"naming-{kind}", seed + offset)
+    items = []
+    for _ in range(n):
+        colour, shape = combos[rng.integers(len(combos))]
+        if kind == "shape":
+            other = WorldObject(colour, str(rng.choice([s for s in SHAPES if s != shape])), "small", 0.5, 0.5)
+        else:
+            other = WorldObject(str(rng.choice([c for c in colours if c != colour])), shape, "small", 0.5, 0.5)
+        scene = random_scene(rng, ((colour, shape),), 1, "shift" if base == "shift" else "plain")
+        draw_as = base if base == "style" or base in DRAWN_SPLITS + VIEW_SPLITS else None
+        picture = _pictures(rng, draw_as, scene.objects)[0] if draw_as else scene
+        captions = [scene.objects[0].phrase(), other.phrase()]
+        right = int(rng.integers(2))
+        captions = captions if right == 0 else captions[::-1]
+        items.append(Item(kind, (picture,), tuple(captions), (right,), split=split))
+    return items

@@ -52,16 +52,23 @@ class Drawing:
 
 
 def _shape(draw: ImageDraw.ImageDraw, obj: WorldObject, fill) -> None:
-    cx, cy, r = obj.cx * CANVAS, obj.cy * CANVAS, obj.extent * CANVAS / 2
-    if obj.shape == "circle":
-        draw.ellipse((cx - 0.9 * r, cy - 0.9 * r, cx + 0.9 * r, cy + 0.9 * r), fill=fill)
-    elif obj.shape == "square":
-        draw.rectangle((cx - 0.8 * r, cy - 0.8 * r, cx + 0.8 * r, cy + 0.8 * r), fill=fill)
-    elif obj.shape == "triangle":
-        draw.regular_polygon((cx, cy + 0.1 * r, r), 3, fill=fill)
-    elif obj.shape == "star":
+    draw_shape(draw, obj.shape, obj.cx * CANVAS, obj.cy * CANVAS, obj.extent * CANVAS / 2, fill)
+
+
+def draw_shape(draw: ImageDraw.ImageDraw, shape: str, cx: float, cy: float, r: float, fill, outline=None,
+               width: int = 0) -> None:
+    """One of the benchmark's shapes the way a slide's drawing tool makes it: centred at (cx, cy) pixels, ``r`` the
+    half-side of its box, filled with ``fill`` and, with ``outline``, edged ``width`` pixels in it."""
+    line = dict(outline=outline, width=width) if outline is not None else {}
+    if shape == "circle":
+        draw.ellipse((cx - 0.9 * r, cy - 0.9 * r, cx + 0.9 * r, cy + 0.9 * r), fill=fill, **line)
+    elif shape == "square":
+        draw.rectangle((cx - 0.8 * r, cy - 0.8 * r, cx + 0.8 * r, cy + 0.8 * r), fill=fill, **line)
+    elif shape == "triangle":
+        draw.regular_polygon((cx, cy + 0.1 * r, r), 3, fill=fill, **line)
+    elif shape == "star":
         angles = -np.pi / 2 + np.arange(10) * np.pi / 5
         radii = np.where(np.arange(10) % 2 == 0, r, r * 0.5)
-        draw.polygon([(cx + q * np.cos(a), cy + q * np.sin(a)) for a, q in zip(angles, radii)], fill=fill)
+        draw.polygon([(cx + q * np.cos(a), cy + q * np.sin(a)) for a, q in zip(angles, radii)], fill=fill, **line)
     else:
-        raise ValueError(f"a drawing holds the benchmark's shapes only, not {obj.shape!r}")
+        raise ValueError(f"a drawing holds the benchmark's shapes only, not {shape!r}")

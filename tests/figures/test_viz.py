@@ -106,8 +106,8 @@ def test_display_image_is_scaled_once_per_content_and_handed_out_as_a_copy(monke
     monkeypatch.setattr(viz, "_scaled", lambda image, side: scaled.append(side) or real(image, side))
     image_state.forget()
     image = Image.fromarray(np.random.default_rng(0).integers(0, 255, (300, 200, 3), dtype=np.uint8))
-    first, factor = viz.display_image(image)
-    assert first.size == (299, 448) and factor == pytest.approx(448 / 300)
+    first, place = viz.display_image(image)
+    assert first.size == (299, 448) and place.f == pytest.approx(448 / 300) and (place.dx, place.dy) == (0, 0)
     ImageDraw.Draw(first).rectangle((0, 0, 50, 50), fill="red")  # an overlay drawn on the first copy
     again, _ = viz.display_image(image.copy())  # same pixels, another object
     assert scaled == [viz.DISPLAY_SIDE]

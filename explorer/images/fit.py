@@ -1,0 +1,166 @@
+"""The view of a picture every method reads: the whole picture, square, its small drawings enlarged.
+
+A model reads a square input, and open_clip's preprocess centre-crops a picture that is not square: the sides of a
+slide never reach the model. The ``whole`` view (the default) hands every method (the global score, SGI's crops,
+TFLocal, PowerCLIP, the maps) a square picture instead:
+- a drawing (a picture with a plain frame) whose objects, all together, fill ``CONTENT_SHARE`` of a square at most
+  ``SMALL_CONTENT`` of the picture's longer side is cut to that square around them (padded with the picture's own
+  background where it reaches past an edge): a small shape reaches the model at the size the world's shapes have;
+- else a picture that is not square is padded to a square (letterboxed) with its own background colour;
+- else the picture is read as it is: the world's scenes and every square photo reach the model unchanged.
+The ``raw`` view reads the picture as it is, and the model's preprocess crops it as it always has.
+
+Every view is the picture cut and padded at its own scale, never resized: a point of the view is a point of the
+picture moved by ``Fit.box``'s corner, so the methods' boxes and maps are drawn back onto the picture's own frame by
+moving them (``Fit.box_to_frame``, ``Fit.map_to_frame``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from PIL import Image
+
+from explorer.core import image_state
+from explorer.core.image_state import ImageState
+
+Box = tuple[int, int, int, int]
+View = Literal["whole", "raw"]
+VIEWS: tuple[str, ...] = ("whole", "raw")
+CONTENT_SHARE = 0.35  # chosen on the validation looks (docs/views.md): what the drawing's box fills of its view's side
+SMALL_CONTENT = 0.6  # chosen there too: a content view where its side is at most this share of the letterbox's
+PLAIN_FRAME = 0.8  # a drawing's frame is plain (``world.flat_frame``): a photo never gets a content view
+INK = 48.0  # RGB distance from the background at which a pixel is drawn on
+PROBE_SIDE = 512  # the content is found on a copy at most this large
+
+
+@dataclass(frozen=True)
+class Fit:
+    """How a picture of ``size`` (width, height) is read: ``box``, the square of it the view shows (x0, y0, x1, y1 in
+    its pixels, reaching past its edges where the view is padded), padded with ``fill``; ``how`` one of "as is",
+    "letterboxed", "content" or "raw"."""
+
+    size: tuple[int, int]
+    box: Box
+    fill: tuple[int, int, int]
+    how: str
+
+    @property
+    def changes(self) -> bool:
+        return self.box != (0, 0, *self.size)
+
+    def picture(self, image: Image.Image) -> Image.Image:
+        """The view of ``image``: the picture itself where nothing changes."""
+        if not self.changes:
+            return image
+        x0, y0, x1, y1 = self.box
+        out = Image.new("RGB", (x1 - x0, y1 - y0), self.fill)
+        out.paste(image.convert("RGB"), (-x0, -y0))
+        return out
+
+    def box_to_frame(self, box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+        """A box in the view's pixels, in the picture's (past its edges where the box lies on the padding)."""
+        x0, y0 = self.box[:2]
+        return (box[0] + x0, box[1] + y0, box[2] + x0, box[3] + y0)
+
+    def map_to_frame(self, heat: np.ndarray) -> np.ndarray:
+        """A map over the view (its height, width), over the picture instead: 0 where the view does not reach."""
+        w, h = self.size
+        x0, y0, x1, y1 = self.box
+        out = np.zeros((h, w), dtype=heat.dtype)
+        left, top, right, bottom = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+        if right > left and bottom > top:
+            out[top:bottom, left:right] = heat[top - y0 : bottom - y0, left - x0 : right - x0]
+        return out
+
+    @property
+    def note(self) -> str:
+        """One sentence: what of the picture every method reads."""
+        (w, h), (x0, y0, x1, y1) = self.size, self.box
+        if self.how == "letterboxed":
+            bars = "above and below" if w > h else "left and right"
+            return (f"the whole {w} x {h} picture is read, padded {bars} to a {x1 - x0} x {y1 - y0} square with its "
+                    f"own background colour {self.fill}")
+        if self.how == "content":
+            return (f"the drawing is small in its {w} x {h} picture: the {x1 - x0} x {y1 - y0} square around it is "
+                    f"read (padded with the background {self.fill} where it reaches past an edge), so its shapes "
+                    f"reach the model larger")
+        if self.how == "raw":
+            return f"the {w} x {h} picture is read as it is: the model's preprocess crops it as it always has"
+        return f"the {w} x {h} picture is read as it is"
+
+
+def background(image: Image.Image) -> tuple[int, int, int]:
+    """The colour of the picture's outer frame (2 px wide): the per-channel median."""
+    pixels = np.asarray(image.convert("RGB"))
+    frame = np.concatenate([pixels[:2].reshape(-1, 3), pixels[-2:].reshape(-1, 3), pixels[:, :2].reshape(-1, 3),
+                            pixels[:, -2:].reshape(-1, 3)])
+    return tuple(int(v) for v in np.median(frame, axis=0))  # type: ignore[return-value]
+
+
+def content_box(image: Image.Image, fill: tuple[int, int, int]) -> Box | None:
+    """The box of the pixels drawn on the background ``fill`` (None: nothing is), found on a copy at most
+    ``PROBE_SIDE`` pixels a side and grown by a pixel of it so nothing drawn is cut."""
+    factor = min(1.0, PROBE_SIDE / max(image.size))
+    probe = image.convert("RGB")
+    if factor < 1:
+        probe = probe.resize((max(1, round(image.width * factor)), max(1, round(image.height * factor))),
+                             Image.Resampling.BILINEAR)
+    drawn = np.linalg.norm(np.asarray(probe, dtype=np.float32) - np.asarray(fill, dtype=np.float32), axis=2) > INK
+    rows, cols = np.flatnonzero(drawn.any(axis=1)), np.flatnonzero(drawn.any(axis=0))
+    if rows.size == 0:
+        return None
+    scale = 1 / factor
+    return (max(0, int((cols[0] - 1) * scale)), max(0, int((rows[0] - 1) * scale)),
+            min(image.width, int(np.ceil((cols[-1] + 2) * scale))), min(image.height, int(np.ceil((rows[-1] + 2) * scale))))
+
+
+def _square_around(box: Box, side: int) -> Box:
+    x0, y0, x1, y1 = box
+    left, top = (x0 + x1 - side) // 2, (y0 + y1 - side) // 2
+    return (left, top, left + side, top + side)
+
+
+def fit_of(image: Image.Image, view: View = "whole", small: float | None = None,
+           share: float | None = None) -> Fit:
+    """How ``view`` reads ``image`` (``small`` and ``share``: the content view's thresholds, ``SMALL_CONTENT`` and
+    ``CONTENT_SHARE`` unless a choice on the validation looks tries others)."""
+    if view not in VIEWS:
+        raise ValueError(f"unknown view {view!r}; known: {', '.join(VIEWS)}")
+    from explorer.world.scene import flat_frame  # the world's frame test: a drawing's, not a photo's
+
+    small, share = small or SMALL_CONTENT, share or CONTENT_SHARE
+    w, h = image.size
+    whole = (0, 0, w, h)
+    if view == "raw":
+        return Fit((w, h), whole, (0, 0, 0), "raw")
+    fill = background(image)
+    if flat_frame(image) >= PLAIN_FRAME and (drawn := content_box(image, fill)) is not None:
+        side = max(1, round(max(drawn[2] - drawn[0], drawn[3] - drawn[1]) / share))
+        if side <= small * max(w, h):
+            return Fit((w, h), _square_around(drawn, side), fill, "content")
+    if w != h:
+        return Fit((w, h), _square_around(whole, max(w, h)), fill, "letterboxed")
+    return Fit((w, h), whole, fill, "as is")
+
+
+FIT_KEY = "fit"  # where a view's state keeps its ``Fit`` and the picture it was made from
+
+
+def view_state(image: Image.Image | ImageState, view: View = "whole") -> ImageState:
+    """The state every method reads of ``image`` under ``view``: the picture's own where the view leaves it as it
+    is, else the view's, which keeps (under ``FIT_KEY``) the ``Fit`` and the picture it was made from."""
+    state = image_state.of(image)
+    fit = state.get_or_compute((FIT_KEY, view), lambda: fit_of(state.image, view))
+    if not fit.changes:
+        return state
+    seen = image_state.STATES.of(fit.picture(state.image), key=f"{state.key}/{view}")
+    seen.get_or_compute(FIT_KEY, lambda: (fit, state.image))
+    return seen
+
+
+def frame_of(state: ImageState) -> tuple[Fit, Image.Image] | None:
+    """The ``Fit`` a view's state was made with and the picture it was made from; None for a picture's own state."""
+    return state.get(FIT_KEY) if FIT_KEY in state else None
