@@ -5,7 +5,14 @@ example (the first of ``assets/examples/index.json``: a red square and a blue ci
 ``TAB-WIDTH.png`` for each tab at each of ``--widths``, and the main tab alone at each of ``--phone`` widths, in
 ``--out`` (each PNG reduced to a 256-colour palette, a few hundred KB at most).
 
+With ``--against NAME`` (a second model's menu entry) it shoots Browse's overview of both models instead, at each of
+``--widths`` and ``--phone``: 13 world items per split and kind (208) scored by the page's model and NAME, the matrix
+of B against A on the global cosine, its fixes listed and exported, and the first of them opened with both models'
+readings (``browse-two-models-WIDTH.png``); ``--methods`` names the page's methods (all of them on 208 items x two
+models take many minutes on 2 cores).
+
     python scripts/page_screenshots.py [--out docs/img/guide] [--widths 1440] [--phone 390]
+    python scripts/page_screenshots.py --against "world-clip-finetune (project checkpoint)" --methods global
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from explorer.models.encoders import DualEncoder  # noqa: E402
 from explorer.world.examples import examples  # noqa: E402
 from tests.app_server import running_app  # noqa: E402
 from tests.ui.test_browser import FLAGS, open_tab  # noqa: E402
+from tests.ui.test_browser_two_models import load_and_score_both  # noqa: E402
 
 log = logging.getLogger("page_screenshots")
 TABS = {"compare": "Compare captions", "tflocal": "TFLocal attention", "powerclip": "PowerCLIP powerset",
@@ -37,6 +45,18 @@ def small_png(path: Path) -> None:
     with Image.open(path) as shot:
         reduced = shot.convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     reduced.save(path, optimize=True)
+
+
+def _saved(page, path: Path) -> Path:
+    """The whole page, every lazily loaded image fetched first, saved as a small PNG."""
+    page.wait_for_timeout(2500)  # the tab's pictures drawn and sent
+    page.mouse.wheel(0, 20_000)  # images load lazily: scrolled to once, each is fetched
+    page.wait_for_timeout(1000)
+    page.wait_for_function("Array.from(document.images).every(i => i.complete)")
+    page.mouse.wheel(0, -20_000)
+    page.screenshot(path=str(path), full_page=True)
+    small_png(path)
+    return path
 
 
 def shoot(url: str, chromium: str, width: int, out: Path, tabs: dict[str, str], tour: bool) -> list[Path]:
@@ -70,15 +90,7 @@ def shoot(url: str, chromium: str, width: int, out: Path, tabs: dict[str, str], 
             elif name == "binding":
                 page.locator("#binding-run").click()
                 expect(page.locator("#binding-mds .js-plotly-plot")).to_be_visible(timeout=180_000)
-            page.wait_for_timeout(2500)  # the tab's pictures drawn and sent
-            page.mouse.wheel(0, 20_000)  # images load lazily: scrolled to once, each is fetched
-            page.wait_for_timeout(1000)
-            page.wait_for_function("Array.from(document.images).every(i => i.complete)")
-            page.mouse.wheel(0, -20_000)
-            path = out / f"{name}-{width}.png"
-            page.screenshot(path=str(path), full_page=True)
-            small_png(path)
-            written.append(path)
+            written.append(_saved(page, out / f"{name}-{width}.png"))
         if tour:  # the tour above the tabs, opened at its SGI step: the step's words, then the main tab it opens
             page.mouse.wheel(0, -20_000)
             page.get_by_text("Guided tour, for teaching").click()
@@ -93,12 +105,35 @@ def shoot(url: str, chromium: str, width: int, out: Path, tabs: dict[str, str], 
     return written
 
 
+def shoot_two_models(url: str, chromium: str, width: int, out: Path, against: str) -> Path:
+    """Browse's overview of the page's model (A) and ``against`` (B) at ``width`` px: B's fixes listed and exported,
+    the first opened with both models' readings."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=FLAGS)
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.goto(url)
+        load_and_score_both(page, against=against)
+        page.locator("#overview-matrix").get_by_text("fixes:").first.click()
+        expect(page.locator("#overview-note")).to_contain_text("fixes", timeout=60_000)
+        page.locator("#overview-export").click()
+        expect(page.locator("#overview-note")).to_contain_text("Exported", timeout=60_000)
+        page.locator("#overview-table").get_by_role("row").nth(1).get_by_role("gridcell").nth(1).click()
+        expect(page.locator("#browse-reading-b .js-plotly-plot")).to_be_visible(timeout=120_000)
+        path = _saved(page, out / f"browse-two-models-{width}.png")
+        browser.close()
+    return path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=Path("docs/img/guide"))
     parser.add_argument("--widths", type=int, nargs="*", default=[1440], help="every tab and the tour at these widths")
     parser.add_argument("--phone", type=int, nargs="*", default=[390], help="the main tab alone at these widths")
     parser.add_argument("--only", nargs="*", choices=[*TABS, "tour"], help="only these of the wide pictures")
+    parser.add_argument("--against", metavar="MODEL", help="Browse's overview against this second model instead")
+    parser.add_argument("--methods", help="comma-separated page methods (default: the page's own)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -106,7 +141,14 @@ def main() -> None:
         sys.exit("no chromium on PATH: install Debian's chromium (./run test does, as root)")
     args.out.mkdir(parents=True, exist_ok=True)
     wanted = set(args.only or [*TABS, "tour"])
-    with running_app(DualEncoder()) as url:
+    methods = args.methods.split(",") if args.methods else None
+    if args.against:
+        with running_app(DualEncoder(), methods=methods) as url:
+            for width in [*args.widths, *args.phone]:
+                path = shoot_two_models(url, chromium, width, args.out, args.against)
+                log.info("wrote %s (%d KB)", path, path.stat().st_size // 1024)
+        return
+    with running_app(DualEncoder(), methods=methods) as url:
         shots = [(w, {k: v for k, v in TABS.items() if k in wanted}, "tour" in wanted) for w in args.widths]
         shots += [(w, {"compare": TABS["compare"]}, False) for w in args.phone]
         for width, tabs, tour in shots:

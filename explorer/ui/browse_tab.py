@@ -36,21 +36,23 @@ def _verdict(right: bool | None) -> str:
 
 
 def _describe(item: Item, readings: dict[str, Reading]) -> str:
-    """The item's global cosines and each method's verdict under each model (by label: one, or A and B), as
-    markdown."""
-    n, models = next(iter(readings.values())).cosines.shape[1], list(readings)
+    """The item's global cosines (one model; with two, its heat maps show them) and each method's verdict under each
+    model (by label: one, or A and B), as markdown."""
+    first, models = next(iter(readings.values())), list(readings)
     letters = [""] if len(models) == 1 else ["A: ", "B: "]
     named = " and ".join(f"**{letter}{plain(m)}**" for letter, m in zip(letters, models))
-    lines = [f"**{plain(item.id)}** ({plain(item.category)}), scored by {named}", "",
-             "| caption | " + " | ".join(f"{letter}{GLOBAL} with image {i}" for letter in letters for i in range(n))
-             + " |", "|---|" + "---|" * n * len(models)]
-    for c, caption in enumerate(item.captions):
-        cells = [f"{v:.4f}" for r in readings.values() for v in r.cosines[c]]
-        lines.append(f"| {c}: {plain(caption)} | " + " | ".join(cells) + " |")
-    rule = next(iter(readings.values())).rule
-    lines += ["", f"Each method's verdict (right: {rule}):", "",
+    lines = [f"**{plain(item.id)}** ({plain(item.category)}), scored by {named}", ""]
+    if len(models) == 1:
+        n = first.cosines.shape[1]
+        lines += ["| caption | " + " | ".join(f"{GLOBAL} with image {i}" for i in range(n)) + " |", "|---|" + "---|" * n]
+        for c, caption in enumerate(item.captions):
+            lines.append(f"| {c}: {plain(caption)} | " + " | ".join(f"{v:.4f}" for v in first.cosines[c]) + " |")
+    else:
+        lines.append(f"Each model's {GLOBAL}s are its heat map above: captions down, images across, each image's own "
+                     f"caption boxed.")
+    lines += ["", f"Each method's verdict (right: {first.rule}):", "",
               "| method | " + " | ".join(f"{letter}verdict" for letter in letters) + " |", "|---|" + "---|" * len(models)]
-    for label in next(iter(readings.values())).verdicts:
+    for label in first.verdicts:
         lines.append(f"| {label} | " + " | ".join(_verdict(r.verdicts[label]) for r in readings.values()) + " |")
     return "\n".join(lines)
 
