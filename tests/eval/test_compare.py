@@ -129,3 +129,21 @@ def test_eval_compare_names_what_it_takes_when_the_name_is_unknown(caplog):
     assert main(["eval", "--limit", "1", "--split", "id", "--compare", "no-such-model"]) == 2
     said = caplog.text
     assert "world-clip-finetune" in said and "weights file" in said
+
+
+def test_the_guides_model_against_model_table_is_its_record():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    record = json.loads((root / "docs/results/world-compare-finetune.json").read_text())
+    assert record["model_b"] == "world-clip @ world-clip-finetune.safetensors" and record["limit"] == 10
+    names = {"global cosine": "global", "SGI": "sgi"}
+    rows = [line.strip("|").split("|") for line in (root / "docs/guide.md").read_text().splitlines()
+            if line.startswith(("| global cosine |", "| SGI |"))]
+    assert len(rows) == 8
+    for method, split, a, b, diff, counts, p, n in ([cell.strip() for cell in row] for row in rows):
+        cell = record["comparison"][names[method]][split]["all"]
+        assert (float(a), float(b), int(n)) == (cell["a"], cell["b"], cell["n"])
+        assert diff == f"{cell['diff']} [{cell['ci'][0]}, {cell['ci'][1]}]"
+        assert counts == f"{cell['fixes']} / {cell['breaks']}"
+        assert float(p) == pytest.approx(cell["mcnemar_p"], rel=0.05)  # shown to two or three digits
