@@ -108,16 +108,17 @@ def _comparison_chart(report: dict):
     import plotly.express as px
 
     frame = comparison_frame(report["comparison"])
-    return px.bar(
+    fig = px.bar(
         frame.assign(above=frame["high"] - frame["diff"], below=frame["diff"] - frame["low"],
-                     p=frame["mcnemar_p"].map(lambda p: f"p={p:.3g}")),
-        x="category", y="diff", color="method", barmode="group", text="p",
+                     p=frame["mcnemar_p"].map(lambda p: f"p={p:.2g}")),
+        x="category", y="diff", color="method", facet_row="method", text="p",
         hover_data=["a", "b", "low", "high", "mcnemar_p", "n", "fixes", "breaks"], error_y="above",
-        error_y_minus="below", range_y=[-100, 100],
+        error_y_minus="below", range_y=[-110, 110], height=180 + 420 * frame["method"].nunique(),
         title=f"{report.get('benchmark', '')}: {report['model_b']} (B) - {report['model']} (A), points of the group "
               f"score, 95% paired interval; McNemar's exact p",
         labels={"diff": "B - A (points)", "category": ""},
     )
+    return fig.update_traces(textposition="outside", textangle=0, textfont_size=10, cliponaxis=False)
 
 
 def _write_html(figures: list, path: Path) -> None:
