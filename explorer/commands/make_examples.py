@@ -1,6 +1,7 @@
-"""Render the world example scenes the page offers (one per swap kind and split, and drawings on white and on a dark
-background, their captions in index.json) into its examples folder: assets/examples in a checkout. Run it after a
-change to how the world draws, so that the page's examples show what the model is tested on."""
+"""Render the world example scenes the page offers (one per swap kind and split, drawings on white and on a dark
+background, and one per published benchmark's idea on the world; their captions in index.json) into its examples
+folder: assets/examples in a checkout. Run it after a change to how the world draws, so that the page's examples show
+what the model is tested on."""
 
 from __future__ import annotations
 

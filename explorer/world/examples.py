@@ -1,4 +1,5 @@
-"""Examples for the page: world swap scenes (made by ``make-examples``) and public-domain photos."""
+"""Examples for the page: world swap scenes and each published benchmark's idea on the world (made by
+``make-examples``), and public-domain photos."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import skimage
 
 from explorer import world
+from explorer.world import published
 
 
 def examples_dir() -> Path:
@@ -57,8 +59,31 @@ def write_world_examples(folder: Path = EXAMPLES_DIR, size: int = 128) -> list[P
             index.append({"name": f"drawing on {drawn}: {kind} swap" if drawn != split
                                   else f"world: {kind} swap ({split})",
                           "file": name, "caption_a": item.captions[0], "caption_b": item.captions[1]})
+    index += published_examples(folder, size)
     (folder / "index.json").write_text(json.dumps(index, indent=2) + "\n")
     return [folder / e["file"] for e in index]
+
+
+# Each published benchmark's idea on the world (``world.published``): its first item's first picture, its own caption
+# and (the caption index of) the foil the benchmark sets against it
+PUBLISHED = {
+    "ColorSwap": ("colorswap", published.colorswap_items, 1),
+    "What'sUp": ("whatsup", published.whatsup_items, 1),
+    "SugarCrepe++": ("sugarcrepe-pp", published.sugarcrepe_pp_items, 2),
+    "VALSE": ("valse", published.valse_items, 1),
+    "EqBen": ("eqben", published.eqben_items, 1),
+}
+
+
+def published_examples(folder: Path, size: int = 128) -> list[dict]:
+    """One scene per published benchmark's world version (split id), written to ``folder``; their index entries."""
+    index = []
+    for name, (stem, items, foil) in PUBLISHED.items():
+        item = items("id", 1)[0]
+        item.images[0].render(size).save(folder / f"world-{stem}.png")
+        index.append({"name": f"{name} on the world: {item.kind}", "file": f"world-{stem}.png",
+                      "caption_a": item.captions[item.right[0]], "caption_b": item.captions[foil]})
+    return index
 
 
 def examples() -> list[Example]:

@@ -71,3 +71,16 @@ def test_world_whatsup_pair_and_set_accuracy_by_the_authors_formula(embedded):
     assert cell["accuracy"] == pytest.approx(100 * np.mean(correct), abs=0.005)
     assert cell["pair"] == pytest.approx(pairs * 100 / (len(items) / 2), abs=0.005)
     assert cell["set"] == pytest.approx(sets.all(1).sum() * 100 / (len(items) / 4), abs=0.005)
+
+
+def test_the_page_offers_an_example_of_each_idea(tmp_path):
+    from explorer.world.examples import EXAMPLES_DIR, PUBLISHED, examples, published_examples
+
+    written = published_examples(tmp_path)
+    shipped = {e.name: e for e in examples()}
+    assert len(written) == len(PUBLISHED)
+    for entry in written:  # the shipped index holds each, its picture the one drawn now
+        example = shipped[entry["name"]]
+        assert (example.caption_a, example.caption_b) == (entry["caption_a"], entry["caption_b"])
+        assert example.path == EXAMPLES_DIR / entry["file"] and example.caption_a != example.caption_b
+        assert (tmp_path / entry["file"]).read_bytes() == example.path.read_bytes()
