@@ -231,3 +231,24 @@ def test_registry_names_each_with_citation_what_it_tests_and_metric():
     for name in NEW:
         b = BENCHMARKS[name]
         assert b.from_files and b.citation and b.tests and b.scores and name in b.menu and b.citation in b.menu
+
+
+def test_colorswap_parquet_export_with_images_inside(tmp_path):
+    import io
+
+    import pandas as pd
+
+    root = colorswap(tmp_path / "json")
+    rows = json.loads((root / "test.json").read_text())
+
+    def struct(path):  # the Hugging Face Image feature: {"bytes", "path"}
+        buf = io.BytesIO()
+        Image.open(root / path).save(buf, format="PNG")
+        return {"bytes": buf.getvalue(), "path": None}
+
+    frame = pd.DataFrame([{**r, "image_1": struct(r["image_1"]), "image_2": struct(r["image_2"])} for r in rows])
+    (tmp_path / "hf" / "data").mkdir(parents=True)
+    frame.to_parquet(tmp_path / "hf" / "data" / "test-00000-of-00001.parquet")
+    from_json, from_parquet = load_items("colorswap", root), load_items("colorswap", tmp_path / "hf")
+    assert [(it.id, it.kind, it.captions) for it in from_parquet] == [(it.id, it.kind, it.captions) for it in from_json]
+    assert from_parquet[3].images[1].load().tobytes() == Image.open(root / rows[3]["image_2"]).convert("RGB").tobytes()
