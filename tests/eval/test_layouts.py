@@ -252,3 +252,22 @@ def test_colorswap_parquet_export_with_images_inside(tmp_path):
     from_json, from_parquet = load_items("colorswap", root), load_items("colorswap", tmp_path / "hf")
     assert [(it.id, it.kind, it.captions) for it in from_parquet] == [(it.id, it.kind, it.captions) for it in from_json]
     assert from_parquet[3].images[1].load().tobytes() == Image.open(root / rows[3]["image_2"]).convert("RGB").tobytes()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_whatsup_pair_and_set_match_the_authors_on_any_verdicts(tmp_path, seed):
+    """Verdicts drawn at random (most right, so that pairs and sets are won): the project's pair and set accuracy
+    against ``Controlled_Images.evaluate_scores`` on scores whose argmax gives the same verdicts."""
+    from explorer.eval.layouts.whatsup import pair_and_set
+
+    root = whatsup(tmp_path / "data")
+    items = load_items("whatsup", root)
+    correct = list(np.random.default_rng(seed).random(len(items)) < 0.8)
+    found = pair_and_set(items, correct)
+    for subset, file in list(SUBSETS.items())[:2]:
+        dataset = json.loads((root / file).read_text())
+        mask = [ok for it, ok in zip(items, correct) if it.kind == subset]
+        scores = np.array([[[1.0 if ok else 0.0, 0.5, 0.2, 0.1]] for ok in mask])  # N x 1 x 4
+        ref = whatsup_reference(dataset, scores, subset[-1])
+        assert (found[subset]["pair"], found[subset]["set"]) == (round(ref["pair"], 2), round(ref["set"], 2))
+        assert found[subset]["pair"] > 0
