@@ -228,7 +228,8 @@ def evaluate_items(methods: Sequence[ScoringMethod], items: Sequence[Item], benc
 
 
 def benchmark_tasks(benchmark: str, limit: int | None, splits: Sequence[str] = world.SPLITS, data: Path | None = None,
-                    images: Path | None = None, access: DataAccess = DataAccess()) -> list[tuple[str | None, list[Item]]]:
+                    images: Path | None = None,
+                    access: DataAccess = DataAccess()) -> list[tuple[str | None, list[Item]]]:
     """An evaluation's items as tasks: ``(SPLIT, items)`` per world split, or ``(None, items)`` for a public
     benchmark's files; ``limit`` items per split and kind, or per category; files read as ``access`` allows."""
     if registered(benchmark).from_files:

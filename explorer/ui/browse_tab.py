@@ -44,14 +44,16 @@ def _describe(item: Item, readings: dict[str, Reading]) -> str:
     lines = [f"**{plain(item.id)}** ({plain(item.category)}), scored by {named}", ""]
     if len(models) == 1:
         n = first.cosines.shape[1]
-        lines += ["| caption | " + " | ".join(f"{GLOBAL} with image {i}" for i in range(n)) + " |", "|---|" + "---|" * n]
+        lines += ["| caption | " + " | ".join(f"{GLOBAL} with image {i}" for i in range(n)) + " |",
+                  "|---|" + "---|" * n]
         for c, caption in enumerate(item.captions):
             lines.append(f"| {c}: {plain(caption)} | " + " | ".join(f"{v:.4f}" for v in first.cosines[c]) + " |")
     else:
         lines.append(f"Each model's {GLOBAL}s are its heat map above: captions down, images across, each image's own "
                      f"caption boxed.")
     lines += ["", f"Each method's verdict (right: {first.rule}):", "",
-              "| method | " + " | ".join(f"{letter}verdict" for letter in letters) + " |", "|---|" + "---|" * len(models)]
+              "| method | " + " | ".join(f"{letter}verdict" for letter in letters) + " |",
+              "|---|" + "---|" * len(models)]
     for label in first.verdicts:
         lines.append(f"| {label} | " + " | ".join(_verdict(r.verdicts[label]) for r in readings.values()) + " |")
     return "\n".join(lines)

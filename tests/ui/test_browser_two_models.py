@@ -16,7 +16,8 @@ from tests.ui.test_browser import CHROMIUM, FLAGS, open_tab
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH: `./run test` installs Debian's chromium when run as root"),
+    pytest.mark.skipif(CHROMIUM is None,
+                       reason="no chromium on PATH: `./run test` installs Debian's chromium when run as root"),
 ]
 SECOND = "world-clip-finetune (project checkpoint)"
 PER_CATEGORY = 13  # x 16 splits and kinds: 208 items, the world's nearest load to 200
