@@ -93,7 +93,7 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
               tests="colour words moved to other objects, Winoground's schema", scores="text, image and group"),
     Benchmark("whatsup", whatsup.load_whatsup, extras=whatsup.extras, citation="Kamath et al., EMNLP 2023",
               tests="spatial relations (left, right, on, under, in front, behind) in controlled and COCO/GQA images",
-              scores="accuracy; pair and set accuracy on the controlled subsets"),
+              scores="accuracy; pair and set accuracy on the controlled subsets; accuracy per preposition"),
     Benchmark("sugarcrepe-pp", sugarcrepe_pp.load_sugarcrepe_pp, metric="itt", extras=sugarcrepe_pp.extras,
               citation="Dumpala et al., NeurIPS 2024 Datasets and Benchmarks",
               tests="two captions meaning the same in other words against one hard negative",

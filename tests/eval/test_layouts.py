@@ -100,6 +100,53 @@ def whatsup_reference(dataset: list, scores: np.ndarray, subset: str) -> dict:
             "set": set_accuracy}
 
 
+def prepositions_reference(dataset: list, subset: str) -> list[str]:
+    """``self.all_prepositions`` as What'sUp's ``Controlled_Images`` (A, B), ``COCO_QA`` and ``VG_QA`` build it."""
+    all_prepositions = []
+    if subset in ("Controlled_Images_A", "Controlled_Images_B"):
+        for d in dataset:
+            if 'left_of' in d['image_path']:
+                all_prepositions.append('left_of')
+            elif 'right_of' in d['image_path']:
+                all_prepositions.append('right_of')
+            elif subset.endswith("A") and '_on_' in d['image_path']:
+                all_prepositions.append('on')
+            elif subset.endswith("B") and '_in-front_of_' in d['image_path']:
+                all_prepositions.append('in-front_of')
+            else:
+                all_prepositions.append('under' if subset.endswith("A") else 'behind')
+    elif subset.endswith("one_obj"):
+        all_prepositions = [d[1].split()[-1] for d in dataset]
+    else:
+        for d in dataset:
+            if 'left of' in d[1]:
+                all_prepositions.append('left')
+            elif 'right of' in d[1]:
+                all_prepositions.append('right')
+            elif subset.startswith("COCO") and 'above' in d[1]:
+                all_prepositions.append('above')
+            elif subset.startswith("VG") and 'front of' in d[1]:
+                all_prepositions.append('front')
+            elif subset.startswith("VG") and 'behind' in d[1]:
+                all_prepositions.append('behind')
+            else:
+                all_prepositions.append('below' if subset.startswith("COCO") else 'top')
+    return all_prepositions
+
+
+def records_reference(correct_mask: np.ndarray, all_prepositions: list[str]) -> list[dict]:
+    """The per-preposition records every What'sUp ``evaluate_scores`` returns."""
+    all_prepositions = np.array(all_prepositions)
+    result_records = []
+    for prepositions in np.unique(all_prepositions):
+        prepositions_mask = (all_prepositions == prepositions)
+        if prepositions_mask.sum() == 0:
+            continue
+        result_records.append({"Preposition": prepositions, "Accuracy": correct_mask[prepositions_mask].mean(),
+                               "Count": prepositions_mask.sum()})
+    return result_records
+
+
 def test_whatsup_matches_its_accuracy_pairs_and_sets(tmp_path, embedded, cosine):
     root = whatsup(tmp_path / "data")
     items, found = verdicts(cosine, "whatsup", root)
@@ -122,6 +169,11 @@ def test_whatsup_matches_its_accuracy_pairs_and_sets(tmp_path, embedded, cosine)
             preds = np.argmax(np.squeeze(scores, axis=1), axis=-1)
             ref = {"correct": preds == 0, "accuracy": np.mean(preds == 0) * 100}
         assert results[subset]["accuracy"] == pytest.approx(ref["accuracy"], abs=0.005), subset
+        records = records_reference(ref["correct"], prepositions_reference(dataset, subset))
+        assert {f"{subset}: {r['Preposition']}" for r in records} == {k for k in results if k.startswith(subset + ":")}
+        for r in records:
+            cell = results[f"{subset}: {r['Preposition']}"]
+            assert (cell["accuracy"], cell["n"]) == (pytest.approx(100 * r["Accuracy"], abs=0.005), r["Count"])
         correct += list(ref["correct"])
     assert [o.correct for o in found] == correct and len(items) == 3 * 4 + 3 * 4 - 1 + 5 + 5
     assert 0 < sum(correct) < len(correct)  # the comparison holds on both sides of the verdict

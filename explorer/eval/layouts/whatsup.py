@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 from explorer.core.data_roots import OUTSIDE, OutsideRoots
 from explorer.core.items import Item
 from explorer.eval.dataset_loaders import DatasetError, ImageRef, _inner, _text, per_category
-from explorer.eval.layouts import first_inside, merged, read_list, shares
+from explorer.eval.layouts import first_inside, grouped_shares, merged, read_list, shares
 from explorer.world.published import WHATSUP_KIND
 
 SUBSETS = {  # the authors' dataset names -> their files
@@ -27,8 +27,26 @@ SUBSETS = {  # the authors' dataset names -> their files
     "VG_QA_one_obj": "vg_qa_one_obj.json",
     "VG_QA_two_obj": "vg_qa_two_obj.json",
 }
+# how the authors' evaluate_scores names each item's preposition for its per-preposition accuracy: the first of the
+# subset's (text in the image path or caption, name) that matches, else its last name; one-object subsets: the
+# caption's last word
+RECORDED = {
+    "Controlled_Images_A": ((("left_of", "left_of"), ("right_of", "right_of"), ("_on_", "on")), "under"),
+    "Controlled_Images_B": ((("left_of", "left_of"), ("right_of", "right_of"), ("_in-front_of_", "in-front_of")),
+                            "behind"),
+    "COCO_QA_two_obj": ((("left of", "left"), ("right of", "right"), ("above", "above")), "below"),
+    "VG_QA_two_obj": ((("left of", "left"), ("right of", "right"), ("front of", "front"), ("behind", "behind")), "top"),
+}
 OPPOSITES = {"Controlled_Images_A": ("on", "under"), "Controlled_Images_B": ("in-front", "behind"),
              WHATSUP_KIND: ("above", "below")}  # the world's version (explorer.world.published)
+
+
+def _recorded(subset: str, text: str) -> str:
+    """The preposition the authors group an item by: ``text`` is its image path (controlled) or caption."""
+    if subset not in RECORDED:
+        return text.split()[-1] if text.split() else ""
+    tried, last = RECORDED[subset]
+    return next((name for key, name in tried if key in text), last)
 
 
 def _controlled(rows: list, name: str, subset: str, root: Path) -> list[Item]:
@@ -49,7 +67,8 @@ def _controlled(rows: list, name: str, subset: str, root: Path) -> list[Item]:
         file = path.split("/")[-1]  # the authors' key: object_preposition[_of]_object.jpeg
         if len(file.split("_")) < 3:
             raise DatasetError(f"{where}: field 'image_path' should name OBJECT_PREPOSITION_OBJECT.jpeg, got {file!r}")
-        info = {"pair": (file.split("_")[0], file.split("_")[-1][:-5]), "preposition": file.split("_")[1]}
+        info = {"pair": (file.split("_")[0], file.split("_")[-1][:-5]), "preposition": file.split("_")[1],
+                "recorded": _recorded(subset, path)}
         items.append(Item(subset, (ImageRef(where, path=ref),), tuple(options), id=f"{subset}/{n}", info=info))
     return items
 
@@ -66,7 +85,8 @@ def _qa(rows: list, name: str, subset: str, root: Path) -> list[Item]:
             ref = first_inside(root, [file])
         except OutsideRoots:
             raise DatasetError(f"{where}: its image path {OUTSIDE}") from None
-        items.append(Item(subset, (ImageRef(where, path=ref),), (row[1], row[2]), id=f"{subset}/{n}"))
+        items.append(Item(subset, (ImageRef(where, path=ref),), (row[1], row[2]), id=f"{subset}/{n}",
+                          info={"recorded": _recorded(subset, row[1])}))
     return items
 
 
@@ -106,6 +126,16 @@ def pair_and_set(items: Sequence[Item], correct: Sequence[bool]) -> dict[str, di
     return out
 
 
+def by_preposition(items: Sequence[Item], correct: Sequence[bool]) -> dict[str, dict]:
+    """The authors' per-preposition records: accuracy of each subset's items of one preposition, as ``SUBSET:
+    PREPOSITION`` cells."""
+    kept = [(f"{it.kind}: {it.info['recorded']}", ok) for it, ok in zip(items, correct) if "recorded" in it.info]
+    cells = grouped_shares("accuracy", [k for k, _ in kept], [ok for _, ok in kept]) if kept else {}
+    return {k: v for k, v in sorted(cells.items()) if k != "all"}
+
+
 def extras(items: Sequence[Item], found: Mapping[str, Sequence], encoder: object) -> dict:
-    """Pair and set accuracy beside each method's accuracy on the controlled subsets."""
-    return {name: pair_and_set(items, [o.correct for o in outcomes]) for name, outcomes in found.items()}
+    """Pair and set accuracy beside each method's accuracy on the controlled subsets, and the accuracy of each
+    subset's prepositions."""
+    return {name: {**pair_and_set(items, hits), **by_preposition(items, hits)}
+            for name, hits in ((name, [o.correct for o in outcomes]) for name, outcomes in found.items())}
