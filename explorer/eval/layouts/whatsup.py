@@ -5,7 +5,8 @@ only in the preposition. Its repository's ``data/`` holds one JSON file per subs
 caption_options}`` with four options; ``coco_qa_{one,two}_obj.json`` and ``vg_qa_{one,two}_obj.json`` (COCO- and
 GQA-spatial), lists of ``[image_id, caption, foil]`` over ``val2017/`` and ``vg_images/``. Scored as the authors do:
 accuracy (top-1), and on the controlled subsets pair accuracy (both of left / right, both of on / under or in front
-/ behind right) and set accuracy (all four of an object pair's images right)."""
+/ behind right), set accuracy (all four of an object pair's images right) and each subset's accuracy per
+preposition."""
 
 from __future__ import annotations
 
@@ -103,7 +104,7 @@ def load_whatsup(data: Path, images: Path | None = None, limit: int | None = Non
     root = Path(images) if images else (data if data.is_dir() else data.parent)
     items: list[Item] = []
     for subset, path in files.items():
-        read = _controlled if subset in OPPOSITES else _qa
+        read = _controlled if subset.startswith("Controlled") else _qa
         items += read(read_list(path), path.name, subset, root)
     return per_category(items, limit)
 
