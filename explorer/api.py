@@ -8,6 +8,9 @@ get the page's table and pictures (``docs/notebook.md`` runs it end to end, offl
     result.figures()       # the page's pictures by name: PIL images and plotly figures
     result.model_input()   # the picture the model's global score reads, and what the preprocess cut to make it
     explorer.overview("world", limit=5, against="world-clip-finetune")  # each item under both models, A and B
+    proposal = explorer.propose("drawing.png")  # caption A naming what it sees, B its swap, the objects seen
+    both = explorer.swap("drawing.png", proposal.caption_a, proposal.caption_b)
+    both.image_b, both.table()  # the picture made for caption B, and the 2 x 2's text, image and group scores
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from PIL import Image
 from explorer.figures import viz
 from explorer.engine import Analysis, Engine
 from explorer.engine.model_pool import spec_for_name
+from explorer.engine.propose import Proposal, namer, propose
+from explorer.engine.swap import SwapResult, swap
 from explorer.images.inputs import load_image, normalize_image
 from explorer.images.model_input import model_input
 from explorer.images.views import Preprocessing
@@ -70,7 +75,7 @@ class Explorer:
 
     def analyze(self, image: str | Path | Image.Image, caption_a: str, caption_b: str) -> Result:
         """Both captions scored on the image (a path or a PIL image) by every method, as the page scores them."""
-        picture = load_image(image) if isinstance(image, (str, Path)) else normalize_image(image).convert("RGB")
+        picture = _picture(image)
         return Result(picture, self.engine.analyze(picture, caption_a, caption_b),
                       self.engine.model().encoder.preprocessing)
 
@@ -94,3 +99,20 @@ class Explorer:
         other = self.engine.model(against)
         return overview.two_models(items, (found, overview.score_items(other.methods, other.label, items)),
                                    (loaded.methods, other.methods))
+
+    def propose(self, image: str | Path | Image.Image) -> Proposal:
+        """Caption A naming the objects seen in the picture (each by a world model's top caption among the world's
+        colours x shapes; the embedded one where this model is not a world model, as its notes say), B its swap."""
+        return propose(*namer(self.engine), _picture(image))
+
+    def swap(self, image: str | Path | Image.Image, caption_a: str, caption_b: str) -> SwapResult:
+        """Image B made from the picture by recolouring (or reshaping) the objects caption A names so that caption B
+        describes it, and both pictures scored: ``image_b``, ``table()`` with text, image and group columns;
+        ``ValueError`` saying why where B cannot be made."""
+        return swap(self.engine, _picture(image), caption_a, caption_b)
+
+
+def _picture(image: str | Path | Image.Image) -> Image.Image:
+    """A path or a PIL image, read as the page reads an upload."""
+    return load_image(image) if isinstance(image, (str, Path)) else normalize_image(image).convert("RGB")
+
