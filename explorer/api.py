@@ -103,7 +103,8 @@ class Explorer:
     def propose(self, image: str | Path | Image.Image) -> Proposal:
         """Caption A naming the objects seen in the picture (each by a world model's top caption among the world's
         colours x shapes; the embedded one where this model is not a world model, as its notes say), B its swap."""
-        return propose(*namer(self.engine), _picture(image))
+        encoder, substitute = namer(self.engine)
+        return propose(encoder, _picture(image), substitute)
 
     def swap(self, image: str | Path | Image.Image, caption_a: str, caption_b: str) -> SwapResult:
         """Image B made from the picture by recolouring (or reshaping) the objects caption A names so that caption B
