@@ -21,7 +21,8 @@ NAME = "eval"
 METHODS = "global, sgi, tflocal, tfglobal, finetune, powerset"  # explorer/methods/, named here without importing torch
 COMPARISON_TEST = {"diff": "B - A, points of the group score (one image: top-1) on the items both models read",
                    "ci": "95% paired percentile bootstrap over items (the interval's resamples and seed)",
-                   "mcnemar_p": "McNemar's exact two-sided p: binomial test of fixes among fixes + breaks, p = 0.5"}
+                   "mcnemar_p": "McNemar's exact two-sided p: binomial test of fixes among fixes + breaks, p = 0.5",
+                   "mcnemar_p_holm": "mcnemar_p Holm-adjusted over every cell of the comparison (one family)"}
 
 
 def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
@@ -67,9 +68,10 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
                    help="a second model scored on the same items (B, against the model flags' A): a model menu "
                         "entry ('world-clip (embedded)', 'ViT-B-32 / openai'), a shipped checkpoint's name "
                         "(world-clip-finetune, world-clip-powerclip) or a weights file. The report gains its results "
-                        "(results_b) and comparison[METHOD][SPLIT][KIND] = {a, b, diff, ci, mcnemar_p, n, fixes, "
-                        "breaks}: B - A in points of the group score, its 95%% paired bootstrap interval over items "
-                        "(seed 0) and McNemar's exact p on the items one model gets right and the other wrong")
+                        "(results_b) and comparison[METHOD][SPLIT][KIND] = {a, b, diff, ci, mcnemar_p, "
+                        "mcnemar_p_holm, n, fixes, breaks}: B - A in points of the group score, its 95%% paired "
+                        "bootstrap interval over items (seed 0) and McNemar's exact p on the items one model gets "
+                        "right and the other wrong (also Holm-adjusted over every cell)")
     return e
 
 

@@ -35,12 +35,13 @@ def report_frame(results: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["method", "category", "metric", "value", "low", "high", "n"])
 
 
-COMPARISON_COLUMNS = ["method", "category", "a", "b", "diff", "low", "high", "mcnemar_p", "n", "fixes", "breaks"]
+COMPARISON_COLUMNS = ["method", "category", "a", "b", "diff", "low", "high", "mcnemar_p", "mcnemar_p_holm", "n",
+                      "fixes", "breaks"]
 
 
 def comparison_frame(comparison: dict) -> pd.DataFrame:
-    """One row per method x split/category of a comparison: both models' score, B - A, its interval, McNemar's p,
-    the items and the discordant ones."""
+    """One row per method x split/category of a comparison: both models' score, B - A, its interval, McNemar's p
+    (and Holm-adjusted over the comparison's cells), the items and the discordant ones."""
     rows: list[dict] = []
 
     def walk(method: str, keys: list[str], node: dict) -> None:
@@ -112,7 +113,7 @@ def _comparison_chart(report: dict):
         frame.assign(above=frame["high"] - frame["diff"], below=frame["diff"] - frame["low"],
                      p=frame["mcnemar_p"].map(lambda p: f"p={p:.2g}")),
         x="category", y="diff", color="method", facet_row="method", text="p",
-        hover_data=["a", "b", "low", "high", "mcnemar_p", "n", "fixes", "breaks"], error_y="above",
+        hover_data=["a", "b", "low", "high", "mcnemar_p", "mcnemar_p_holm", "n", "fixes", "breaks"], error_y="above",
         error_y_minus="below", range_y=[-110, 110], height=180 + 420 * frame["method"].nunique(),
         title=f"{report.get('benchmark', '')}: {report['model_b']} (B) - {report['model']} (A), points of the group "
               f"score, 95% paired interval; McNemar's exact p",

@@ -15,6 +15,7 @@ from explorer.core.intervals import percent_intervals
 from explorer.core.shards import Shards
 from explorer.eval.accuracy import benchmark_tasks, grouped, item_outcomes, placed, summary
 from explorer.eval.benchmark_registry import benchmark as registered
+from explorer.readings.significance import holm
 
 if TYPE_CHECKING:
     from explorer.methods import ScoringMethod
@@ -70,6 +71,24 @@ def compared(methods: Sequence[str], kinds: Sequence[str], found_a: Sequence[Any
     return out
 
 
+def with_holm(comparison: dict) -> dict:
+    """``comparison`` with ``mcnemar_p_holm`` beside each cell's ``mcnemar_p``: Holm's adjustment over every cell of
+    it (each method, split and kind, one family), so that a difference read among many stays at the 5% level."""
+    cells: dict[str, dict] = {}
+
+    def walk(path: str, node: dict) -> None:
+        if "mcnemar_p" in node:
+            cells[path] = node
+        else:
+            for key, child in node.items():
+                walk(f"{path}/{key}", child)
+
+    walk("", comparison)
+    for path, adjusted in holm({path: cell["mcnemar_p"] for path, cell in cells.items()}).items():
+        cells[path]["mcnemar_p_holm"] = adjusted
+    return comparison
+
+
 def evaluate_pair(methods_a: Sequence[ScoringMethod], methods_b: Sequence[ScoringMethod], benchmark: str,
                   limit: int | None, splits: Sequence[str] = world.SPLITS, data: Path | None = None,
                   images: Path | None = None, shards: tuple[Shards, Shards] | None = None,
@@ -87,4 +106,4 @@ def evaluate_pair(methods_a: Sequence[ScoringMethod], methods_b: Sequence[Scorin
         placed(results_b, split, summary(methods_b, items, found_b, benchmark))
         placed(comparison, split, compared([m.name for m in methods_a], [it.kind for it in items], found_a, found_b,
                                            b.overall))
-    return results_a, results_b, comparison
+    return results_a, results_b, with_holm(comparison)
