@@ -12,7 +12,7 @@ from explorer.models import checkpoints, seed_standing
 from explorer.core import settings
 from explorer.engine import Engine
 from explorer.methods import REGISTRY
-from explorer.ui import binding_tab, browse_tab, looks_tab, main_tab, share_link, tour
+from explorer.ui import binding_tab, browse_tab, looks_tab, main_tab, pad, share_link, swap_panel, tour
 from explorer.ui.guard import page_closed
 from explorer.ui.serving import Serving
 from explorer.ui.shown_tab import follow_tabs
@@ -74,6 +74,10 @@ def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
         with gr.Tabs() as tabs:
             with gr.Tab("Compare captions", id="main") as main_page:
                 main = main_tab.build(engine, serving)
+                with gr.Accordion("Draw a picture, have captions proposed, and see both sides of the swap", open=False,
+                                  elem_id="draw-and-swap"):
+                    pad.build(main.upload, serving)
+                    swap_panel.build(engine, serving, main)
             method_pages = []
             for name, tab in method_tabs(engine):  # a method's tab, named after it
                 with gr.Tab(tab.TITLE, id=name) as page:

@@ -1,0 +1,81 @@
+"""The drawing pad: shapes drawn in the world's colours on any background, read by the page like an upload.
+
+Every change of the drawing is written as a PNG (named by its content) and handed to the page's image input, so a
+drawing goes through the same reading, state, re-scoring and notices as an uploaded file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from pathlib import Path
+
+import gradio as gr
+from PIL import Image
+
+from explorer import world
+from explorer.world.drawings import DRAWN_BACKGROUNDS
+from explorer.world.examples import examples
+from explorer.ui.guard import guarded
+from explorer.ui.serving import Serving
+
+PAD_DIR = Path(tempfile.mkdtemp(prefix="explorer-drawings-"))
+CANVAS = 300  # pixels: the drawn splits' canvas
+HINT = ("Draw shapes in the world's colours (the brush's palette), on a plain background: pick a starting canvas "
+        "below, or upload one. The page reads your drawing like an uploaded image.")
+
+
+def hex_colour(rgb: tuple[int, int, int]) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
+def drawing_image(value: dict | Image.Image | None) -> Image.Image | None:
+    """The pad's picture: its composite (the layers over the background) flattened on white, as RGB; None while
+    the pad holds nothing."""
+    picture = value.get("composite") if isinstance(value, dict) else value
+    if picture is None:
+        return None
+    picture = picture if isinstance(picture, Image.Image) else Image.fromarray(picture)
+    if picture.mode in ("RGBA", "LA", "P"):
+        flat = Image.new("RGB", picture.size, (255, 255, 255))
+        flat.paste(picture.convert("RGBA"), mask=picture.convert("RGBA").getchannel("A"))
+        return flat
+    return picture.convert("RGB")
+
+
+def drawing_file(value: dict | Image.Image | None) -> str | None:
+    """The pad's picture as a PNG file named by its content (one drawing, one file), for the page's image input."""
+    picture = drawing_image(value)
+    if picture is None:
+        return None
+    name = hashlib.sha1(picture.tobytes() + str(picture.size).encode()).hexdigest()[:16]
+    path = PAD_DIR / f"drawing-{name}.png"
+    if not path.exists():
+        picture.save(path)
+    return str(path)
+
+
+def canvases() -> dict[str, Image.Image]:
+    """Empty starting canvases, one per drawn background."""
+    return {name: Image.new("RGB", (CANVAS, CANVAS), rgb) for name, rgb in DRAWN_BACKGROUNDS.items()}
+
+
+def build(upload: gr.File, serving: Serving) -> gr.ImageEditor:
+    """The pad, inside the current layout block; each change of the drawing becomes the page's image."""
+    colours = [hex_colour(rgb) for rgb in world.COLORS.values()]
+    gr.Markdown(HINT, elem_id="pad-hint")
+    pad = gr.ImageEditor(value=canvases()["white"], type="pil", image_mode="RGBA", label="Drawing pad",
+                         brush=gr.Brush(colors=colours, default_color=colours[0], color_mode="fixed", default_size=16),
+                         canvas_size=(CANVAS, CANVAS), height=380, elem_id="pad", layers=False)
+    starts = canvases()
+    with gr.Row():
+        for name in starts:
+            start = gr.Button(f"Start on {name}", size="sm", elem_id=f"pad-start-{name}")
+            start.click(lambda n=name: starts[n], None, pad, api_name=False, **serving.light)
+    shipped = examples()
+    if shipped:
+        gr.Examples([[str(e.path)] for e in shipped], inputs=[pad], example_labels=[e.name for e in shipped],
+                    label="Or start from an example")
+    use = guarded(lambda message: gr.update())(drawing_file)
+    pad.change(use, pad, upload, api_name="drawing", trigger_mode="always_last", **serving.light)
+    return pad

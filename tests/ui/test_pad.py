@@ -1,0 +1,70 @@
+"""The drawing pad read like an upload, and the page's proposal and 2 x 2, through gradio_client in process."""
+
+import pytest
+from gradio_client import Client, handle_file
+from PIL import Image, ImageDraw
+
+from explorer import world
+from explorer.ui.pad import drawing_file
+from tests.app_server import running_app
+
+
+@pytest.fixture(scope="module")
+def client(embedded):
+    with running_app(embedded, methods=["global", "sgi"]) as url:
+        yield Client(url, verbose=False)
+
+
+def _pad_value(tmp_path) -> tuple[dict, Image.Image]:
+    """A drawing as the pad sends it (a background, one RGBA layer of strokes, their composite), and the same
+    picture flattened as a PNG a user would upload."""
+    background = Image.new("RGBA", (300, 300), (235, 235, 235, 255))
+    layer = Image.new("RGBA", (300, 300), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(layer)
+    draw.rectangle((40, 110, 130, 200), fill=(*world.COLORS["red"], 255))
+    draw.ellipse((170, 110, 260, 200), fill=(*world.COLORS["blue"], 255))
+    composite = Image.alpha_composite(background, layer)
+    paths = {}
+    for name, image in (("background", background), ("layer", layer), ("composite", composite)):
+        paths[name] = tmp_path / f"{name}.png"
+        image.save(paths[name])
+    value = {"background": handle_file(str(paths["background"])), "layers": [handle_file(str(paths["layer"]))],
+             "composite": handle_file(str(paths["composite"]))}
+    return value, composite.convert("RGB")
+
+
+def test_a_drawing_through_the_pad_scores_as_the_same_png_uploaded(client, tmp_path):
+    value, flat = _pad_value(tmp_path)
+    drawn = client.predict(value, api_name="/drawing")
+    uploaded = tmp_path / "upload.png"
+    flat.save(uploaded)
+    assert Image.open(drawn).convert("RGB").tobytes() == flat.tobytes()
+    a, b = "a red square and a blue circle", "a blue square and a red circle"
+    from_pad = client.predict(handle_file(drawn), a, b, api_name="/analyze")
+    from_file = client.predict(handle_file(str(uploaded)), a, b, api_name="/analyze")
+    assert from_pad[2]["data"] == from_file[2]["data"] and from_pad[0].startswith("Done")
+
+
+def test_the_pad_writes_one_file_per_drawing_and_none_for_an_empty_pad():
+    image = Image.new("RGB", (20, 20), "white")
+    assert drawing_file({"background": image, "layers": [], "composite": image}) == drawing_file(image.copy())
+    assert drawing_file(None) is None and drawing_file({"background": None, "layers": [], "composite": None}) is None
+
+
+def test_the_page_proposes_captions_makes_image_b_and_reads_the_2x2(client, tmp_path):
+    value, flat = _pad_value(tmp_path)
+    drawn = client.predict(value, api_name="/drawing")
+    a, b, said = client.predict(handle_file(drawn), "", "", api_name="/propose")
+    assert (a, b) == ("a red square and a blue circle", "a blue square and a red circle")
+    assert "red square" in said and "sure" in said
+    kept = client.predict(handle_file(drawn), "my own caption", "", api_name="/propose")
+    assert kept[0] == {"__type__": "update"} and "Your captions are kept" in kept[2]  # the typed box untouched
+    note, image_a, image_b, table = client.predict(handle_file(drawn), a, b, api_name="/make_b")
+    assert note.startswith("Image B: the red square made a blue square"), note
+    made = Image.open(image_b).convert("RGB")
+    assert made.getpixel((85, 155)) == world.COLORS["blue"] and made.getpixel((215, 155)) == world.COLORS["red"]
+    assert table["headers"][:4] == ["method", "text", "image", "group"]
+    assert [row[0] for row in table["data"]] == ["global cosine", "SGI"]
+    assert all(cell in ("\u2713 yes", "\u2717 no") for row in table["data"] for cell in row[1:4])
+    refused = client.predict(handle_file(drawn), a, "a red square to the left of a blue circle", api_name="/make_b")
+    assert "Cannot run" in refused[0] and refused[2] is None and refused[3]["data"] == []
