@@ -15,6 +15,7 @@ import pandas as pd
 
 from explorer.eval.accuracy import Found, Unreadable, score_chunk
 from explorer.eval.browse import BROWSE_SIZE, CHUNK
+from explorer.eval.compare import paired
 from explorer.core.cache import LRUCache
 from explorer.core.csv_cells import write_csv
 from explorer.core.items import Item
@@ -96,6 +97,13 @@ def matrix(table: pd.DataFrame, method: str, baseline: str) -> pd.DataFrame:
     return pd.DataFrame({"": [f"{baseline} right", f"{baseline} wrong"],
                          f"{method} right": [f"both right: {count('both right')}", f"fixes: {count('fixes')}"],
                          f"{method} wrong": [f"breaks: {count('breaks')}", f"both wrong: {count('both wrong')}"]})
+
+
+def paired_of(table: pd.DataFrame, method: str, baseline: str) -> dict:
+    """``compare.paired`` of ``baseline``'s verdicts (A) and ``method``'s (B) on the rows where both have one: the
+    difference in points, its paired bootstrap interval and McNemar's exact p."""
+    both = table[table[method].isin(("right", "wrong")) & table[baseline].isin(("right", "wrong"))]
+    return paired(both[baseline] == "right", both[method] == "right")
 
 
 def slice_of(table: pd.DataFrame, category: str = "all", method: str | None = None, baseline: str | None = None,

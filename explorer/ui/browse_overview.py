@@ -30,6 +30,16 @@ def _slice(table: pd.DataFrame | None, category: str, method: str, baseline: str
     return overview.slice_of(table, category, method, baseline, cell, closest)
 
 
+def _difference(table: pd.DataFrame, method: str, baseline: str) -> str:
+    """``method`` against ``baseline`` over every item both judge: the difference of their scores, its interval and
+    McNemar's exact p, in a sentence."""
+    if method == baseline:
+        return ""
+    d = overview.paired_of(table, method, baseline)
+    return (f"{plain(method)} - {plain(baseline)}: {d['diff']:+.1f} points [{d['ci'][0]:.1f}, {d['ci'][1]:.1f}] "
+            f"over {d['n']} items, McNemar's exact p {d['mcnemar_p']:.2g}.")
+
+
 def second_model(choice: str | None) -> str | None:
     """The second model's menu entry, None when none is picked."""
     return None if choice in (None, "", ONE_MODEL) else choice
@@ -86,7 +96,8 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
         said = f"{len(rows)} of {len(table)} items" + (f": {method} against {baseline}, {cell}" if cell else "")
         if models:
             said += f" (A: {plain(models['A'])}; B: {plain(models['B'])})"
-        return overview.matrix(table, method, baseline), rows, said + ". Click a row to open it above."
+        return overview.matrix(table, method, baseline), rows, said + ". " + _difference(table, method, baseline) + \
+            " Click a row to open it above."
 
     def pick_cell(evt: gr.SelectData):
         return MATRIX_CELLS.get(tuple(evt.index))  # the first column (the baseline's verdict): every item again
@@ -97,7 +108,8 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
         rows = _slice(table, category_shown, method, baseline, cell, closest)
         keep = [int(i) for i in rows["item"]]
         chosen = keep.index(int(evt.row_value[0]))
-        return keep, gr.update(maximum=max(1, len(keep) - 1), value=chosen), f"Opened item {evt.row_value[1]}."
+        said = f"Opened item {evt.row_value[1]}. {_difference(table, method, baseline)}"
+        return keep, gr.update(maximum=max(1, len(keep) - 1), value=chosen), said
 
     @guarded(lambda message: (None, message))
     def export(table, category_shown: str, method: str, baseline: str, cell: str | None, closest: bool,

@@ -120,6 +120,10 @@ def test_two_models_side_by_side_and_the_matrix_of_b_against_a(scored, embedded,
     assert list(table.index[cells == "fixes"]) == fixes and len(fixes) > 0  # B right where A is wrong
     counts = overview.matrix(table, "B: global cosine", "A: global cosine")
     assert counts.iloc[1, 1] == f"fixes: {len(fixes)}" and list(counts.columns)[1] == "B: global cosine right"
+    d = overview.paired_of(table, "B: global cosine", "A: global cosine")
+    breaks = (cells == "breaks").sum()
+    assert (d["n"], d["fixes"], d["breaks"]) == (len(items), len(fixes), breaks)
+    assert d["diff"] == pytest.approx(100 * (len(fixes) - breaks) / len(items), abs=0.01)
     rows = overview.slice_of(table, "all", "B: global cosine", "A: global cosine", "fixes")
     csv_path, _ = overview.export(rows, tmp_path, models={"A": embedded.label, "B": finetuned.label})
     written = pd.read_csv(csv_path)

@@ -72,6 +72,10 @@ def test_two_models_matrix_slice_export_and_an_item_opened_with_both_readings(pa
         counts = {cell: int(re.search(rf"{cell}: (\d+)", said).group(1))
                   for cell in ("both right", "fixes", "breaks", "both wrong")}
         assert sum(counts.values()) == n and counts["fixes"] > counts["breaks"]  # the fine-tuned model fixes swaps
+        diff = 100 * (counts["fixes"] - counts["breaks"]) / n
+        expect(page.locator("#overview-note")).to_contain_text(  # B - A over the items, its interval and McNemar's p
+            re.compile(rf"B: global cosine - A: global cosine: \+{diff:.1f} points \[[\d.]+, [\d.]+\] over {n} items, "
+                       r"McNemar's exact p [\d.e-]+"))
 
         matrix.get_by_text("fixes:").first.click()
         fixes = counts["fixes"]
