@@ -15,7 +15,6 @@ from explorer.core.intervals import percent_intervals
 from explorer.core.shards import Shards
 from explorer.eval.accuracy import benchmark_tasks, grouped, item_outcomes, placed, summary
 from explorer.eval.benchmark_registry import benchmark as registered
-from explorer.readings.significance import holm
 
 if TYPE_CHECKING:
     from explorer.methods import ScoringMethod
@@ -71,10 +70,20 @@ def compared(methods: Sequence[str], kinds: Sequence[str], found_a: Sequence[Any
     return out
 
 
+def holm(p: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment of p-values (the family-wise error over all of them held at each one's level):
+    the k-th smallest times the number left from it, never below the one before, at most 1."""
+    order = np.argsort(p, kind="stable")
+    steps = np.asarray(p, dtype=float)[order] * (len(p) - np.arange(len(p)))
+    adjusted = np.empty(len(p))
+    adjusted[order] = np.minimum(1.0, np.maximum.accumulate(steps))
+    return [float(f"{v:.{P_DIGITS}g}") for v in adjusted]
+
+
 def with_holm(comparison: dict) -> dict:
     """``comparison`` with ``mcnemar_p_holm`` beside each cell's ``mcnemar_p``: Holm's adjustment over every cell of
     it (each method, split and kind, one family), so that a difference read among many stays at the 5% level."""
-    cells: dict[str, dict] = {}
+    cells: dict[str, dict] = {}  # by path, in the comparison's order
 
     def walk(path: str, node: dict) -> None:
         if "mcnemar_p" in node:
@@ -84,8 +93,8 @@ def with_holm(comparison: dict) -> dict:
                 walk(f"{path}/{key}", child)
 
     walk("", comparison)
-    for path, adjusted in holm({path: cell["mcnemar_p"] for path, cell in cells.items()}).items():
-        cells[path]["mcnemar_p_holm"] = adjusted
+    for cell, adjusted in zip(cells.values(), holm([cell["mcnemar_p"] for cell in cells.values()])):
+        cell["mcnemar_p_holm"] = adjusted
     return comparison
 
 

@@ -155,9 +155,10 @@ def test_the_guides_model_against_model_table_is_its_record():
     rows = [line.strip("|").split("|") for line in (root / "docs/guide.md").read_text().splitlines()
             if line.startswith(("| global cosine |", "| SGI |"))]
     assert len(rows) == 8
-    for method, split, a, b, diff, counts, p, n in ([cell.strip() for cell in row] for row in rows):
+    for method, split, a, b, diff, counts, p, p_holm, n in ([cell.strip() for cell in row] for row in rows):
         cell = record["comparison"][names[method]][split]["all"]
         assert (float(a), float(b), int(n)) == (cell["a"], cell["b"], cell["n"])
         assert diff == f"{cell['diff']} [{cell['ci'][0]}, {cell['ci'][1]}]"
         assert counts == f"{cell['fixes']} / {cell['breaks']}"
         assert float(p) == pytest.approx(cell["mcnemar_p"], rel=0.05)  # shown to two or three digits
+        assert float(p_holm) == pytest.approx(cell["mcnemar_p_holm"], rel=0.05)
