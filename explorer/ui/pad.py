@@ -21,8 +21,8 @@ from explorer.ui.serving import Serving
 
 PAD_DIR = Path(tempfile.mkdtemp(prefix="explorer-drawings-"))
 CANVAS = 300  # pixels: the drawn splits' canvas
-HINT = ("Draw shapes in the world's colours (the brush's palette), on a plain background: pick a starting canvas "
-        "below, or upload one. The page reads your drawing like an uploaded image.")
+HINT = ("Draw shapes in the world's colours (the brush's palette) on a plain background: start from a blank canvas "
+        "or an example below, or upload one onto the pad. The page reads your drawing like an uploaded image.")
 
 
 def hex_colour(rgb: tuple[int, int, int]) -> str:
@@ -55,9 +55,14 @@ def drawing_file(value: dict | Image.Image | None) -> str | None:
     return str(path)
 
 
-def canvases() -> dict[str, Image.Image]:
-    """Empty starting canvases, one per drawn background."""
-    return {name: Image.new("RGB", (CANVAS, CANVAS), rgb) for name, rgb in DRAWN_BACKGROUNDS.items()}
+def canvases() -> dict[str, str]:
+    """Empty starting canvases, one per drawn background, as PNG files written once (a file is served as it is)."""
+    paths = {}
+    for name, rgb in DRAWN_BACKGROUNDS.items():
+        paths[name] = str(PAD_DIR / f"canvas-{name}.png")
+        if not Path(paths[name]).exists():
+            Image.new("RGB", (CANVAS, CANVAS), rgb).save(paths[name])
+    return paths
 
 
 def build(upload: gr.File, serving: Serving) -> gr.ImageEditor:
@@ -67,15 +72,12 @@ def build(upload: gr.File, serving: Serving) -> gr.ImageEditor:
     pad = gr.ImageEditor(value=canvases()["white"], type="pil", image_mode="RGBA", label="Drawing pad",
                          brush=gr.Brush(colors=colours, default_color=colours[0], color_mode="fixed", default_size=16),
                          canvas_size=(CANVAS, CANVAS), height=380, elem_id="pad", layers=False)
-    starts = canvases()
-    with gr.Row():
-        for name in starts:
-            start = gr.Button(f"Start on {name}", size="sm", elem_id=f"pad-start-{name}")
-            start.click(lambda n=name: starts[n], None, pad, api_name=False, **serving.light)
-    shipped = examples()
-    if shipped:
-        gr.Examples([[str(e.path)] for e in shipped], inputs=[pad], example_labels=[e.name for e in shipped],
-                    label="Or start from an example")
     use = guarded(lambda message: gr.update())(drawing_file)
+    starts = [(f"blank, {name}", path) for name, path in canvases().items()]
+    starts += [(e.name, str(e.path)) for e in examples()]
+    # a canvas or an example put on the pad is the page's image at once, as a drawn change is
+    gr.Examples([[path] for _, path in starts], inputs=[pad], example_labels=[name for name, _ in starts],
+                label="Start from a blank canvas or an example", fn=use, outputs=[upload], run_on_click=True,
+                api_name=False, examples_per_page=14)
     pad.change(use, pad, upload, api_name="drawing", trigger_mode="always_last", **serving.light)
     return pad
