@@ -28,6 +28,7 @@ def proposal_text(found: Proposal) -> str:
     seen = [f"{n}. **{o.phrase}** ({o.confidence:.0%} sure) at {o.box}" for n, o in enumerate(found.objects, 1)]
     lines = [f"Seen by **{plain(found.model)}**:", *seen] if seen else []
     if found.caption_a:
+        lines.append("")  # the proposal apart from the list above it
         lines.append(f"Proposed: A *{plain(found.caption_a)}*" + (f", B *{plain(found.caption_b)}*"
                                                                    if found.caption_b else ""))
     return "\n".join(lines) + notices(found.notes)

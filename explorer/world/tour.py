@@ -164,4 +164,10 @@ STEPS: tuple[Step, ...] = (
     Step("5. PowerCLIP aligns phrases with sets of regions", EXAMPLE, "powerset",
          "Each node of the caption's phrase tree takes the subset of regions whose pooled features match it best. "
          "Pick a noun phrase in A and in B and compare where their subsets lie and how well they match."),
+    Step("6. The same model fails the image side too", EXAMPLE, "main",
+         "Open 'Draw a picture, have captions proposed, and see both sides of the swap' under the results and press "
+         "'Make image B and score both sides': the page recolours the picture so that caption B describes it, and "
+         "scores both pictures with both captions. The text score asks each picture to prefer its own caption, the "
+         "image score each caption to prefer its own picture, the group score both. Where the global cosine cannot "
+         "tell the captions apart on one picture, it cannot tell the pictures apart for one caption either."),
 )

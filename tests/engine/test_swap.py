@@ -10,6 +10,9 @@ from explorer.engine import Engine
 from explorer.engine.propose import propose
 from explorer.engine.swap import phrases, swap, two_by_two
 from explorer.eval.accuracy import SWAP_SCORES
+from explorer.images.inputs import load_image
+from explorer.world.examples import examples
+from explorer.world.tour import EXAMPLE
 
 
 @pytest.fixture(scope="module")
@@ -89,3 +92,9 @@ def test_one_object_recoloured_and_a_shape_redrawn(engine):
     corner, centre = np.asarray(reshaped.image_b)[42, 17], np.asarray(reshaped.image_b)[60, 35]
     assert tuple(corner) == (255, 255, 255) and tuple(centre) == world.COLORS["red"]
     assert reshaped.changed == ("the red square made a red circle",)
+
+
+def test_the_tour_example_fails_both_sides_by_the_global_cosine_and_passes_by_sgi(engine):
+    example = next(e for e in examples() if e.name == EXAMPLE)  # the guided tour's step 6 says so of it
+    found = swap(engine, load_image(example.path), example.caption_a, example.caption_b).outcomes()
+    assert not found["global"].text and not found["global"].image and found["sgi"].correct

@@ -219,7 +219,7 @@ def test_every_tour_step_names_a_shipped_example_and_a_tab_of_the_page(embedded)
     demo = build_app(Engine(embedded))
     tab_ids = {block.id for block in demo.blocks.values() if isinstance(block, gr.Tab)}
     assert {s.example for s in STEPS} <= {e.name for e in examples()}
-    assert {s.tab for s in STEPS} <= tab_ids and len(STEPS) == 5
+    assert {s.tab for s in STEPS} <= tab_ids and len(STEPS) == 6
 
 
 def test_captions_named_like_a_methods_work_or_a_method_are_scored_on_the_page(client, scene_path):
