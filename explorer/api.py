@@ -6,11 +6,12 @@ get the page's table and pictures (``docs/notebook.md`` runs it end to end, offl
     result = explorer.analyze("scene.png", "a red square and a blue circle", "a blue square and a red circle")
     result.table()         # the page's score table, a pandas DataFrame
     result.figures()       # the page's pictures by name: PIL images and plotly figures
-    result.model_input()   # the picture the model's global score reads, and what the preprocess cut to make it
+    result.model_input()   # the picture the model's global score reads, and what was padded or cut to make it
     explorer.overview("world", limit=5, against="world-clip-finetune")  # each item under both models, A and B
     proposal = explorer.propose("drawing.png")  # caption A naming what it sees, B its swap, the objects seen
     both = explorer.swap("drawing.png", proposal.caption_a, proposal.caption_b)
     both.image_b, both.table()  # the picture made for caption B, and the 2 x 2's text, image and group scores
+    binding_readings(explorer.engine.model().encoder)  # the binding readings, each with its null and adjusted p
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from explorer.images.model_input import model_input
 from explorer.images.views import Preprocessing
 from explorer.models.loader import EncoderSpec, load_encoder
 from explorer.methods import page_methods
+from explorer.readings import DRAWS, RENDERS
 
 
 @dataclass(frozen=True)
@@ -52,11 +54,12 @@ class Result:
         return viz.page_figures(self.image, self.analysis)
 
     def model_input(self) -> tuple[Image.Image, str]:
-        """The picture the model's global score sees (the image resized and centre-cropped by the model's preprocess,
-        before normalisation) and one sentence of what was cut: "the left and right 119 px of 640 are cut: ..."."""
+        """The picture the model's global score sees (the view every method read, resized and cropped or padded by
+        the model's preprocess, before normalisation) and one sentence of what was padded or cut: "the whole 640 x
+        400 picture is read, padded above and below to a 640 x 640 square ..."."""
         if self.preprocessing is None:
             raise ValueError("this Result was made without the model's preprocessing: Explorer.analyze gives it")
-        seen = model_input(self.image, self.preprocessing)
+        seen = model_input(self.image, self.preprocessing, self.analysis.view)
         return seen.picture, seen.note
 
 
@@ -117,3 +120,14 @@ def _picture(image: str | Path | Image.Image) -> Image.Image:
     """A path or a PIL image, read as the page reads an upload."""
     return load_image(image) if isinstance(image, (str, Path)) else normalize_image(image).convert("RGB")
 
+
+def binding_readings(encoder, draws: int = DRAWS, n_colors: int = 8, n_shapes: int = 3, renders: int = RENDERS,
+                     widths: Sequence[int] = (16, 64, 256)) -> dict[str, dict]:
+    """Every binding reading of ``encoder`` (any object with ``image_size``, ``embed_images(list of PIL images) ->
+    Tensor[N, D]`` and ``embed_texts(list of str) -> Tensor[N, D]``; ``explorer.readings.controls`` has controls)
+    by name, each entry as ``binding --json`` writes it: ``value``, ``interval`` where it has one, ``null`` (with
+    ``p`` and Holm's ``p_adjusted``) and ``reading``. ``draws``: flipped scene tables behind each table reading's
+    null (``docs/binding.md``)."""
+    from explorer.readings.binding_null import figures
+
+    return figures(encoder, n_colors, n_shapes, draws, renders, tuple(widths))[0]

@@ -76,9 +76,10 @@ def test_the_api_and_the_report_say_what_the_model_sees_of_a_wide_picture(embedd
                                                      "a blue square and a red circle")
     picture, note = result.model_input()
     side = embedded.image_size
-    assert picture.size == (side, side) and note.startswith("the left and right") and "of 640 are cut" in note
-    assert result.analysis.model_input == note and result.analysis.model_box[1::2] == (0, 400)
+    assert picture.size == (side, side) and note.startswith("the whole 640 x 400 picture is read, padded above")
+    assert result.analysis.model_input == note and result.analysis.model_box == (0, -120, 640, 520)
     html_path, json_path = report.write(result.image, result.analysis, tmp_path)
     page = html_path.read_text()
-    assert "What the model sees: The left and right" in page and page.count('alt="What the model sees"') == 1
-    assert json.loads(json_path.read_text())["model_input"]["note"] == note
+    assert "What the model sees: The whole 640 x 400 picture" in page and page.count('alt="What the model sees"') == 1
+    said = json.loads(json_path.read_text())["model_input"]
+    assert said["note"] == note and said["view"] == "whole" and said["box"] == [0, -120, 640, 520]

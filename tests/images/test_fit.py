@@ -119,3 +119,18 @@ def test_the_engine_reads_the_view_and_draws_on_the_pictures_frame(embedded, vie
     assert figures["tflocal A"].width >= canvas.width  # the picture's own frame (and the map beside it)
     overlay = np.asarray(figures["sgi overlay A"])[: canvas.height, : canvas.width]
     assert overlay.shape[:2] == (canvas.height, canvas.width)
+
+
+@pytest.mark.parametrize("view", ["whole", "raw"])
+def test_the_evaluation_reads_the_view_setting(view, monkeypatch):
+    from explorer.core import settings
+    from explorer.eval import accuracy
+
+    monkeypatch.setattr(settings, "current", lambda: settings.Settings(view=view))
+    item = world.swap_items("wide", "attribute", 1)[0]
+    states = accuracy._states(item, 128)
+    sizes = {s.image.size for s in states}
+    if view == "whole":
+        assert all(w == h for w, h in sizes) and all(frame_of(s) for s in states)
+    else:
+        assert sizes == {item.images[0].look.size} and not any(frame_of(s) for s in states)
