@@ -1,8 +1,9 @@
 """Binding geometry of a model (the binding paper, "How embedding models bind"; docs/binding.md): the image and caption
 embeddings of every two-object world scene over a colours x shapes grid, read by additive fits, counterfactual edits,
 linear probes, slot-MLP, product and additive probes of held-out objects, and swaps told apart on scenes no probe
-saw, each figure beside its null (the model's additive structure plus noise matched to its own, where binding can only
-be chance). About 5 minutes for the embedded model on 2 CPU cores."""
+saw, each figure beside its null (the scene table with each swap pair's two scenes exchanged at random, which an
+encoder without binding cannot tell from the table itself; swaps told apart by an exact sign test), with its p and its
+Holm-adjusted p over all the readings (docs/binding.md: the time it takes on the embedded model)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import argparse
 from explorer.commands.common import command, print_report
 from explorer.commands.model_args import encoder_spec, model_command
 from explorer.core.settings import Settings
+from explorer.readings import DRAWS, RENDERS
 
 NAME = "binding"
 
@@ -23,11 +25,12 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
     g.add_argument("--shapes", type=int, default=3, metavar="N",
                    help="the grid's shapes, the first N of the world's 4 (default %(default)s: 8 x 3 = the 24-object "
                         "grid of the binding paper)")
-    g.add_argument("--null-draws", type=int, default=20, metavar="N",
-                   help="null tables (additive structure plus noise matched to the swap cosine) measured beside each "
-                        "figure (default %(default)s): each figure's p-value is (1 + draws at or above it) / (1 + N), "
-                        "so more draws give finer p-values and take longer")
-    g.add_argument("--renders", type=int, default=8, metavar="N",
+    g.add_argument("--null-draws", type=int, default=DRAWS, metavar="N",
+                   help="flipped scene tables (each swap pair's two scenes exchanged at random) measured beside each "
+                        "table reading (default %(default)s): its p is a normal's fitted to them, so it can go below "
+                        "1 / N; more draws steady the fit and take longer. Swaps told apart need none: their sign "
+                        "test is exact")
+    g.add_argument("--renders", type=int, default=RENDERS, metavar="N",
                    help="new drawings of each swap pair for the swaps told apart, each pair's verdict the share of "
                         "its renders told apart (default %(default)s; 0: the scene table's own scenes, once each)")
     g.add_argument("--widths", default="16,64,256", metavar="W,W,...",

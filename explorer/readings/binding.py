@@ -16,7 +16,7 @@ import torch
 from explorer.core import cancel
 from explorer.readings.binding_swaps import SwapTable, fold_plan, object_folds, swap_cosine, table_swaps, told_apart
 from explorer.core.intervals import percent_intervals
-from explorer.models.modeling.probes import ConceptProbe, SlotMLP, fit_copies, logistic_scores
+from explorer.models.modeling.probes import ConceptProbe, SlotMLP, fit_copies
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +137,20 @@ def _split(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return order[:cut], order[cut:]
 
 
+RIDGE = 1.0  # the linear probes' L2 penalty, on standardised dimensions
+
+
+def ridge_scores(x: np.ndarray, y: np.ndarray, test: np.ndarray, penalty: float = RIDGE) -> np.ndarray:
+    """One-vs-rest ridge classifiers (scikit-learn's ``RidgeClassifier``: least squares to labels of -1 and 1, an
+    unpenalised intercept), every copy at once in closed form: ``x`` (copies, N, D), ``y`` (N, L) 0/1, ``test``
+    (copies, M, D); returns the decision function on ``test``, (copies, M, L)."""
+    mean = x.mean(1, keepdims=True)
+    xc, target = x - mean, 2 * y - 1
+    gram = np.einsum("bnd,bne->bde", xc, xc) + penalty * np.eye(x.shape[2])
+    w = np.linalg.solve(gram, np.einsum("bnd,nl->bdl", xc, target - target.mean(0)))
+    return (test - mean) @ w + target.mean(0)
+
+
 def probe_accuracy(table: SceneTable) -> dict[str, float]:
     """Linear probes on held-out scenes: the two colours and shapes present; the two objects present (percent)."""
     return probe_accuracy_many([table])[0]
@@ -145,13 +159,15 @@ def probe_accuracy(table: SceneTable) -> dict[str, float]:
 def probe_accuracy_many(tables: list[SceneTable]) -> list[dict[str, float]]:
     """``probe_accuracy`` of tables over the same scenes (a model's and its null's), the probes fitted at once.
 
-    Each label (a colour, a shape or an object present) is one L2 logistic regression (scikit-learn's
-    ``LogisticRegression()`` objective, ``modeling.probes.logistic_scores``) on 70% of the scenes; a scene is right
-    when its top-k labels are exactly its k labels.
+    Each label (a colour, a shape or an object present) is one ridge classifier (``ridge_scores``) on 70% of the
+    scenes, each dimension standardised on them (so that an encoder's scale does not decide the fit); a scene is
+    right when its top-k labels are exactly its k labels.
     """
     t0 = tables[0]
     train, test = _split(len(t0.pairs))
-    x = torch.from_numpy(np.stack([t.embeddings for t in tables]).astype(np.float64))
+    x = np.stack([t.embeddings for t in tables]).astype(np.float64)
+    sd = x[:, train].std(1, keepdims=True)
+    x = x / np.where(sd > 1e-12, sd, 1.0)  # each dimension standardised on the training scenes
     labelings = {
         "concepts": [lambda p, k=k: [o[k] for o in p] for k in (0, 1)],
         "objects": [lambda p: [o[0] * t0.n_shapes + o[1] for o in p]],
@@ -166,8 +182,7 @@ def probe_accuracy_many(tables: list[SceneTable]) -> list[dict[str, float]]:
             scores = np.broadcast_to(y[train[0]], (len(tables), len(test), len(classes))).copy()
             varying = [j for j in range(len(classes)) if y[train, j].min() != y[train, j].max()]
             if varying:  # a label constant over the training scenes keeps that constant as its score
-                scores[..., varying] = logistic_scores(x[:, train], torch.from_numpy(y[train][:, varying]),
-                                                       x[:, test]).numpy()
+                scores[..., varying] = ridge_scores(x[:, train], y[train][:, varying], x[:, test])
             for row, i in enumerate(test):
                 k = len(labels[i])
                 top = np.argsort(-scores[:, row], axis=1)[:, :k]
@@ -227,21 +242,20 @@ def retrieval(pred: np.ndarray, table: SceneTable, rows: np.ndarray) -> float:
     return float(100 * retrieval_hits(pred[None], table.embeddings[rows][None]).mean())
 
 
-def probe_outcomes(tables: list[SceneTable], swaps: list[SwapTable], widths, seed: int = 0,
+def probe_outcomes(tables: list[SceneTable], swaps: list[SwapTable] | None, widths, seed: int = 0,
                    folds: int = FOLDS, probes: dict = PROBES) -> tuple[list[dict[str, float]], dict[str, np.ndarray]]:
     """Each probe's figures for tables over the same scenes (a model's, or its null's draws), fitted at once.
 
     ``widths``: a tuple to choose each probe's width from on validation scenes, or {probe: width} to take. For
-    each probe: retrieval among the test scenes (scenes with held-out objects, ``probe_splits``) and the share of
-    ``swaps`` told apart, each pair judged in its fold by a probe that saw neither of its scenes (``binding_swaps``).
-    Returns each table's figures (percent) and the per-item outcomes (copies, items) behind them: ``NAME`` per
-    test scene, ``swap.NAME`` per swap pair.
+    each probe: retrieval among the test scenes (scenes with held-out objects, ``probe_splits``) and, unless
+    ``swaps`` is None, the share of ``swaps`` told apart, each pair judged in its fold by a probe that saw neither of
+    its scenes (``binding_swaps``). Returns each table's figures (percent) and the per-item outcomes (copies, items)
+    behind them: ``NAME`` per test scene, ``swap.NAME`` per swap pair, and ``reversed.NAME`` the share of each pair's
+    renders told the wrong way round.
     """
     t0, n = tables[0], len(tables)
     train, val, test = probe_splits(t0, seed)
     y = torch.from_numpy(np.stack([t.embeddings for t in tables]).astype(np.float32))
-    plan = fold_plan(t0.pairs, swaps[0].pairs, object_folds(t0.n_colors, t0.n_shapes, folds, seed), seed)
-    swap_emb = np.stack([s.embeddings for s in swaps])
     figures: list[dict[str, float]] = [{} for _ in tables]
     outcomes: dict[str, np.ndarray] = {}
     for name, make in probes.items():
@@ -256,24 +270,38 @@ def probe_outcomes(tables: list[SceneTable], swaps: list[SwapTable], widths, see
             better = score > best if len(candidates) > 1 else np.ones(n, dtype=bool)
             best[better], chosen[better] = score[better], w
             hits[better] = retrieval_hits(predict(_indices(t0.pairs, test)).numpy(), y[:, test].numpy())[better]
-        verdicts = np.zeros((n, len(swaps[0].pairs)))
-        for w in np.unique(chosen):
-            copies = np.nonzero(chosen == w)[0]
-            for rows, judged in plan:
-                if not len(judged):
-                    continue
-                predict = fit_copies(lambda k, w=w: make(t0.n_colors, t0.n_shapes, int(w), y.shape[2], k),
-                                     _indices(t0.pairs, rows), y[copies][:, rows], seed=seed)
-                sides = [side for p in judged for side in swaps[0].pairs[p]]
-                pred = predict(_indices(sides)).numpy().reshape(len(copies), len(judged), 2, -1)
-                verdicts[np.ix_(copies, judged)] = told_apart(pred, swap_emb[copies][:, judged])
-        outcomes[name], outcomes[f"swap.{name}"] = hits, verdicts
+        outcomes[name] = hits
         for b in range(n):
-            figures[b] |= {name: float(100 * hits[b].mean()), f"{name}.width": int(chosen[b]),
-                           f"swap.{name}": float(100 * verdicts[b].mean())}
-    for b, s in enumerate(swaps):
+            figures[b] |= {name: float(100 * hits[b].mean()), f"{name}.width": int(chosen[b])}
+        if swaps is not None:
+            outcomes[f"swap.{name}"], outcomes[f"reversed.{name}"] = _swap_verdicts(t0, swaps, make, chosen, y, seed,
+                                                                                   folds)
+            for b in range(n):
+                figures[b][f"swap.{name}"] = float(100 * outcomes[f"swap.{name}"][b].mean())
+    for b, s in enumerate(swaps or []):
         figures[b]["swap.cosine"] = swap_cosine(s.embeddings)
     return figures, outcomes
+
+
+def _swap_verdicts(t0: SceneTable, swaps: list[SwapTable], make, chosen: np.ndarray, y: torch.Tensor, seed: int,
+                   folds: int) -> tuple[np.ndarray, np.ndarray]:
+    """(copies, pairs) shares of each pair's renders told apart, and told the wrong way round, by one probe at each
+    copy's ``chosen`` width, each pair judged in its fold (``binding_swaps.fold_plan``)."""
+    plan = fold_plan(t0.pairs, swaps[0].pairs, object_folds(t0.n_colors, t0.n_shapes, folds, seed), seed)
+    swap_emb = np.stack([s.embeddings for s in swaps])
+    apart, wrong = (np.zeros((len(chosen), len(swaps[0].pairs))) for _ in range(2))
+    for w in np.unique(chosen):
+        copies = np.nonzero(chosen == w)[0]
+        for rows, judged in plan:
+            if not len(judged):
+                continue
+            predict = fit_copies(lambda k, w=w: make(t0.n_colors, t0.n_shapes, int(w), y.shape[2], k),
+                                 _indices(t0.pairs, rows), y[copies][:, rows], seed=seed)
+            sides = [side for p in judged for side in swaps[0].pairs[p]]
+            pred = predict(_indices(sides)).numpy().reshape(len(copies), len(judged), 2, -1)
+            apart[np.ix_(copies, judged)] = told_apart(pred, swap_emb[copies][:, judged])
+            wrong[np.ix_(copies, judged)] = told_apart(pred, swap_emb[copies][:, judged][..., ::-1, :])
+    return apart, wrong
 
 
 def composition_probes(table: SceneTable, widths: tuple[int, ...] = (16, 64, 256), seed: int = 0,
@@ -299,17 +327,17 @@ def _increment(figures: dict[str, float], outcomes: dict[str, np.ndarray]) -> di
 
 
 def world_scenes(n_colors: int = 8, n_shapes: int = 3, seed: int = 0):
-    """Every two-object world scene over the grid (seeded places) with a caption naming them in random order."""
+    """Every two-object world scene over the grid (seeded places; ``equal_area.picture`` draws each object over the
+    same pixels) with a caption naming them in random order."""
     from explorer import world
+    from explorer.readings.equal_area import placed
 
     colors, shapes = list(world.COLORS)[:n_colors], list(world.SHAPES)[:n_shapes]
     rng = np.random.default_rng(seed)
     pairs = all_pairs(n_colors, n_shapes)
     scenes, captions = [], []
-    for a, b in pairs:
-        (x0, y0), (x1, y1) = world.place_objects(rng, [world.SIZES["large"]] * 2)
-        objs = [world.WorldObject(colors[a[0]], shapes[a[1]], "large", x0, y0),
-                world.WorldObject(colors[b[0]], shapes[b[1]], "large", x1, y1)]
+    for pair in pairs:
+        objs = placed(rng, [(colors[c], shapes[s]) for c, s in pair])
         scenes.append(world.Scene(tuple(objs)))
         captions.append(world.list_caption([objs[i] for i in rng.permutation(2)]))
     return pairs, scenes, captions
@@ -317,8 +345,10 @@ def world_scenes(n_colors: int = 8, n_shapes: int = 3, seed: int = 0):
 
 def world_tables(encoder, n_colors: int = 8, n_shapes: int = 3, seed: int = 0) -> dict[str, SceneTable]:
     """Image and caption embeddings of every two-object world scene over a colour x shape grid."""
+    from explorer.readings.equal_area import picture
+
     pairs, scenes, captions = world_scenes(n_colors, n_shapes, seed)
-    images = encoder.embed_images([s.render(encoder.image_size) for s in scenes]).numpy()
+    images = encoder.embed_images([picture(s.objects, encoder.image_size) for s in scenes]).numpy()
     texts = encoder.embed_texts(captions).numpy()
     return {kind: SceneTable(pairs, emb, n_colors, n_shapes) for kind, emb in (("image", images), ("text", texts))}
 

@@ -107,22 +107,25 @@ def swap_cosine(embeddings: np.ndarray) -> float:
 def swap_renders(encoder, n_colors: int = 8, n_shapes: int = 3, renders: int = 3, seed: int = 1
                  ) -> dict[str, SwapTable]:
     """Image and caption embeddings of the grid's swap pairs, each drawn ``renders`` times (new scenes: the scene
-    table's renders are not among them)."""
+    table's renders are not among them), every object covering the same pixels (``equal_area``), so that the two
+    sides hold the same share of each colour."""
+    from dataclasses import replace
+
     from explorer import world
+    from explorer.readings.equal_area import picture, placed
 
     colors, shapes = list(world.COLORS)[:n_colors], list(world.SHAPES)[:n_shapes]
     swaps = grid_swaps(n_colors, n_shapes)
     rng = np.random.default_rng(seed)
     images, captions = [], []
-    for pair in swaps:
+    for (a, b), _ in swaps:
         for _ in range(renders):
-            places = world.place_objects(rng, [world.SIZES["large"]] * 2)
+            objs = placed(rng, [(colors[c], shapes[s]) for c, s in (a, b)])
+            swapped = [replace(objs[0], color=objs[1].color), replace(objs[1], color=objs[0].color)]
             order = rng.permutation(2)
-            for side in pair:
-                slots = sorted(side, key=lambda o: o[1])  # shapes keep their places, the colours swap
-                objs = [world.WorldObject(colors[c], shapes[s], "large", x, y) for (c, s), (x, y) in zip(slots, places)]
-                images.append(world.Scene(tuple(objs)).render(encoder.image_size))
-                captions.append(world.list_caption([objs[i] for i in order]))
+            for side in (objs, swapped):  # the shapes keep their places and pixels, the colours swap
+                images.append(picture(side, encoder.image_size))
+                captions.append(world.list_caption([side[i] for i in order]))
     shape = (len(swaps), renders, 2, -1)
     found = {"image": encoder.embed_images(images).numpy(), "text": encoder.embed_texts(captions).numpy()}
     return {kind: SwapTable(swaps, emb.reshape(shape)) for kind, emb in found.items()}

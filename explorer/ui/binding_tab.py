@@ -9,6 +9,7 @@ import gradio as gr
 import pandas as pd
 
 from explorer.readings import binding, binding_null
+from explorer.readings.equal_area import picture
 from explorer.figures import viz
 from explorer import world
 from explorer.engine import Engine
@@ -19,7 +20,7 @@ from explorer.ui.serving import Serving
 N_COLORS, N_SHAPES = 8, 3  # the 24-object grid of the binding paper
 COLUMNS = {"r2.objects": "R2 scene ~ objects", "r2.concepts": "R2 object ~ colour + shape", "edit.top1": "edit top-1",
            "probe.concepts": "probe: concepts", "probe.objects": "probe: objects"}  # binding.readings' names
-CHANCE, VERDICT = "chance", "verdict"  # chance: the null's mean (its 95% range); verdict (its p)
+CHANCE, VERDICT = "chance", "verdict"  # chance: the null's mean (its 95% range); verdict (its p and adjusted p)
 COLUMNS_NOTE = (
     "**Readings** (percent). *R2 scene ~ objects*: how much of each scene's embedding the sum of its two objects' "
     "embeddings explains. *R2 object ~ colour + shape*: how much of each object's embedding its colour plus its "
@@ -27,21 +28,21 @@ COLUMNS_NOTE = (
     "new colour-shape) and retrieve: how often the nearest scene is the edited one. *probe: concepts / objects*: "
     "linear probes that read the colours and shapes, or the coloured objects, back from the embedding. "
     f"**Chance** (the null): the mean, and in brackets the 95% range, of the same reading on {binding_null.DRAWS} "
-    "tables that keep the model's additive structure (each scene its mean plus its colours' and shapes' effects) "
-    "with the rest replaced by noise of the model's own covariance, scaled so that swapped scenes are as alike as the "
-    "model's: nothing in them binds a colour to its shape. *Verdict*, with its *p* = (1 + null tables at or above the "
-    "value) / (1 + null tables), one-sided: above chance at p <= 0.05 (more than a bag of concepts with the model's "
-    "noise gives), below chance under the null's range, else at chance."
+    "copies of the scene table with the two scenes of each swap pair (the same colours and shapes, bound the other "
+    "way, every object over the same pixels) exchanged at random: an encoder without binding cannot tell them apart, "
+    "so what the copies read is chance. *Verdict*, with its one-sided *p* (a normal fitted to the copies) and its "
+    "*adjusted p* (Holm's correction over all the readings shown): above chance at adjusted p <= 0.05, below chance "
+    "under the null's range, else at chance. The probes and swaps told apart are in `python -m explorer binding`."
 )
 
 
 def _beside(entry: dict) -> dict:
-    """A reading's row cells: its value, its null (``binding_null.beside``) and the verdict with its p, four cells in
-    all, so that a phone's width shows the value beside its chance without scrolling."""
+    """A reading's row cells: its value, its null (``significance.against_draws``) and the verdict with its p and
+    adjusted p, four cells in all, so that a phone's width shows the value beside its chance without scrolling."""
     null = entry["null"]
     return {"value": round(entry["value"], 1),
             CHANCE: f"{null['mean']:.1f} ({null['range'][0]:.1f} to {null['range'][1]:.1f})",
-            VERDICT: f"{entry['reading']} (p {null['p']:.3g})"}
+            VERDICT: f"{entry['reading']} (p {null['p']:.2g}, adjusted {null['p_adjusted']:.2g})"}
 
 
 def build(engine: Engine, choice: gr.State, serving: Serving) -> None:
@@ -82,7 +83,8 @@ def build(engine: Engine, choice: gr.State, serving: Serving) -> None:
         verdict = "right" if result.correct else "wrong"
         text = (f"Edited: *{captions[scene]}*, the {names[which_i]} made {new_color}.  \nShould become: *{target}*.  \n"
                 f"Retrieved: *{captions[result.retrieved]}* ({verdict}).")
-        return original.render(256), edited.render(256), scenes[result.retrieved].render(256), text
+        return (picture(original.objects, 256), picture(edited.objects, 256),
+                picture(scenes[result.retrieved].objects, 256), text)
 
     run = gr.Button("Analyze the loaded model", elem_id="binding-run")
     note = gr.Markdown()

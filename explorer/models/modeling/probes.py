@@ -96,33 +96,3 @@ def fit_copies(make, x: torch.Tensor, ys: torch.Tensor, steps: int = 600, lr: fl
         loss.backward()
         opt.step()
     return lambda idx: model(idx).detach()
-
-
-def logistic_scores(x: torch.Tensor, y: torch.Tensor, test: torch.Tensor, c: float = 1.0,
-                    rounds: int = 20) -> torch.Tensor:
-    """One-vs-rest L2 logistic regressions, as scikit-learn's ``LogisticRegression(C=c)`` fits each, all at once.
-
-    ``x`` (copies, N, D) and ``test`` (copies, M, D) are each copy's training and test rows, ``y`` (N, L) the 0/1
-    labels shared by the copies. Each (copy, label) minimises ``|w|^2 / 2 + c * sum(log loss)`` with an
-    unpenalised intercept; the sum over them is separable, so one L-BFGS finds every optimum. Returns the
-    decision function on ``test``, (copies, M, L).
-    """
-    x, test, y = x.double(), test.double(), y.double()
-    w = torch.zeros(x.shape[0], x.shape[2], y.shape[1], dtype=torch.float64, requires_grad=True)
-    b = torch.zeros(x.shape[0], 1, y.shape[1], dtype=torch.float64, requires_grad=True)
-    opt = torch.optim.LBFGS([w, b], lr=1, max_iter=500, tolerance_grad=1e-8, tolerance_change=1e-12,
-                            history_size=20, line_search_fn="strong_wolfe")
-
-    def closure():
-        cancel.check()  # an L-BFGS step runs up to 500 of these: a page's request given up stops within one
-        opt.zero_grad()
-        z = x @ w + b
-        loss = c * F.binary_cross_entropy_with_logits(z, y.expand_as(z), reduction="sum") + (w**2).sum() / 2
-        loss.backward()
-        return loss
-
-    for _ in range(rounds):  # the joint problem converges as slowly as its slowest copy: restart until it has
-        opt.step(closure)
-        if max(w.grad.abs().max(), b.grad.abs().max()) < 1e-7:
-            break
-    return (test @ w + b).detach()
