@@ -112,18 +112,25 @@ def run_cell(cell: Cell, budget: dict, runs: Path, records: Path, device: str = 
 
 def correlation(rows: list[dict], fit: str = "product_fit", outcome: str = "heldout_top1") -> dict:
     """Pearson r of an outcome (held-out top-1, or the binding outcome ``binding_group``) and a probe's fit (the
-    product probe's: the binding paper's claim) over the cells that have both, with its interval (cells resampled)
-    and how that reads (``correlation_reading``)."""
+    product probe's: the binding paper's claim) over the cells that have both: its bootstrap interval (cells
+    resampled), and for few cells the exact permutation p (every ordering of the cells, two-sided) and Fisher's
+    interval; it reads "positive" or "negative" only when Fisher's interval clears zero and p is at most 0.05."""
+    from scipy import stats
+
     rows = [r for r in rows if r.get(outcome) is not None and r.get(fit) is not None]
     none = {"r": None, "ci": None, "cells": len(rows), "reading": None}
     if len(rows) < 3:
         return none
-    x, y = (np.array([r[k] for r in rows]) for k in (fit, outcome))
+    x, y = (np.array([r[k] for r in rows], dtype=float) for k in (fit, outcome))
     if x.std() == 0 or y.std() == 0:  # a constant side has no correlation, nor an interval of one
         return none
-    ci = correlation_interval(x, y)
-    return {"r": round(float(np.corrcoef(x, y)[0, 1]), 3), "ci": ci, "cells": len(rows),
-            "reading": correlation_reading(ci)}
+    fisher = [round(float(v), 3) for v in stats.pearsonr(x, y).confidence_interval(0.95)]
+    exact = stats.permutation_test((x,), lambda a: stats.pearsonr(a, y).statistic, permutation_type="pairings",
+                                   n_resamples=np.inf if len(x) <= 8 else 9999, random_state=0)
+    p = float(f"{exact.pvalue:.4g}")
+    reading = correlation_reading(fisher) if p <= 0.05 else "not supported"
+    return {"r": round(float(np.corrcoef(x, y)[0, 1]), 3), "ci": correlation_interval(x, y), "fisher_ci": fisher,
+            "p_permutation": p, "cells": len(rows), "reading": reading}
 
 
 def readings(record: dict) -> dict:

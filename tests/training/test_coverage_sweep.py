@@ -81,10 +81,13 @@ def test_the_correlation_interval_resamples_cells():
 
 def test_the_correlation_reads_the_named_probes_fit():
     rows = [{"heldout_top1": h, "product_fit": p, "additive_fit": a}
-            for h, p, a in ((10, 50, 20), (40, 30, 50), (80, 20, 90), (90, 10, 95))]
+            for h, p, a in ((10, 50, 20), (40, 30, 50), (80, 20, 90), (90, 10, 95), (95, 5, 97), (99, 2, 99))]
     product, additive = sweep.correlation(rows), sweep.correlation(rows, "additive_fit")
-    assert product["r"] < -0.9 < 0.9 < additive["r"] and product["cells"] == additive["cells"] == 4
-    assert product["reading"] == "negative" and additive["reading"] == "positive"  # both intervals clear zero
+    assert product["r"] < -0.9 < 0.9 < additive["r"] and product["cells"] == additive["cells"] == 6
+    assert product["reading"] == "negative" and additive["reading"] == "positive"  # Fisher clears zero, p < 0.05
+    assert product["p_permutation"] == additive["p_permutation"] == pytest.approx(2 / 720, abs=1e-4)  # exact
+    assert sweep.correlation(rows[:4])["p_permutation"] > 0.08  # 4 cells: 24 orderings, p 2 / 24 at the least
+    assert sweep.correlation(rows[:4])["reading"] == "not supported"
     assert sweep.correlation(rows[:2])["r"] is None is sweep.correlation(rows[:2])["reading"]  # two cells: none
 
 
@@ -176,14 +179,14 @@ def test_the_recorded_cells_are_the_rows_of_docs_binding_md():
                                               ("coverage-sweep-fp32", "coverage-sweep-fp32/coverage-sweep.json")])
 def test_docs_binding_md_quotes_the_summary_of_the_recorded_cells(records, summary):
     """Each budget's summary is that of its committed records, and the page quotes its correlations (those of 3
-    cells or more), each with its interval."""
+    cells or more), each with its Fisher interval."""
     written = json.loads((ROOT / "docs" / summary).read_text())
     assert written["rows"] == sweep.summarize(ROOT / "docs" / "results" / records)["rows"]
     doc = (ROOT / "docs" / "binding.md").read_text()
     for probe, found in written["by_probe"].items():
         if found["r"] is not None:
-            low, high = found["ci"]
-            assert f"r = {found['r']} [{low}, {high}]" in doc, probe
+            low, high = found["fisher_ci"]
+            assert f"r = {found['r']}" in doc and f"Fisher [{low}, {high}]" in doc, probe
 
 
 def test_the_fp32_cells_are_the_rows_of_docs_binding_md_with_their_binding_readings():
