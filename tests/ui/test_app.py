@@ -199,10 +199,11 @@ def test_binding_tab_analyses_and_edits(client):
     assert "world-clip (embedded)" in note
     assert [row[0].split(":")[0] for row in table["data"]] == ["image"] * 5 + ["text"] * 5 and "276" in note
     assert table["headers"] == ["reading", "value", "chance", "verdict"]
-    for reading, value, chance, verdict in table["data"]:  # each beside its null: a mean in its range, p >= 1/21
+    for reading, value, chance, verdict in table["data"]:  # each beside its null: a mean in its range, p and adjusted p
         mean, low, high = (float(v) for v in re.fullmatch(r"(\S+) \((\S+) to (\S+)\)", chance).groups())
-        found = re.fullmatch(r"(above chance|at chance|below chance) \(p (\S+)\)", verdict)
-        assert low <= mean <= high and 1 / 21 - 1e-3 <= float(found[2]) <= 1, reading
+        found = re.fullmatch(r"(above chance|at chance|below chance) \(p (\S+), adjusted (\S+)\)", verdict)
+        assert low <= mean <= high and 0 <= float(found[2]) <= float(found[3]) <= 1, reading
+        assert (found[1] == "above chance") == (float(found[3]) <= 0.05), reading
         assert found[1] != "above chance" or value > mean  # above chance is above the null's mean
     before, edited, after, verdict = client.predict(0, "red circle", "orange", api_name="/binding_edit")
     assert "the red circle made orange" in verdict and "Retrieved" in verdict
