@@ -103,7 +103,8 @@ def seen_box(fit: Fit, prep: Preprocessing) -> tuple[Box, str]:
     if not fit.changes:
         return where.box, where.note
     box = tuple(int(v) for v in fit.box_to_frame(where.box))
-    return box, f"{fit.note}; {where.note}"  # type: ignore[return-value]
+    then = f"the preprocess resizes that square to {where.input[0]} x {where.input[1]}" if not where.cut else where.note
+    return box, f"{fit.note}; {then}"  # type: ignore[return-value]
 
 
 def model_input(image: Image.Image, encoder: Preprocessing | object, view: View = "whole") -> ModelInput:

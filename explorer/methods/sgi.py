@@ -27,6 +27,7 @@ from explorer.methods.base import FigureInfo, MethodInfo, Score, ScoringMethod, 
 from explorer.images.regions import (
     DEFAULT_SCALES, DEFAULT_STRIDE, Box, CropMode, Region, crop_view, fill_color, multiscale_crops, visible_extent,
 )
+from explorer.images.fit import reads_raw
 from explorer.images.views import crop_views, image_tensor
 
 
@@ -171,7 +172,7 @@ class StructureGuided(ScoringMethod):
 
     def windows(self, image: Image.Image, boxes: Sequence[Box], fill: tuple[int, ...]) -> list[Box | None]:
         """Each mask view's window: a square around what its box holds where that is a whole small thing
-        (``zoom_window``), else None (the whole frame)."""
+        (``zoom_window``), else None (the whole frame). The raw view's state gets none (``region_features``)."""
         if self.crop_mode != "mask":
             return [None] * len(boxes)
         nonfill = (np.asarray(image.convert("RGB")) != np.asarray(fill, dtype=np.uint8)).any(axis=-1)
@@ -186,7 +187,7 @@ class StructureGuided(ScoringMethod):
         def encode() -> RegionFeatures:
             regions, fill = self.regions(state), fill_color(image)
             boxes, rows = self.distinct_boxes(image, regions, fill)
-            windows = self.windows(image, boxes, fill)
+            windows = [None] * len(boxes) if reads_raw(state) else self.windows(image, boxes, fill)
             boxes = [b if w is None else _inside(b, w) for b, w in zip(boxes, windows)]
             pixels = image_tensor(image, self.encoder.device)
             views = crop_views(pixels, boxes, self.crop_mode, fill, self.encoder.preprocessing, windows)

@@ -11,7 +11,7 @@ from explorer import world
 from explorer.core import image_state
 from explorer.engine import Engine
 from explorer.figures import viz
-from explorer.images.fit import CONTENT_SHARE, fit_of, frame_of, view_state
+from explorer.images.fit import CONTENT_SHARE, fit_of, frame_of, reads_raw, view_state
 from explorer.images.regions import fill_color, visible_extent
 from explorer.images.views import crop_views, image_tensor
 from explorer.methods import get_method
@@ -73,7 +73,9 @@ def test_boxes_and_maps_of_a_view_land_on_the_pictures_own_frame():
     heat = red.astype(np.float32)
     back = fit.map_to_frame(heat)
     assert back.shape == (360, 640) and back[100:220, 10:130].all() and back.sum() == heat.sum()
-    assert view_state(picture) is state and view_state(picture, "raw") is image_state.of(picture)
+    raw = view_state(picture, "raw")
+    assert view_state(picture) is state and raw.image is picture and raw is not image_state.of(picture)
+    assert reads_raw(raw) and not reads_raw(state) and frame_of(raw) is None
 
 
 def test_a_zoomed_mask_view_equals_the_window_cut_filled_and_preprocessed(embedded):
@@ -92,6 +94,16 @@ def test_a_zoomed_mask_view_equals_the_window_cut_filled_and_preprocessed(embedd
     reference.paste(picture.crop(inside), (inside[0] - window[0], inside[1] - window[1]))
     want = embedded.preprocess(reference)
     assert torch.allclose(got, want, atol=2.0 / 255 / min(embedded.preprocessing.std))
+
+
+def test_sgi_enlarges_small_things_under_the_whole_view_only(embedded):
+    picture = _drawing((512, 512), [((40, 300, 69, 329), (220, 38, 38))])
+    ImageDraw.Draw(picture).ellipse((400, 60, 429, 89), fill=(35, 85, 225))  # two shapes 6% of the side, far apart
+    sgi = get_method("sgi", embedded)
+    captions = ["a red square and a blue circle", "a blue square and a red circle"]
+    whole, raw = (sgi.score(view_state(picture, v), captions) for v in ("whole", "raw"))
+    assert [s.value for s in whole] != [s.value for s in raw]
+    assert whole[0].value > whole[1].value  # enlarged, each square's colour is read
 
 
 def test_the_worlds_scenes_get_no_zoomed_views(embedded):
