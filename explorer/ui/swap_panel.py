@@ -66,7 +66,7 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
             return gr.update(), gr.update()
         return found.caption_a, found.caption_b or gr.update()
 
-    @guarded(lambda message: (message, None, None, None), serving.time_limit_s, " with a smaller image")
+    @guarded(lambda message: (message, None, None, None, None), serving.time_limit_s, " with a smaller image")
     def make_b(path: str | None, a: str, b: str, choice: str, progress=gr.Progress()):
         """Image B made for caption B, and the 2 x 2; where B cannot be made, why, and the one-image view kept."""
         if not path:
@@ -74,9 +74,17 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
         try:
             result = swap(engine, read_image_kept(path)[0], a, b, choice, progress)
         except ValueError as exc:
-            return warn(f"{exc} The one-image comparison above still holds."), None, None, None
+            return warn(f"{exc} The one-image comparison above still holds."), None, None, None, None
         said = f"Image B: {'; '.join(result.changed)}. Scored by **{plain(result.analysis_a.model)}**."
-        return said + notices(result.analysis_b.notices), result.image_a, result.image_b, two_by_two_table(result)
+        return (said + notices(result.analysis_b.notices), result.image_a, result.image_b, two_by_two_table(result),
+                (path, a, b))
+
+    def clear_moved_on(path: str | None, a: str, b: str, made: tuple | None):
+        """The 2 x 2 cleared once the inputs differ from those it was made from (a change that arrives late, or
+        sets the same values, keeps it)."""
+        if made is not None and made == (path, a, b):
+            return (gr.update(),) * 5
+        return "", None, None, None, None
 
     with gr.Row():
         propose_btn = gr.Button("Propose captions from the picture", elem_id="propose")
@@ -95,8 +103,8 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
     propose_btn.click(propose_captions, [upload, caption_a, caption_b, choice], [caption_a, caption_b, proposal, found],
                       api_name="propose", **serving.heavy)
     use_btn.click(use_proposal, found, [caption_a, caption_b], api_name=False, **serving.light)
-    make_btn.click(make_b, [upload, caption_a, caption_b, choice], [swap_note, image_a, image_b, table],
-                   api_name="make_b", **serving.heavy)
+    made = gr.State(None)  # the inputs (image path, A, B) the 2 x 2 shown was made from
+    shown = [swap_note, image_a, image_b, table, made]
+    make_btn.click(make_b, [upload, caption_a, caption_b, choice], shown, api_name="make_b", **serving.heavy)
     for changed in (upload, caption_a, caption_b):  # a 2 x 2 is of the inputs it was made from
-        changed.change(lambda: ("", None, None, None), None, [swap_note, image_a, image_b, table], api_name=False,
-                       **serving.light)
+        changed.change(clear_moved_on, [upload, caption_a, caption_b, made], shown, api_name=False, **serving.light)
