@@ -9,10 +9,13 @@ the best mean, then the fewest world pictures changed, then the smaller threshol
 
 ``report`` reads the chosen defaults once on the test looks ``wide`` and ``small``, beside the ``raw`` view (the
 preprocess's centre crop): shape and colour naming (global cosine), and the group score of two-object colour swaps for
-the global cosine, SGI and TFLocal, each with its 95% bootstrap interval.
+the global cosine, SGI and TFLocal, each with its 95% bootstrap interval; and how far every page method's scores of
+scikit-image's photos move between the two views. ``unchanged`` counts the world's test pictures the default view
+changes (none is the design: the world's scenes are read as they are).
 
     python scripts/view_looks.py choose --limit 150 --swaps 40 --json docs/results/views/choice.json
-    python scripts/view_looks.py report --limit 200 --swaps 60 --json docs/results/views/report.json
+    python scripts/view_looks.py report --limit 200 --swaps 40 --json docs/results/views/report.json
+    python scripts/view_looks.py unchanged --limit 500 --swaps 200 --json docs/results/views/unchanged.json
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as python sc
 from explorer import world  # noqa: E402
 from explorer.core import image_state, settings  # noqa: E402
 from explorer.core.intervals import percent_intervals  # noqa: E402
+from explorer.engine import Engine  # noqa: E402
 from explorer.eval.accuracy import item_outcomes  # noqa: E402
 from explorer.images import fit  # noqa: E402
 from explorer.methods import get_method, sgi  # noqa: E402
@@ -118,19 +122,56 @@ def report(args: argparse.Namespace, encoder: DualEncoder) -> dict:
             cell["group"] = _group(methods, world.swap_items(split, "attribute", args.swaps))
             out.setdefault(view, {})[split] = cell
             print(view, split, json.dumps(cell), flush=True)
+    settings.use(dataclasses.replace(settings.current(), view="whole"))
+    out["photos"] = photos(encoder)
     return out
+
+
+PHOTOS = ("astronaut", "coffee", "chelsea", "rocket", "immunohistochemistry")  # scikit-image's, offline
+PHOTO_CAPTIONS = ("a red cup on a white table", "a white cup on a red table")
+
+
+def photos(encoder: DualEncoder) -> dict:
+    """Each of scikit-image's photos scored by every page method under both views: how the whole view reads it,
+    and how far each score moves (none where the photo is square: the view leaves it as it is)."""
+    from skimage import data
+    from PIL import Image
+
+    engine = Engine(encoder)
+    out = {}
+    for name in PHOTOS:
+        picture = Image.fromarray(getattr(data, name)()).convert("RGB")
+        read = {view: engine.analyze(picture, *PHOTO_CAPTIONS, view=view).rows() for view in ("whole", "raw")}
+        moved = {r["method"]: round(max(abs(r["a"] - q["a"]), abs(r["b"] - q["b"])), 6)
+                 for r, q in zip(read["whole"], read["raw"])}
+        out[name] = {"size": list(picture.size), "how": fit.fit_of(picture).how, "largest_change": moved}
+        print(name, json.dumps(out[name]), flush=True)
+    return out
+
+
+def unchanged(args: argparse.Namespace, encoder: DualEncoder) -> dict:
+    """How many of the world's test pictures the default view changes, split by split: two-object swaps of every
+    kind (``--swaps`` a kind) and single objects (``--limit``)."""
+    out = {}
+    for split in world.SPLITS + world.DRAWN_SPLITS:
+        swaps = [p for k in world.KINDS for it in world.swap_items(split, k, args.swaps) for p in it.pictures()]
+        singles = [it.pictures()[0] for it in world.single_items(split, args.limit)]
+        out[split] = {"two_object_pictures": len(swaps), "two_object_changed": sum(fit.fit_of(p).changes for p in swaps),
+                      "single_pictures": len(singles), "single_changed": sum(fit.fit_of(p).changes for p in singles)}
+        print(split, out[split], flush=True)
+    return {"splits": out}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("step", choices=["choose", "report"])
+    parser.add_argument("step", choices=["choose", "report", "unchanged"])
     parser.add_argument("--limit", type=int, default=150, help="naming items per split and kind")
     parser.add_argument("--swaps", type=int, default=40, help="two-object colour swaps per split")
     parser.add_argument("--json", required=True)
     args = parser.parse_args()
     start = time.perf_counter()
     encoder = DualEncoder()
-    found = (choose if args.step == "choose" else report)(args, encoder)
+    found = {"choose": choose, "report": report, "unchanged": unchanged}[args.step](args, encoder)
     found.update(command=f"python scripts/view_looks.py {args.step} --limit {args.limit} --swaps {args.swaps} "
                          f"--json {args.json}", model=encoder.label, machine=MACHINE,
                  seconds=round(time.perf_counter() - start, 1))
