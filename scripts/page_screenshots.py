@@ -12,6 +12,7 @@ readings (``browse-two-models-WIDTH.png``); ``--methods`` names the page's metho
 models take many minutes on 2 cores).
 
     python scripts/page_screenshots.py [--out docs/img/guide] [--widths 1440] [--phone 390]
+    python scripts/page_screenshots.py --only swap --methods global,sgi
     python scripts/page_screenshots.py --against "world-clip-finetune (project checkpoint)" --methods global
 """
 
@@ -33,6 +34,7 @@ from explorer.world.examples import examples  # noqa: E402
 from tests.app_server import running_app  # noqa: E402
 from tests.ui.test_browser import FLAGS, open_tab  # noqa: E402
 from tests.ui.test_browser_two_models import load_and_score_both  # noqa: E402
+from tests.ui.test_browser_swap import draw_propose_swap  # noqa: E402
 
 log = logging.getLogger("page_screenshots")
 TABS = {"compare": "Compare captions", "tflocal": "TFLocal attention", "powerclip": "PowerCLIP powerset",
@@ -126,20 +128,45 @@ def shoot_two_models(url: str, chromium: str, width: int, out: Path, against: st
     return path
 
 
+def shoot_swap(url: str, chromium: str, width: int, out: Path) -> Path:
+    """The drawing pad, the captions proposed from it and the 2 x 2 made from it at ``width`` px."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=FLAGS)
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.goto(url)
+        draw_propose_swap(page)
+        page.locator("#draw-and-swap").scroll_into_view_if_needed()
+        page.wait_for_timeout(2500)  # the pictures sent and drawn (the pad's own image never reports complete)
+        path = out / f"swap-{width}.png"
+        page.locator("#draw-and-swap").screenshot(path=str(path))
+        small_png(path)
+        browser.close()
+    return path
+
+
+def setup(out: Path) -> str:
+    """Logging on, ``out`` made, and the path of Debian's chromium (the script exits saying why where it has none)."""
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        sys.exit("no chromium on PATH: install Debian's chromium (./run test does, as root)")
+    out.mkdir(parents=True, exist_ok=True)
+    return chromium
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=Path("docs/img/guide"))
     parser.add_argument("--widths", type=int, nargs="*", default=[1440], help="every tab and the tour at these widths")
     parser.add_argument("--phone", type=int, nargs="*", default=[390], help="the main tab alone at these widths")
-    parser.add_argument("--only", nargs="*", choices=[*TABS, "tour"], help="only these of the wide pictures")
+    parser.add_argument("--only", nargs="*", choices=[*TABS, "tour", "swap"],
+                        help="only these of the wide pictures (swap: the pad, the proposal and the 2 x 2, every width)")
     parser.add_argument("--against", metavar="MODEL", help="Browse's overview against this second model instead")
     parser.add_argument("--methods", help="comma-separated page methods (default: the page's own)")
     args = parser.parse_args()
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        sys.exit("no chromium on PATH: install Debian's chromium (./run test does, as root)")
-    args.out.mkdir(parents=True, exist_ok=True)
+    chromium = setup(args.out)
     wanted = set(args.only or [*TABS, "tour"])
     methods = args.methods.split(",") if args.methods else None
     if args.against:
@@ -149,6 +176,9 @@ def main() -> None:
                 log.info("wrote %s (%d KB)", path, path.stat().st_size // 1024)
         return
     with running_app(DualEncoder(), methods=methods) as url:
+        if "swap" in wanted:
+            for width in [*args.widths, *args.phone]:
+                log.info("wrote %s", shoot_swap(url, chromium, width, args.out))
         shots = [(w, {k: v for k, v in TABS.items() if k in wanted}, "tour" in wanted) for w in args.widths]
         shots += [(w, {"compare": TABS["compare"]}, False) for w in args.phone]
         for width, tabs, tour in shots:
