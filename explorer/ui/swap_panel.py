@@ -3,16 +3,19 @@
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import pandas as pd
 import gradio as gr
 
-from explorer.engine import Engine
+from explorer.engine import Engine, swap_report
 from explorer.engine.propose import Proposal, namer, propose
 from explorer.engine.swap import SwapResult, swap
 from explorer.eval.accuracy import SWAP_SCORES
 from explorer.images.inputs import InputError, read_image_kept
 from explorer.ui.guard import guarded, plain, warn
-from explorer.ui.main_tab import MainInputs, notices
+from explorer.ui.main_tab import REPORT_DIR, MainInputs, notices
 from explorer.ui.serving import Serving
 
 TWO_BY_TWO_COLUMNS = ["method", *SWAP_SCORES, "prefers", "A", "B", "A - B"]
@@ -66,7 +69,7 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
             return gr.update(), gr.update()
         return found.caption_a, found.caption_b or gr.update()
 
-    @guarded(lambda message: (message, None, None, None, None), serving.time_limit_s, " with a smaller image")
+    @guarded(lambda message: (message, None, None, None, None, None), serving.time_limit_s, " with a smaller image")
     def make_b(path: str | None, a: str, b: str, choice: str, progress=gr.Progress()):
         """Image B made for caption B, and the 2 x 2; where B cannot be made, why, and the one-image view kept."""
         if not path:
@@ -74,17 +77,18 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
         try:
             result = swap(engine, read_image_kept(path)[0], a, b, choice, progress)
         except ValueError as exc:
-            return warn(f"{exc} The one-image comparison above still holds."), None, None, None, None
+            return warn(f"{exc} The one-image comparison above still holds."), None, None, None, None, None
         said = f"Image B: {'; '.join(result.changed)}. Scored by **{plain(result.analysis_a.model)}**."
+        files = [str(p) for p in swap_report.write(result, Path(tempfile.mkdtemp(dir=REPORT_DIR)))]
         return (said + notices(result.analysis_b.notices), result.image_a, result.image_b, two_by_two_table(result),
-                (path, a, b))
+                files, (path, a, b))
 
     def clear_moved_on(path: str | None, a: str, b: str, made: tuple | None):
         """The 2 x 2 cleared once the inputs differ from those it was made from (a change that arrives late, or
         sets the same values, keeps it)."""
         if made is not None and made == (path, a, b):
-            return (gr.update(),) * 5
-        return "", None, None, None, None
+            return (gr.update(),) * 6
+        return "", None, None, None, None, None
 
     with gr.Row():
         propose_btn = gr.Button("Propose captions from the picture", elem_id="propose")
@@ -100,11 +104,13 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
     table = gr.Dataframe(headers=TWO_BY_TWO_COLUMNS, label="Both sides of the swap", interactive=False, wrap=True,
                          elem_id="two-by-two")
     gr.Markdown(LEGEND, elem_id="two-by-two-legend")
+    files = gr.File(label="Both sides, to download: HTML that opens offline, and JSON with both pictures",
+                    file_count="multiple", interactive=False, height=110, elem_id="swap-files")
     propose_btn.click(propose_captions, [upload, caption_a, caption_b, choice], [caption_a, caption_b, proposal, found],
                       api_name="propose", **serving.heavy)
     use_btn.click(use_proposal, found, [caption_a, caption_b], api_name=False, **serving.light)
     made = gr.State(None)  # the inputs (image path, A, B) the 2 x 2 shown was made from
-    shown = [swap_note, image_a, image_b, table, made]
+    shown = [swap_note, image_a, image_b, table, files, made]
     make_btn.click(make_b, [upload, caption_a, caption_b, choice], shown, api_name="make_b", **serving.heavy)
     for changed in (upload, caption_a, caption_b):  # a 2 x 2 is of the inputs it was made from
         changed.change(clear_moved_on, [upload, caption_a, caption_b, made], shown, api_name=False, **serving.light)
