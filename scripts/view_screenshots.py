@@ -2,7 +2,8 @@
 
 The page runs in this process on the embedded model; headless Chromium uploads each picture, compares two captions,
 and saves the tab's first screen as ``view-PICTURE-WIDTH.png`` in ``--out``: the wide drawing is the first item of
-the ``wide`` test split, the small one the first of ``small``, the photo scikit-image's ``coffee`` (600 x 400).
+the ``wide`` test split, the small one the first single shape of ``small`` (a naming item) that the content view
+enlarges, the photo scikit-image's ``coffee`` (600 x 400).
 
     python scripts/view_screenshots.py [--out docs/img/guide] [--widths 1440 390]
 """
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -22,8 +22,9 @@ from PIL import Image  # noqa: E402
 from skimage import data  # noqa: E402
 
 from explorer import world  # noqa: E402
+from explorer.images.fit import fit_of  # noqa: E402
 from explorer.models.encoders import DualEncoder  # noqa: E402
-from scripts.page_screenshots import small_png  # noqa: E402
+from scripts.page_screenshots import setup, small_png  # noqa: E402
 from tests.app_server import running_app  # noqa: E402
 from tests.ui.test_browser import FLAGS  # noqa: E402
 
@@ -33,8 +34,9 @@ log = logging.getLogger("view_screenshots")
 def pictures(folder: Path) -> dict[str, tuple[Path, str, str]]:
     """Each picture's file and two captions: a wide drawing, a small one, a photo."""
     out = {}
-    for name, split in (("wide", "wide"), ("small", "small")):
-        item = world.swap_items(split, "attribute", 1)[0]
+    wide = world.swap_items("wide", "attribute", 1)[0]
+    small = next(it for it in world.naming_items("small", "shape", 20) if fit_of(it.pictures()[0]).how == "content")
+    for name, item in (("wide", wide), ("small", small)):
         path = folder / f"{name}.png"
         item.pictures()[0].save(path)
         out[name] = (path, *item.captions)
@@ -60,12 +62,12 @@ def shoot(url: str, chromium: str, width: int, out: Path, name: str, picture: tu
         expect(page.locator("#model-sees-note")).to_contain_text("read", timeout=60_000)
         page.locator("#model-sees").scroll_into_view_if_needed()
         page.wait_for_timeout(2000)
+        page.evaluate("window.scrollTo(0, 0)")  # boxes in page coordinates: measured from the top
+        page.wait_for_timeout(500)
         shot = out / f"view-{name}-{width}.png"
         top = page.locator("#upload").bounding_box()["y"]
         bottom = page.locator("#model-sees-note").bounding_box()
         height = bottom["y"] + bottom["height"] - top + 20
-        page.mouse.wheel(0, -20_000)
-        page.wait_for_timeout(500)
         page.screenshot(path=str(shot), clip={"x": 0, "y": top, "width": width, "height": height}, full_page=True)
         small_png(shot)
         browser.close()
@@ -77,11 +79,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("docs/img/guide"))
     parser.add_argument("--widths", type=int, nargs="*", default=[1440, 390])
     args = parser.parse_args()
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        sys.exit("no chromium on PATH: install Debian's chromium (./run test does, as root)")
-    args.out.mkdir(parents=True, exist_ok=True)
+    chromium = setup(args.out)
     with tempfile.TemporaryDirectory() as folder, running_app(DualEncoder()) as url:
         for name, picture in pictures(Path(folder)).items():
             for width in args.widths:
