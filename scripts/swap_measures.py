@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     report["chance"] = {"propose": round(100 * 2 / 32 ** 2, 2), **CHANCE}  # two names guessed among 32
     report["interval"] = METHOD
     report["command"] = f"python scripts/swap_measures.py {args.what} --splits {args.splits} --n {args.n}"
-    report["environment"] = environment(start, cpu="2 cores of an AMD EPYC with AVX512-BF16")
+    report["environment"] = environment(start, cpu="2 cores of an Intel Xeon with AMX and AVX512-BF16")
     val = "-val" if all(s.startswith(world.VAL_PREFIX) for s in splits) else ""
     write_report(report, args.out or OUT / f"{args.what}{val}.json")
     return 0

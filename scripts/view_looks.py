@@ -41,7 +41,7 @@ from explorer.images import fit  # noqa: E402
 from explorer.methods import get_method, sgi  # noqa: E402
 from explorer.models.encoders import DualEncoder  # noqa: E402
 
-MACHINE = "2 cores of an AMD EPYC with AVX512-BF16"
+MACHINE = "2 cores of an Intel Xeon with AMX and AVX512-BF16"
 SHARES, SMALLS = (0.25, 0.35, 0.45), (0.6, 0.7)
 ZOOMS, ZOOM_SHARES = (0.15,), (0.25, 0.35)
 
