@@ -78,7 +78,8 @@ def _world_changed(size: int, limit: int) -> tuple[int, int]:
 
 
 def choose(args: argparse.Namespace, encoder: DualEncoder) -> dict:
-    naming = {(s, k): world.naming_items(s, k, args.limit) for s in ("val-wide", "val-small") for k in world.NAMING_KINDS}
+    naming = {(s, k): world.naming_items(s, k, args.limit)
+              for s in ("val-wide", "val-small") for k in world.NAMING_KINDS}
     swaps = {s: world.swap_items(s, "attribute", args.swaps) for s in ("val-wide", "val-small")}
     content = []
     for share, small in itertools.product(SHARES, SMALLS):
@@ -156,7 +157,8 @@ def unchanged(args: argparse.Namespace, encoder: DualEncoder) -> dict:
     for split in world.SPLITS + world.DRAWN_SPLITS:
         swaps = [p for k in world.KINDS for it in world.swap_items(split, k, args.swaps) for p in it.pictures()]
         singles = [it.pictures()[0] for it in world.single_items(split, args.limit)]
-        out[split] = {"two_object_pictures": len(swaps), "two_object_changed": sum(fit.fit_of(p).changes for p in swaps),
+        out[split] = {"two_object_pictures": len(swaps),
+                      "two_object_changed": sum(fit.fit_of(p).changes for p in swaps),
                       "single_pictures": len(singles), "single_changed": sum(fit.fit_of(p).changes for p in singles)}
         print(split, out[split], flush=True)
     return {"splits": out}

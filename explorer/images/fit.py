@@ -114,8 +114,9 @@ def content_box(image: Image.Image, fill: tuple[int, int, int]) -> Box | None:
     if rows.size == 0:
         return None
     scale = 1 / factor
-    return (max(0, int((cols[0] - 1) * scale)), max(0, int((rows[0] - 1) * scale)),
-            min(image.width, int(np.ceil((cols[-1] + 2) * scale))), min(image.height, int(np.ceil((rows[-1] + 2) * scale))))
+    x1, y1 = int(np.ceil((cols[-1] + 2) * scale)), int(np.ceil((rows[-1] + 2) * scale))
+    return (max(0, int((cols[0] - 1) * scale)), max(0, int((rows[0] - 1) * scale)), min(image.width, x1),
+            min(image.height, y1))
 
 
 def _square_around(box: Box, side: int) -> Box:
