@@ -26,6 +26,7 @@ from PIL import Image
 
 from explorer.core import image_state
 from explorer.core.image_state import ImageState
+from explorer.world.scene import flat_frame  # the frame test that tells a drawing from a photo
 
 Box = tuple[int, int, int, int]
 View = Literal["whole", "raw"]
@@ -131,8 +132,6 @@ def fit_of(image: Image.Image, view: View = "whole", small: float | None = None,
     ``CONTENT_SHARE`` unless a choice on the validation looks tries others)."""
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r}; known: {', '.join(VIEWS)}")
-    from explorer.world.scene import flat_frame  # the world's frame test: a drawing's, not a photo's
-
     small, share = small or SMALL_CONTENT, share or CONTENT_SHARE
     w, h = image.size
     whole = (0, 0, w, h)
