@@ -389,6 +389,19 @@ def test_the_downloaded_analysis_opens_offline_with_its_scores_pictures_and_figu
 
 
 @pytest.mark.slow
+def _settled(locator, wait_ms: int = 1000, tries: int = 30) -> str:
+    """The locator's text once two reads ``wait_ms`` apart agree: a table read while the page redraws it can hold
+    a half-drawn row."""
+    before = locator.inner_text()
+    for _ in range(tries):
+        locator.page.wait_for_timeout(wait_ms)
+        now = locator.inner_text()
+        if now == before:
+            return now
+        before = now
+    return before
+
+
 def test_a_shared_link_opens_the_same_analysis_on_the_same_tab(chromium):
     from playwright.sync_api import expect
 
@@ -406,7 +419,8 @@ def test_a_shared_link_opens_the_same_analysis_on_the_same_tab(chromium):
         expect(link).to_have_attribute("href", re.compile(r"tab=powerset"), timeout=30_000)
         href = link.get_attribute("href")
         first.get_by_role("tab", name="Compare captions").click()
-        table = first.locator("#scores").inner_text()
+        expect(first.locator("#status")).to_contain_text("Done", timeout=60_000)
+        table = _settled(first.locator("#scores"))
 
         second = browser.new_page(viewport={"width": 1400, "height": 1800})
         second.goto(url.rstrip("/") + "/" + href)
