@@ -14,6 +14,7 @@ import numpy as np
 from PIL import Image
 
 from explorer.core import image_state
+from explorer.core.image_state import ImageState
 from explorer.models.encoders import DualEncoder
 from explorer.explain.base import REGISTRY, Explanation, Relevance, explainers_for, get_explainer
 from explorer.explain.sources import Maps, method_sources, peak, segment_map
@@ -105,7 +106,8 @@ def segment_menu(captions: Sequence[str]) -> list[tuple[str, int]]:
     return out
 
 
-def explanations(encoder: DualEncoder, name: str, image: Image.Image, captions: Sequence[str]) -> list[Explanation]:
+def explanations(encoder: DualEncoder, name: str, image: Image.Image | ImageState,
+                 captions: Sequence[str]) -> list[Explanation]:
     """``name``'s explanation of each caption on ``image``, kept in the image's state by model, explainer and
     caption: the captions not kept are explained together, in one pass (a caption edit explains the edited caption
     alone)."""
@@ -186,7 +188,7 @@ def view(encoder: DualEncoder, image: Image.Image, captions: Sequence[str],
     if source != EXPLAINER and segment_map(source) is None:
         names = [name for _, name in source_menu()]
         raise InputError(f"The map source must be one of {', '.join(names)}; got {source!r}.")
-    found = explanations(encoder, explainer, image, captions)
+    found = explanations(encoder, explainer, state, captions)  # kept in the view's state, not a copy hashed anew
     missing = _unavailable(source, encoder, scores)
     method = scores[source] if scores and source != EXPLAINER and not missing and segment != WHOLE else None
     maps = [_method_maps(source, encoder, image, s) for s in method] if method else [None, None]
