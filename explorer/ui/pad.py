@@ -55,6 +55,21 @@ def drawing_file(value: dict | Image.Image | None) -> str | None:
     return str(path)
 
 
+def is_drawing(path: str | None) -> bool:
+    """Whether the page's image is a drawing the pad handed it (a file the pad wrote, by its name)."""
+    name = Path(path).name if path else ""
+    return name.startswith("drawing-") and (PAD_DIR / name).exists()
+
+
+def page_image(value: dict | Image.Image | None, current: str | None = None) -> str | dict:
+    """The pad's drawing as the page's image. A canvas of one colour (nothing drawn) replaces only an earlier drawing,
+    never an uploaded picture: opening the pad or picking a blank canvas keeps the picture the page shows."""
+    picture = drawing_image(value)
+    if picture is None or (picture.getcolors(1) is not None and not is_drawing(current)):
+        return gr.update()
+    return drawing_file(picture)
+
+
 def canvases() -> dict[str, str]:
     """Empty starting canvases, one per drawn background, as PNG files written once (a file is served as it is)."""
     paths = {}
@@ -72,12 +87,15 @@ def build(upload: gr.File, serving: Serving) -> gr.ImageEditor:
     pad = gr.ImageEditor(value=canvases()["white"], type="pil", image_mode="RGBA", label="Drawing pad",
                          brush=gr.Brush(colors=colours, default_color=colours[0], color_mode="fixed", default_size=16),
                          canvas_size=(CANVAS, CANVAS), height=380, elem_id="pad", layers=False)
-    use = guarded(lambda message: gr.update())(drawing_file)
+    use = guarded(lambda message: gr.update())(page_image)
     starts = [(f"blank, {name}", path) for name, path in canvases().items()]
     starts += [(e.name, str(e.path)) for e in examples()]
-    # a canvas or an example put on the pad is the page's image at once, as a drawn change is
+    # an example put on the pad is the page's image at once; a blank canvas becomes it with the first stroke
     gr.Examples([[path] for _, path in starts], inputs=[pad], example_labels=[name for name, _ in starts],
                 label="Start from a blank canvas or an example", fn=use, outputs=[upload], run_on_click=True,
                 api_name=False, examples_per_page=14)
-    pad.change(use, pad, upload, api_name="drawing", trigger_mode="always_last", **serving.light)
+    # both triggers: the editor drops its first `change` (the first stroke would be lost), and an `input` may carry
+    # the drawing before its last stroke (a later `change` brings the whole drawing)
+    gr.on([pad.input, pad.change], use, [pad, upload], upload, api_name="drawing", trigger_mode="always_last",
+          **serving.light)
     return pad

@@ -1,8 +1,13 @@
-"""In a real browser: a picture put on the drawing pad, captions proposed from it, image B made and the 2 x 2 read."""
+"""In a real browser: shapes drawn on the pad with the mouse, captions proposed from them, image B made and the 2 x 2
+read."""
+
+import math
+import re
 
 import pytest
 
-from explorer.world.examples import examples
+from explorer import world
+from explorer.ui.pad import CANVAS
 from tests.app_server import running_app
 from tests.ui.test_browser import CHROMIUM, FLAGS
 
@@ -11,17 +16,78 @@ pytestmark = [
     pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH: `./run test` installs Debian's chromium when run as root"),
 ]
 PANEL = "Draw a picture, have captions proposed"
+# the pad paints with WebGL: software GL (SwiftShader) instead of --disable-gpu, so headless Chromium can draw
+PAD_FLAGS = [flag for flag in FLAGS if flag != "--disable-gpu"] + ["--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
+SQUARE = (60, 110, 130, 180)  # left, top, right, bottom on the 300 x 300 canvas
+DISC = (215, 145, 36)  # centre x, centre y, radius
+DRAWING = re.compile(r"drawing-[0-9a-f]{16}")  # the name of a file the pad writes
+
+
+def square_rows(left: int, top: int, right: int, bottom: int, step: int = 6) -> list[tuple[tuple, tuple]]:
+    """A filled square as horizontal brush strokes."""
+    return [((left, y), (right, y)) for y in range(top, bottom + 1, step)]
+
+
+def disc_rows(cx: int, cy: int, r: int, step: int = 6) -> list[tuple[tuple, tuple]]:
+    """A filled disc as horizontal brush strokes, each a chord a brush's half-width inside the circle."""
+    rows = []
+    for y in range(cy - r + 6, cy + r - 5, step):
+        half = math.sqrt(max(r * r - (y - cy) ** 2, 0)) - 6
+        if half > 0:
+            rows.append(((cx - half, y), (cx + half, y)))
+    return rows
+
+
+class Pad:
+    """The pad's canvas in page coordinates: the drawing sits centred in the editor's canvas at the shown zoom."""
+
+    def __init__(self, page):
+        self.page = page
+        box = page.locator("#pad .pixi-target canvas").bounding_box()
+        zoom = re.search(r"(\d+)%", page.locator("#pad").inner_text())
+        self.zoom = int(zoom.group(1)) / 100 if zoom else 1.0
+        self.centre = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+    def at(self, x: float, y: float) -> tuple[float, float]:
+        return (self.centre[0] + (x - CANVAS / 2) * self.zoom, self.centre[1] + (y - CANVAS / 2) * self.zoom)
+
+    def colour(self, name: str) -> None:
+        """Pick a world colour from the brush's palette."""
+        r, g, b = world.COLORS[name]
+        self.page.locator("#pad button[aria-label='Color']").click()
+        self.page.locator(f"#pad menu.swatch button[style*='rgb({r}, {g}, {b})']").click()
+        self.page.locator("#pad button[aria-label='Brush']").click()  # back to the brush, the palette closed
+
+    def stroke(self, rows: list[tuple[tuple, tuple]]) -> None:
+        """One mouse stroke through the rows, back and forth, as a hand fills a shape."""
+        mouse = self.page.mouse
+        mouse.move(*self.at(*rows[0][0]))
+        mouse.down()
+        for n, (start, end) in enumerate(rows):
+            a, b = (start, end) if n % 2 == 0 else (end, start)
+            mouse.move(*self.at(*a), steps=3)
+            mouse.move(*self.at(*b), steps=12)
+        mouse.up()
 
 
 def draw_propose_swap(page) -> None:
-    """Open the panel, start the pad from the first shipped example, propose captions, make image B: each step waits
-    for what the page says of it."""
+    """Open the panel, draw a red square and a blue circle with the mouse, propose captions, make image B: each step
+    waits for what the page says of it."""
     from playwright.sync_api import expect
 
-    example = examples()[0]
     page.get_by_text(PANEL).click()
-    page.locator("#draw-and-swap").get_by_text(example.name, exact=True).first.click()
-    expect(page.locator("#image-read img")).to_have_count(1, timeout=60_000)  # the drawing became the page's image
+    expect(page.locator("#pad button[aria-label='Color']")).to_be_visible(timeout=30_000)
+    page.locator("#pad").scroll_into_view_if_needed()
+    pad = Pad(page)
+    pad.colour("red")
+    pad.stroke(square_rows(*SQUARE))
+    image = page.locator("#upload")  # the page's image: the pad writes each drawing as a file named by its content
+    expect(image).to_contain_text(DRAWING, timeout=60_000)  # the first stroke reaches the page
+    first = DRAWING.search(image.inner_text()).group(0)
+    pad.colour("blue")
+    pad.stroke(disc_rows(*DISC))
+    expect(image).to_contain_text(re.compile(f"(?!{first})" + DRAWING.pattern), timeout=60_000)  # the second too
+    expect(page.locator("#image-read img")).to_have_count(1, timeout=60_000)
     page.locator("#propose").click()
     expect(page.locator("#proposal")).to_contain_text("Proposed", timeout=120_000)
     page.locator("#make-b").click()
@@ -35,17 +101,20 @@ def url(embedded):
         yield address
 
 
-def test_the_pad_proposes_swaps_and_shows_the_2x2(url):
+def test_shapes_drawn_with_the_mouse_are_proposed_swapped_and_read_in_the_2x2(url):
     from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=PAD_FLAGS)
         page = browser.new_page(viewport={"width": 1440, "height": 900})
         page.goto(url)
         draw_propose_swap(page)
         caption_a = page.locator("#caption-a textarea").input_value()
         caption_b = page.locator("#caption-b textarea").input_value()
-        assert caption_a and caption_b and caption_a != caption_b  # both boxes were empty: the proposal filled them
+        assert caption_a == "a red square and a blue circle"  # named left to right, as drawn
+        assert caption_b == "a blue square and a red circle"
+        note = page.locator("#swap-note").inner_text()
+        assert "red" in note and "blue" in note  # image B recoloured the drawn shapes
         table = page.locator("#two-by-two")
         for label in ("global cosine", "SGI"):
             expect(table).to_contain_text(label)

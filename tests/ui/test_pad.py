@@ -10,7 +10,7 @@ from gradio_client import Client, handle_file
 from PIL import Image, ImageDraw
 
 from explorer import world
-from explorer.ui.pad import drawing_file
+from explorer.ui.pad import drawing_file, page_image
 from tests.app_server import running_app
 
 
@@ -40,7 +40,7 @@ def _pad_value(tmp_path) -> tuple[dict, Image.Image]:
 
 def test_a_drawing_through_the_pad_scores_as_the_same_png_uploaded(client, tmp_path):
     value, flat = _pad_value(tmp_path)
-    drawn = client.predict(value, api_name="/drawing")
+    drawn = client.predict(value, None, api_name="/drawing")
     uploaded = tmp_path / "upload.png"
     flat.save(uploaded)
     assert Image.open(drawn).convert("RGB").tobytes() == flat.tobytes()
@@ -56,9 +56,23 @@ def test_the_pad_writes_one_file_per_drawing_and_none_for_an_empty_pad():
     assert drawing_file(None) is None and drawing_file({"background": None, "layers": [], "composite": None}) is None
 
 
+def test_a_blank_pad_replaces_a_drawing_but_never_an_uploaded_picture(tmp_path):
+    blank = Image.new("RGB", (30, 30), (235, 235, 235))
+    drawn = blank.copy()
+    ImageDraw.Draw(drawn).rectangle((5, 5, 15, 15), fill=world.COLORS["red"])
+    uploaded = tmp_path / "photo.png"
+    drawn.save(uploaded)
+    assert page_image(blank, str(uploaded)) == {"__type__": "update"}  # opening the pad keeps the upload
+    assert page_image(blank, None) == {"__type__": "update"}
+    drawing = page_image(drawn, str(uploaded))  # the first stroke replaces it
+    assert Image.open(drawing).convert("RGB").tobytes() == drawn.tobytes()
+    cleared = page_image(blank, drawing)  # the pad cleared: the page shows the blank canvas, not the old drawing
+    assert Image.open(cleared).convert("RGB").tobytes() == blank.tobytes()
+
+
 def test_the_page_proposes_captions_makes_image_b_and_reads_the_2x2(client, tmp_path):
     value, flat = _pad_value(tmp_path)
-    drawn = client.predict(value, api_name="/drawing")
+    drawn = client.predict(value, None, api_name="/drawing")
     a, b, said = client.predict(handle_file(drawn), "", "", api_name="/propose")
     assert (a, b) == ("a red square and a blue circle", "a blue square and a red circle")
     assert "red square" in said and "sure" in said
