@@ -22,6 +22,7 @@ from explorer.methods import proposals
 from explorer.models.encoders import DualEncoder
 from explorer.models.model_configs import EMBEDDED_MODEL
 from explorer.world.benchmark import object_captions
+from explorer.world.palette import BACKGROUND
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +30,9 @@ DRAWING_LIKE = 0.8  # world.flat_frame: a drawing's frame is plain (near 1.0), a
 OBJECT_SHARE = 0.3  # an object's side in its view, as a share of the view's: the world draws objects 0.24 to 0.36
 MOST_OBJECTS = 4  # the world's scenes hold 1 to 4 objects
 UNSURE = 0.5  # a name whose probability is below this is flagged as unsure
+# objects are named on the world's own grey, where a world model learnt them (chosen on the val- drawn splits:
+# a green star on a dark canvas reads as a square on its own background); None names each on its own background
+NAMING_BACKGROUND: tuple[int, int, int] | None = BACKGROUND
 EMPTY = ("No objects found: the picture is one plain colour (an empty canvas?). Draw or upload shapes in the world's "
          "colours, on a plain background, and propose again.")
 PHOTO = ("This picture looks like a photo, not flat shapes on a plain background (its border is not plain): the "
@@ -80,10 +84,11 @@ def namer(engine: Engine, choice: str | None = None) -> tuple[DualEncoder, str]:
 
 
 def object_view(image: Image.Image, found: FoundObject) -> Image.Image:
-    """The object alone on its own background colour, centred, at the share of the frame the world draws objects."""
+    """The object alone (its mask's pixels), centred on the naming background (``NAMING_BACKGROUND``, or its own
+    where that is None), at the share of the frame the world draws objects."""
     x0, y0, x1, y1 = found.box
     side = max(8, int(round(max(x1 - x0, y1 - y0) / OBJECT_SHARE)))
-    view = Image.new("RGB", (side, side), found.background)
+    view = Image.new("RGB", (side, side), NAMING_BACKGROUND or found.background)
     cut = image.convert("RGB").crop(found.box)
     mask = Image.fromarray(found.mask[y0:y1, x0:x1].astype(np.uint8) * 255)
     view.paste(cut, ((side - cut.width) // 2, (side - cut.height) // 2), mask)

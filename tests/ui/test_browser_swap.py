@@ -17,7 +17,8 @@ pytestmark = [
 ]
 PANEL = "Draw a picture, have captions proposed"
 # the pad paints with WebGL: software GL (SwiftShader) instead of --disable-gpu, so headless Chromium can draw
-PAD_FLAGS = [flag for flag in FLAGS if flag != "--disable-gpu"] + ["--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
+PAD_FLAGS = [flag for flag in FLAGS if flag != "--disable-gpu"] + ["--use-angle=swiftshader",
+                                                                     "--enable-unsafe-swiftshader"]
 SQUARE = (60, 110, 130, 180)  # left, top, right, bottom on the 300 x 300 canvas
 DISC = (215, 145, 36)  # centre x, centre y, radius
 DRAWING = re.compile(r"drawing-[0-9a-f]{16}")  # the name of a file the pad writes
