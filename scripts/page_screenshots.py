@@ -34,7 +34,7 @@ from explorer.world.examples import examples  # noqa: E402
 from tests.app_server import running_app  # noqa: E402
 from tests.ui.test_browser import FLAGS, open_tab  # noqa: E402
 from tests.ui.test_browser_two_models import load_and_score_both  # noqa: E402
-from tests.ui.test_browser_swap import draw_propose_swap  # noqa: E402
+from tests.ui.test_browser_swap import PAD_FLAGS, draw_propose_swap  # noqa: E402
 
 log = logging.getLogger("page_screenshots")
 TABS = {"compare": "Compare captions", "tflocal": "TFLocal attention", "powerclip": "PowerCLIP powerset",
@@ -129,11 +129,12 @@ def shoot_two_models(url: str, chromium: str, width: int, out: Path, against: st
 
 
 def shoot_swap(url: str, chromium: str, width: int, out: Path) -> Path:
-    """The drawing pad, the captions proposed from it and the 2 x 2 made from it at ``width`` px."""
+    """A red square and a blue circle drawn on the pad with the mouse, the captions proposed from it and the 2 x 2 made
+    from it at ``width`` px."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=FLAGS)
+        browser = p.chromium.launch(executable_path=chromium, args=PAD_FLAGS)
         page = browser.new_page(viewport={"width": width, "height": 900})
         page.goto(url)
         draw_propose_swap(page)
@@ -162,7 +163,7 @@ def main() -> None:
     parser.add_argument("--widths", type=int, nargs="*", default=[1440], help="every tab and the tour at these widths")
     parser.add_argument("--phone", type=int, nargs="*", default=[390], help="the main tab alone at these widths")
     parser.add_argument("--only", nargs="*", choices=[*TABS, "tour", "swap"],
-                        help="only these of the wide pictures (swap: the pad, the proposal and the 2 x 2, every width)")
+                        help="only these of the wide pictures (swap: a drawing, the proposal and the 2 x 2, every width)")
     parser.add_argument("--against", metavar="MODEL", help="Browse's overview against this second model instead")
     parser.add_argument("--methods", help="comma-separated page methods (default: the page's own)")
     args = parser.parse_args()
