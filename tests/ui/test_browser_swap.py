@@ -69,6 +69,9 @@ class Pad:
             mouse.move(*self.at(*a), steps=3)
             mouse.move(*self.at(*b), steps=12)
         mouse.up()
+        # a tool change commits the stroke: on a loaded machine the editor can miss the pointer-up and wait for one
+        self.page.locator("#pad button[aria-label='Erase']").click()
+        self.page.locator("#pad button[aria-label='Brush']").click()
 
 
 def draw_propose_swap(page) -> None:
