@@ -1,0 +1,124 @@
+"""Uploaded archives unpacked within a bounded cost: a bomb refused before a byte is written, a disk budget kept by
+removing the least recently used, everything removed when the process ends, metadata members left packed, archives
+inside named as not opened, and the unpacking stopped by the request's cancel token."""
+
+import io
+import os
+import threading
+import zipfile
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from explorer.core import cancel, settings
+from explorer.eval import archives, uploads
+from explorer.eval.dataset_loaders import DatasetError
+
+PAIRS = b"image,caption_a,caption_b\nok.png,a red square,a blue square\n"
+
+
+@pytest.fixture(autouse=True)
+def store(monkeypatch):
+    """A store of this test's own, emptied after it."""
+    fresh = archives.UnpackedStore()
+    monkeypatch.setattr(archives, "STORE", fresh)
+    yield fresh
+    fresh.clear()
+
+
+def budget(monkeypatch, mib: float) -> None:
+    monkeypatch.setattr(settings, "_current", replace(settings.current(), uploads_mb=mib))
+
+
+def zipped(path, files: dict[str, bytes]):
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    return path
+
+
+def on_disk(store) -> int:
+    """Bytes under the store's folder (0 when it was never made)."""
+    if store._root is None:
+        return 0
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, names in os.walk(store.root) for f in names)
+
+
+def noise(n: int, seed: int = 0) -> bytes:
+    return np.random.default_rng(seed).integers(0, 256, n, dtype=np.uint8).tobytes()
+
+
+def test_a_bomb_is_refused_before_a_byte_is_written(tmp_path, store):
+    member = zipped(tmp_path / "member.zip", {"p/pairs.csv": PAIRS, "p/zeros.bin": bytes(40 << 20)})
+    with pytest.raises(DatasetError, match=r"'p/zeros.bin' unpacks to 40 MiB from 40 KiB, 1,0\d\d times its packed "
+                                           r"size \(more than 200: a zip bomb\): nothing was unpacked"):
+        uploads.benchmark_path(member, "pairs")
+    many = zipped(tmp_path / "many.zip", {f"p/{i}.bin": bytes(1 << 20) for i in range(30)})  # each small alone
+    with pytest.raises(DatasetError, match=r"the archive unpacks to 30 MiB from \d+ KiB, .* a zip bomb"):
+        uploads.benchmark_path(many, "pairs")
+    assert on_disk(store) == 0 and store.used() == 0
+
+
+def test_uploads_stay_within_the_disk_budget_least_recently_used_removed_first(tmp_path, store, monkeypatch):
+    budget(monkeypatch, 0.1)  # 100 KiB: two of these archives, not three
+    paths = [zipped(tmp_path / f"{i}.zip", {"pairs.csv": PAIRS, "ok.png": noise(40_000, i)}) for i in range(3)]
+    first = uploads.benchmark_path(paths[0], "pairs")
+    uploads.benchmark_path(paths[1], "pairs")
+    assert uploads.benchmark_path(paths[0], "pairs") == first  # used again: now the most recent
+    uploads.benchmark_path(paths[2], "pairs")  # makes room by removing the second
+    assert first.exists() and len(list(store.root.iterdir())) == 2 and on_disk(store) <= 0.1 * (1 << 20)
+    big = zipped(tmp_path / "big.zip", {"pairs.csv": PAIRS, "ok.png": noise(200_000)})
+    with pytest.raises(DatasetError, match="unpacks to 195 KiB, more than the 102 KiB this server keeps for unpacked "
+                                           "uploads: upload a smaller part"):
+        uploads.benchmark_path(big, "pairs")
+    root = store.root
+    store.clear()  # as when the process ends (registered with atexit when the folder is made)
+    assert not root.exists()
+
+
+def test_metadata_members_are_left_packed_and_archives_inside_named(tmp_path, store):
+    mac = zipped(tmp_path / "mac.zip", {"mine/pairs.csv": PAIRS, "mine/ok.png": b"x", "__MACOSX/mine/._pairs.csv": b"x",
+                                        "mine/.DS_Store": b"x", "mine/._ok.png": b"x"})
+    path = uploads.benchmark_path(mac, "pairs")
+    assert path.name == "pairs.csv" and sorted(p.name for p in path.parent.iterdir()) == ["ok.png", "pairs.csv"]
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as zf:
+        zf.writestr("pairs.csv", PAIRS)
+    nested = zipped(tmp_path / "nested.zip", {"mine/inner.zip": inner.getvalue(), "mine/readme.txt": b"x"})
+    with pytest.raises(DatasetError, match=r"found none; it holds the archive inner.zip, not opened here: zip the "
+                                           r"folder itself"):
+        uploads.benchmark_path(nested, "pairs")
+
+
+def test_a_member_that_clashes_is_named_without_a_server_path(tmp_path, store):
+    clash = zipped(tmp_path / "clash.zip", {"a": b"x", "a/pairs.csv": PAIRS})
+    with pytest.raises(DatasetError) as found:
+        uploads.benchmark_path(clash, "pairs")
+    assert "'a/pairs.csv' cannot be unpacked" in str(found.value) and str(store.root) not in str(found.value)
+    assert on_disk(store) == 0
+
+
+def test_unpacking_stops_at_the_requests_cancel_token(tmp_path, store):
+    upload = zipped(tmp_path / "big.zip", {"pairs.csv": PAIRS, "ok.png": noise(3 << 20)})
+    token = threading.Event()
+    reads = 0
+    real = zipfile.ZipExtFile.read
+
+    def read(self, n=-1):  # the token is set once the writing has begun
+        nonlocal reads
+        reads += 1
+        if reads == 2:
+            token.set()
+        return real(self, n)
+
+    cancel.bind(token)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(zipfile.ZipExtFile, "read", read)
+            with pytest.raises(cancel.Cancelled):
+                uploads.benchmark_path(upload, "pairs")
+    finally:
+        cancel.bind(threading.Event())
+    assert on_disk(store) == 0 and store.used() == 0  # the partial folder removed
+    assert uploads.benchmark_path(upload, "pairs").name == "pairs.csv"  # and a later request unpacks it whole
