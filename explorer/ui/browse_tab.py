@@ -26,6 +26,8 @@ from explorer.eval.uploads import benchmark_path
 
 SEND_DIR = Path(tempfile.mkdtemp(prefix="explorer-send-"))
 FEWER = ", or with fewer items per category"
+SMALLER = (", or with a smaller file (split it): a load reads every row of a file and checks each image it names, "
+           "however few items per category it keeps")
 SHOWN_SIDE = 320
 SKIPPED_SHOWN = 10  # bad rows of an own pairs file named in the status, the first ones
 GLOBAL = REGISTRY["global"].label  # the cosines shown are its
@@ -81,7 +83,11 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
     items_state = gr.State([])
     selection = gr.State([])
 
-    @guarded(lambda message: ([], [], gr.update(), gr.update(), message), serving.time_limit_s, FEWER)
+    def load_hint(benchmark: str, *_, **__) -> str:
+        """What would help a load that ran over the limit: a world benchmark makes fewer items, a file is read whole."""
+        return SMALLER if getattr(BENCHMARKS.get(benchmark), "from_files", False) else FEWER
+
+    @guarded(lambda message: ([], [], gr.update(), gr.update(), message), serving.time_limit_s, load_hint)
     def load(benchmark: str, data: str, limit: float | None, upload: str | None = None):
         per_category = items_per_category(limit)
         try:
