@@ -10,6 +10,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import logging
+import re
 import shutil
 import tempfile
 import threading
@@ -152,6 +153,12 @@ class UnpackedStore:
             old, size = self._sizes.popitem(last=False)
             shutil.rmtree(self.root / old, ignore_errors=True)
             log.info("removed an unpacked upload (%s) to keep within the disk budget", _mib(size))
+
+    def unnamed(self, text: str) -> str:
+        """``text`` with this store's folders taken out: a file unpacked here named by its path in its archive."""
+        if self._root is None:
+            return text
+        return re.sub(re.escape(str(self._root)) + r"/[^/\s]+/", "", text)
 
     def clear(self) -> None:
         """Remove every unpacked folder and the root (the process ends)."""

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from explorer.eval import archives
@@ -30,6 +31,13 @@ def _pairs_file(folder: Path) -> Path:
                   f"zip the folder itself" if nested else "")
         raise DatasetError(f"own pairs need one .csv or .jsonl file in the archive (found {names}{inside})")
     return found[0]
+
+
+def without_server_paths(text: str, upload: str | Path | None = None) -> str:
+    """A message about an upload with the server's folders taken out: a file of an unpacked archive named by its path
+    in the archive, an uploaded table by its own name."""
+    text = archives.STORE.unnamed(text)
+    return text.replace(f"{Path(upload).parent}{os.sep}", "") if upload else text
 
 
 def benchmark_path(upload: str | Path, benchmark: str) -> Path:

@@ -22,7 +22,7 @@ from explorer.ui import browse_overview
 from explorer.ui.guard import guarded, plain, warn
 from explorer.ui.main_tab import MainInputs
 from explorer.ui.serving import Serving
-from explorer.eval.uploads import benchmark_path
+from explorer.eval.uploads import benchmark_path, without_server_paths
 
 SEND_DIR = Path(tempfile.mkdtemp(prefix="explorer-send-"))
 FEWER = ", or with fewer items per category"
@@ -98,13 +98,13 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
             items = load_items(benchmark, path, per_category, access=access)
             rows_left_out = left_out(benchmark, path, access=access)
         except (DatasetError, ValueError) as exc:
-            return [], [], gr.update(), gr.update(), f"**Cannot load:** {plain(str(exc))}"
+            return [], [], gr.update(), gr.update(), f"**Cannot load:** {plain(without_server_paths(str(exc), upload))}"
         cats = ["all"] + sorted({it.category for it in items})
         keep = list(range(len(items)))
         said = f"Loaded {len(items)} items."
         if rows_left_out:
             said += f" Left out {len(rows_left_out)} rows:  \n" + "  \n".join(
-                plain(row) for row in rows_left_out[:SKIPPED_SHOWN])
+                plain(without_server_paths(row, upload)) for row in rows_left_out[:SKIPPED_SHOWN])
             said += "  \n..." if len(rows_left_out) > SKIPPED_SHOWN else ""
         return (items, keep, gr.update(choices=cats, value="all"), gr.update(maximum=max(1, len(keep) - 1), value=0),
                 said)
@@ -140,7 +140,7 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
         try:
             images = item.pictures(BROWSE_SIZE)
         except DatasetError as exc:
-            return None, None, *hidden, warn(f"Cannot show this item: {exc}")
+            return None, None, *hidden, warn(f"Cannot show this item: {without_server_paths(str(exc))}")
         models = [engine.model(m) for m in (model, browse_overview.second_model(model_b)) if m]
         readings = {m.label: read(m.methods, item, images) for m in models}
         pictures = _readings_side_by_side(item, readings) if len(readings) == 2 else hidden

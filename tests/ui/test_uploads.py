@@ -107,3 +107,17 @@ def test_a_large_pairs_upload_past_its_time_limit_stops_being_read(embedded, tmp
         assert "took longer than the server's limit of 1 s" in status and "with a smaller file" in status, status
         used = after_answer()
         assert used < IDLE_CPU, (used, still_running())
+
+
+def test_an_unpacked_file_is_named_by_its_path_in_the_archive_never_the_servers(client, tmp_path):
+    """An item whose image has gone from the unpacked folder since its load (removed to keep the disk budget): the
+    message names the image as the archive holds it."""
+    name = scenes(tmp_path, 1)[0][0]
+    with zipfile.ZipFile(tmp_path / "gone.zip", "w") as zf:
+        zf.writestr("mine/mine.csv", f"image,caption_a,caption_b\n{name},a red square,a blue square\n")
+        zf.write(tmp_path / name, f"mine/{name}")
+    assert load(client, tmp_path / "gone.zip").startswith("Loaded 1 items.")
+    next(archives.STORE.root.rglob(name)).unlink()
+    *_, details = client.predict(0, api_name="/browse_show")
+    assert unescaped(details) == f"**Cannot run:** Cannot show this item: mine.csv: line 2: image file mine/{name} " \
+                                 f"not found", details
