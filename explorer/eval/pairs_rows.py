@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
-import unicodedata
+import re
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
@@ -20,6 +20,7 @@ OPTIONAL = ("image_b", "category")
 COLUMNS = f"{', '.join(REQUIRED)}; optional {', '.join(OPTIONAL)}"
 MAX_ROW_BYTES = 1 << 20  # one row, all its fields together: a longer line is named, not read
 _SKIP_CHUNK = 1 << 20
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")  # Unicode's control characters (Cc) but the tab
 
 csv.field_size_limit(max(csv.field_size_limit(), MAX_ROW_BYTES))  # any field of a row within the row's limit
 
@@ -65,10 +66,11 @@ def _text(raw: bytes | None, number: int) -> str:
 
 def control_character(text: str) -> str:
     """Where ``text`` holds a control character (a NUL, a bell, an escape...), in words; "" where it holds none."""
-    for i, ch in enumerate(text):
-        if ch != "\t" and unicodedata.category(ch) == "Cc":
-            return f"holds a control character (U+{ord(ch):04X}) at character {i + 1}: a field is plain text"
-    return ""
+    found = _CONTROL.search(text)
+    if found is None:
+        return ""
+    return f"holds a control character (U+{ord(found.group()):04X}) at character {found.start() + 1}: a field is " \
+           f"plain text"
 
 
 def _csv_fields(text: str) -> list[str]:
@@ -82,12 +84,14 @@ def _csv_fields(text: str) -> list[str]:
                                 f"quotes, each quote inside it doubled") from None
 
 
-def _header(text: str, name: str) -> list[str]:
+def _header(raw: bytes | None, number: int, name: str) -> list[str]:
     """The header's column names, refused by name when one is unknown, repeated or a required one is missing."""
+    if raw is not None and raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise DatasetError(f"{name} is saved as UTF-16: save it as UTF-8 (in a spreadsheet: CSV UTF-8)")
     try:
-        columns = [c.strip() for c in _csv_fields(text)]
+        columns = [c.strip() for c in _csv_fields(_text(raw, number))]
     except RowError as exc:
-        raise DatasetError(f"{name}: the header row (line 1) is {exc}") from None
+        raise DatasetError(f"{name}: the header row (line {number}): {exc}") from None
     missing = [c for c in REQUIRED if c not in columns]
     if missing:
         raise DatasetError(f"{name}: the header row lacks {', '.join(missing)} (it needs {COLUMNS})")
@@ -105,12 +109,12 @@ def _header(text: str, name: str) -> list[str]:
 def _csv_rows(f: BinaryIO, name: str) -> Iterator[Row]:
     header: list[str] | None = None
     for number, raw in _lines(f):
+        if header is None:
+            if raw is None or raw.strip():
+                header = _header(raw, number, name)
+            continue
         try:
             text = _text(raw, number)
-            if header is None:
-                if text.strip():
-                    header = _header(text, name)
-                continue
             if not text.strip():
                 continue
             fields = _csv_fields(text)

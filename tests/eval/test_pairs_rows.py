@@ -65,11 +65,19 @@ def test_a_row_over_the_row_limit_is_named_and_not_read(tmp_path, monkeypatch):
     ("image,caption_a,caption_b,caption_b", "names 'caption_b' twice (columns 3 and 4)"),
     ("image,caption_a,caption_b,captoin", "names 'captoin' (column 4), not a column of own pairs"),
     ("image,caption_a,caption_b,", "has an unnamed column (column 4)"),
-    ('image,"caption_a,caption_b', "(line 1) is a quote opens a field"),
+    ('image,"caption_a,caption_b', "(line 1): a quote opens a field"),
+    ("\nimage,caption_\xe1,caption_b", "(line 2): not UTF-8 text (byte 0xe1 at byte 15)"),
 ])
 def test_a_header_with_a_repeated_or_unknown_column_is_refused_by_name(tmp_path, header, said):
-    (tmp_path / "mine.csv").write_text(f"{header}\nx.png,a,b,c\n")
+    (tmp_path / "mine.csv").write_bytes(f"{header}\nx.png,a,b,c\n".encode("latin-1"))
     with pytest.raises(DatasetError, match=re.escape(f"mine.csv: the header row {said}")):
+        read_pairs(tmp_path / "mine.csv")
+
+
+def test_a_file_saved_as_utf16_is_refused_by_what_would_help(tmp_path):
+    (tmp_path / "mine.csv").write_text("image,caption_a,caption_b\nx.png,a,b\n", encoding="utf-16")
+    with pytest.raises(DatasetError, match=r"mine.csv is saved as UTF-16: save it as UTF-8 \(in a spreadsheet: CSV "
+                                           r"UTF-8\)"):
         read_pairs(tmp_path / "mine.csv")
 
 
