@@ -107,7 +107,8 @@ class UnpackedStore:
 
     def __init__(self) -> None:
         self._root: Path | None = None
-        self._sizes: OrderedDict[str, int] = OrderedDict()
+        self._sizes: OrderedDict[str, int] = OrderedDict()  # by digest, the least recently used first
+        self._busy: dict[str, threading.Event] = {}  # the digests being unpacked, each set once it is done
         self._lock = threading.Lock()
 
     @property
@@ -118,41 +119,66 @@ class UnpackedStore:
         return self._root
 
     def used(self) -> int:
-        """Bytes the unpacked folders take, as their archives declare them."""
+        """Bytes the unpacked folders take, as their archives declare them (those being written included)."""
         with self._lock:
             return sum(self._sizes.values())
 
     def folder(self, upload: Path) -> Path:
-        """The folder ``upload`` is unpacked in, unpacked now unless it was before."""
-        budget = int(settings.current().uploads_mb * (1 << 20))
+        """The folder ``upload`` is unpacked in, unpacked now unless it was before; while another request unpacks
+        the same archive, this one waits for it (its own cancel token checked), and no other request waits."""
         name = digest(upload)
-        with self._lock:  # one unpacking at a time: the budget is counted before anything is written
-            if name in self._sizes:
-                self._sizes.move_to_end(name)
-                return self.root / name
-            try:
-                with zipfile.ZipFile(upload) as zf:
-                    members, total = _plan(zf, upload.stat().st_size, budget)
-                    self._evict(budget - total)
-                    partial = Path(tempfile.mkdtemp(dir=self.root))
-                    try:
-                        _write(zf, members, partial)
-                    except BaseException:
-                        shutil.rmtree(partial, ignore_errors=True)
-                        raise
-            except (zipfile.BadZipFile, EOFError, OSError) as exc:
-                raise DatasetError(f"{upload.name} is not a zip archive that can be read "
-                                   f"({getattr(exc, 'strerror', None) or exc})") from None
-            partial.rename(self.root / name)
-            self._sizes[name] = total
-            return self.root / name
+        while True:
+            with self._lock:
+                busy = self._busy.get(name)
+                if busy is None and name in self._sizes and (self.root / name).is_dir():
+                    self._sizes.move_to_end(name)
+                    return self.root / name
+                if busy is None:
+                    self._sizes.pop(name, None)  # never unpacked, or gone from the disk since
+                    self._busy[name] = threading.Event()
+                    break
+            while not busy.wait(0.1):
+                cancel.check()
+        try:
+            return self._unpack(upload, name)
+        finally:
+            with self._lock:
+                self._busy.pop(name).set()
 
-    def _evict(self, room: int) -> None:
-        """Remove the least recently used folders until the rest take at most ``room`` bytes."""
-        while self._sizes and sum(self._sizes.values()) > room:
-            old, size = self._sizes.popitem(last=False)
-            shutil.rmtree(self.root / old, ignore_errors=True)
-            log.info("removed an unpacked upload (%s) to keep within the disk budget", _mib(size))
+    def _unpack(self, upload: Path, name: str) -> Path:
+        budget = int(settings.current().uploads_mb * (1 << 20))
+        try:
+            with zipfile.ZipFile(upload) as zf:
+                members, total = _plan(zf, upload.stat().st_size, budget)
+                self._make_room(name, total, budget)
+                partial = Path(tempfile.mkdtemp(dir=self.root))
+                try:
+                    _write(zf, members, partial)
+                    partial.rename(self.root / name)
+                except BaseException:
+                    shutil.rmtree(partial, ignore_errors=True)
+                    with self._lock:
+                        self._sizes.pop(name, None)
+                    raise
+        except (zipfile.BadZipFile, EOFError, OSError) as exc:
+            raise DatasetError(f"{upload.name} is not a zip archive that can be read "
+                               f"({getattr(exc, 'strerror', None) or exc})") from None
+        return self.root / name
+
+    def _make_room(self, name: str, total: int, budget: int) -> None:
+        """Room for ``total`` bytes, kept for ``name`` before a byte is written: the least recently used folders
+        removed (not those being written), or refused while others' uploads being unpacked hold the room."""
+        with self._lock:
+            for old in [n for n in self._sizes if n not in self._busy]:
+                if sum(self._sizes.values()) + total <= budget:
+                    break
+                size = self._sizes.pop(old)
+                shutil.rmtree(self.root / old, ignore_errors=True)
+                log.info("removed an unpacked upload (%s) to keep within the disk budget", _mib(size))
+            if sum(self._sizes.values()) + total > budget:
+                raise DatasetError(f"the archive unpacks to {_mib(total)}, and the server's room for unpacked "
+                                   f"uploads ({_mib(budget)}) is taken by others being unpacked: try again shortly")
+            self._sizes[name] = total
 
     def unnamed(self, text: str) -> str:
         """``text`` with this store's folders taken out: a file unpacked here named by its path in its archive."""

@@ -4,6 +4,7 @@ inside named as not opened, and the unpacking stopped by the request's cancel to
 
 import io
 import os
+import shutil
 import threading
 import zipfile
 from dataclasses import replace
@@ -72,6 +73,8 @@ def test_uploads_stay_within_the_disk_budget_least_recently_used_removed_first(t
     with pytest.raises(DatasetError, match="unpacks to 195 KiB, more than the 102 KiB this server keeps for unpacked "
                                            "uploads: upload a smaller part"):
         uploads.benchmark_path(big, "pairs")
+    shutil.rmtree(first.parent)  # removed by something else (a temporary-files cleaner): unpacked again
+    assert uploads.benchmark_path(paths[0], "pairs") == first and first.is_file()
     root = store.root
     store.clear()  # as when the process ends (registered with atexit when the folder is made)
     assert not root.exists()
@@ -122,3 +125,32 @@ def test_unpacking_stops_at_the_requests_cancel_token(tmp_path, store):
         cancel.bind(threading.Event())
     assert on_disk(store) == 0 and store.used() == 0  # the partial folder removed
     assert uploads.benchmark_path(upload, "pairs").name == "pairs.csv"  # and a later request unpacks it whole
+
+
+def test_one_unpacking_makes_no_other_request_wait_and_the_same_archive_is_written_once(tmp_path, store, monkeypatch):
+    kept = zipped(tmp_path / "kept.zip", {"pairs.csv": PAIRS})
+    other = zipped(tmp_path / "other.zip", {"pairs.csv": PAIRS, "ok.png": noise(1000)})
+    unpacked = uploads.benchmark_path(kept, "pairs")
+    writing, release, written = threading.Event(), threading.Event(), []
+    real = archives._write
+
+    def slow_write(zf, members, into):  # an unpacking that takes as long as the test says
+        written.append(into)
+        writing.set()
+        assert release.wait(10)
+        real(zf, members, into)
+
+    monkeypatch.setattr(archives, "_write", slow_write)
+    found = []
+    first = threading.Thread(target=lambda: found.append(uploads.benchmark_path(other, "pairs")))
+    first.start()
+    assert writing.wait(10)
+    second = threading.Thread(target=lambda: found.append(uploads.benchmark_path(other, "pairs")))
+    second.start()
+    assert uploads.benchmark_path(kept, "pairs") == unpacked  # answered while the other archive is written
+    second.join(0.3)
+    assert second.is_alive()  # the same archive: it waits for the first request's unpacking
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert len(written) == 1 and len(found) == 2 and found[0] == found[1] and found[0].is_file()
