@@ -59,8 +59,10 @@ def _text(raw: bytes | None, number: int) -> str:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise RowError("(row)", f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at byte {exc.start + 1}): save the "
-                                f"file as UTF-8 (in a spreadsheet: CSV UTF-8)") from None
+        near = raw[max(exc.start - 12, 0):exc.start + 12].decode("cp1252", errors="replace")
+        raise RowError("(row)", f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at byte {exc.start + 1}, in "
+                                f"{near!r} as Windows-1252 reads it): save the file as UTF-8 (in a spreadsheet: CSV "
+                                f"UTF-8)") from None
     return text.removeprefix("\ufeff") if number == 1 else text
 
 

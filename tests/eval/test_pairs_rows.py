@@ -66,7 +66,7 @@ def test_a_row_over_the_row_limit_is_named_and_not_read(tmp_path, monkeypatch):
     ("image,caption_a,caption_b,captoin", "names 'captoin' (column 4), not a column of own pairs"),
     ("image,caption_a,caption_b,", "has an unnamed column (column 4)"),
     ('image,"caption_a,caption_b', "(line 1): a quote opens a field"),
-    ("\nimage,caption_\xe1,caption_b", "(line 2): not UTF-8 text (byte 0xe1 at byte 15)"),
+    ("\nimage,caption_\xe1,caption_b", "(line 2): not UTF-8 text (byte 0xe1 at byte 15, in 'age,caption_á,caption_b' as Windows-1252 reads it)"),
 ])
 def test_a_header_with_a_repeated_or_unknown_column_is_refused_by_name(tmp_path, header, said):
     (tmp_path / "mine.csv").write_bytes(f"{header}\nx.png,a,b,c\n".encode("latin-1"))
