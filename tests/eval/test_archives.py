@@ -5,9 +5,12 @@ inside named as not opened, and the unpacking stopped by the request's cancel to
 import io
 import os
 import shutil
+import subprocess
+import sys
 import threading
 import zipfile
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -154,3 +157,13 @@ def test_one_unpacking_makes_no_other_request_wait_and_the_same_archive_is_writt
     first.join(10)
     second.join(10)
     assert len(written) == 1 and len(found) == 2 and found[0] == found[1] and found[0].is_file()
+
+
+def test_a_process_that_ends_leaves_no_unpacked_upload(tmp_path):
+    upload = zipped(tmp_path / "mine.zip", {"pairs.csv": PAIRS})
+    code = f"from explorer.eval import uploads; print(uploads.benchmark_path({str(upload)!r}, 'pairs'))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[2])
+    unpacked = Path(done.stdout.strip())
+    assert done.returncode == 0 and unpacked.name == "pairs.csv", done.stderr
+    assert not unpacked.parent.parent.exists()  # the store's whole folder went with the process
