@@ -9,6 +9,7 @@ import logging
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+
 from PIL import Image, UnidentifiedImageError
 
 from explorer.core import cancel, settings
@@ -23,7 +24,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_CATEGORY = "pairs"  # a row's category when it names none
 BAD_NAMED = 3  # bad rows a file with no good row names in its refusal
-READS_KEPT = 4  # files' reads kept: Browse's load and its rows left out read a file once
+READS_KEPT, ROWS_KEPT = 4, 100_000  # files' reads kept (the last one whatever its rows): Browse's load and its
+# rows left out read a file once
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,7 @@ class BadRow:
         return f"line {self.line}, field {self.field!r}: {self.problem}"
 
 
-def _path_text(row: dict, name: str) -> str | None:
+def _field_text(row: dict, name: str) -> str | None:
     """A field's text as the row gives it (None where it is absent or empty), refused when it is no text or holds a
     control character."""
     value = row.get(name)
@@ -60,7 +62,7 @@ class _Images:
         self.checked: dict[Path, str] = {}
 
     def ref(self, row: dict, name: str, where: str) -> ImageRef:
-        value = (_path_text(row, name) or "").strip()
+        value = (_field_text(row, name) or "").strip()
         if not value:
             raise RowError(name, "empty: it needs an image path relative to the file")
         try:
@@ -102,7 +104,7 @@ def _captions(row: dict) -> tuple[str, str]:
     captions = []
     for name, which in (("caption_a", "A"), ("caption_b", "B")):
         try:
-            captions.append(clean_caption(_path_text(row, name), which))
+            captions.append(clean_caption(_field_text(row, name), which))
         except InputError as exc:
             raise RowError(name, str(exc)) from None
     if captions[0].lower() == captions[1].lower():
@@ -113,9 +115,9 @@ def _captions(row: dict) -> tuple[str, str]:
 def _item(row: dict, line: int, images: _Images, source: str) -> Item:
     where = f"{source}: line {line}"
     a, b = _captions(row)
-    category = (_path_text(row, "category") or "").strip() or DEFAULT_CATEGORY
+    category = (_field_text(row, "category") or "").strip() or DEFAULT_CATEGORY
     image = images.ref(row, "image", where)
-    if _path_text(row, "image_b") is not None:
+    if _field_text(row, "image_b") is not None:
         return Item(category, (image, images.ref(row, "image_b", where)), (a, b), id=f"line {line}")
     return Item(category, (image,), (a, b), id=f"line {line}")
 
@@ -144,7 +146,8 @@ def _read(path: Path) -> tuple[list[Item], list[BadRow]]:
     return items, bad
 
 
-_read_before: LRUCache[tuple[tuple[Item, ...], tuple[BadRow, ...]]] = LRUCache(READS_KEPT)
+_read_before: LRUCache[tuple[tuple[Item, ...], tuple[BadRow, ...]]] = LRUCache(
+    READS_KEPT, ROWS_KEPT, weigh=lambda read: len(read[0]) + len(read[1]))
 
 
 def read_pairs(path: Path) -> tuple[list[Item], list[BadRow]]:
@@ -153,8 +156,8 @@ def read_pairs(path: Path) -> tuple[list[Item], list[BadRow]]:
     path = Path(path)
     if not path.is_file():
         raise DatasetError(f"pairs: no file at {path}")
-    found_ = inside(path).stat()
-    key = f"{path.resolve()}:{found_.st_size}:{found_.st_mtime_ns}:{current_bases()}"
+    stat = inside(path).stat()
+    key = f"{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{current_bases()}"
     items, bad = _read_before.get_or_compute(key, lambda: tuple(map(tuple, _read(path))))
     return list(items), list(bad)
 
