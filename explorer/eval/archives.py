@@ -163,6 +163,8 @@ class UnpackedStore:
         except (zipfile.BadZipFile, EOFError, OSError) as exc:
             raise DatasetError(f"{upload.name} is not a zip archive that can be read "
                                f"({getattr(exc, 'strerror', None) or exc})") from None
+        except DatasetError as exc:
+            raise DatasetError(f"{upload.name}: {exc}") from None
         return self.root / name
 
     def _make_room(self, name: str, total: int, budget: int) -> None:

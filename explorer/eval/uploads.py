@@ -50,4 +50,7 @@ def benchmark_path(upload: str | Path, benchmark: str) -> Path:
     if suffix != ".zip":
         raise DatasetError(f"{upload.name}: upload a table ({', '.join(TABLES)}) or a .zip of the benchmark's folder")
     top = _single_folder(archives.STORE.folder(upload))
-    return _pairs_file(top) if benchmark == "pairs" else top
+    try:
+        return _pairs_file(top) if benchmark == "pairs" else top
+    except DatasetError as exc:
+        raise DatasetError(f"{upload.name}: {exc}") from None
