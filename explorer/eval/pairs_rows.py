@@ -181,5 +181,8 @@ def rows(path: Path) -> Iterator[Row]:
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".jsonl", ".ndjson"):
         raise DatasetError(f"{path.name}: own pairs are a .csv file with a header row or a .jsonl file")
-    with inside(path).open("rb") as f:
-        yield from _csv_rows(f, path.name) if suffix == ".csv" else _jsonl_rows(f)
+    try:
+        with inside(path).open("rb") as f:
+            yield from _csv_rows(f, path.name) if suffix == ".csv" else _jsonl_rows(f)
+    except OSError as exc:  # unreadable, or a folder given the name of a table: said without the server's path
+        raise DatasetError(f"{path.name} cannot be read ({exc.strerror or type(exc).__name__})") from None

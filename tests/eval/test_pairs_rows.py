@@ -81,6 +81,18 @@ def test_a_file_saved_as_utf16_is_refused_by_what_would_help(tmp_path):
         read_pairs(tmp_path / "mine.csv")
 
 
+def test_a_file_that_cannot_be_read_is_named_without_its_folder(tmp_path, monkeypatch):
+    (tmp_path / "mine.csv").write_text("image,caption_a,caption_b\n")
+
+    def refused(self, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(pairs_rows.Path, "open", refused)
+    with pytest.raises(DatasetError) as found:
+        read_pairs(tmp_path / "mine.csv")
+    assert str(found.value) == "mine.csv cannot be read (Permission denied)"
+
+
 def test_every_jsonl_field_is_checked_and_the_message_says_what_it_found(tmp_path):
     good = scenes(tmp_path, 1)[0]
     row = {"image": good[0], "caption_a": good[2], "caption_b": good[3]}
