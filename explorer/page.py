@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 
 from explorer.models.loader import load_encoder
 from explorer.commands.model_args import add_model_args, encoder_spec
@@ -42,6 +43,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     engine = Engine(encoder, method_options=options, budget_mb=settings.model_budget_mb,
                     max_models=settings.max_models)
     demo = build_app(engine, Serving.of(settings))
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # stopped, it closes as on Ctrl-C: atexit's clean-up
     demo.launch(server_name=settings.host, server_port=settings.port, share=settings.share,
                 max_file_size=settings.max_file_size)
     return 0

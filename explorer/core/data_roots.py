@@ -72,6 +72,11 @@ def confined(bases: tuple[Path, ...] | None) -> Iterator[None]:
         _BASES.reset(token)
 
 
+def current_bases() -> tuple[Path, ...] | None:
+    """The folders ``inside`` holds paths to here (None: any path)."""
+    return _BASES.get()
+
+
 def inside(path: Path) -> Path:
     """``path`` when it resolves (links followed) inside the current bases, else ``OutsideRoots``; any path outside
     a ``confined`` block, or in one with bases None."""

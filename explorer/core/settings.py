@@ -50,6 +50,9 @@ class Settings:
                                              "variable separates them with the system's path separator)",
                                          "EXPLORER_DATA_ROOTS", shown="none: the page reads no typed path, only "
                                                                       "uploads", sections=("serving",))
+    uploads_mb: float = setting(2048.0, "disk Browse's unpacked .zip uploads may take, all users together (MiB): the "
+                                        "least recently used is removed to make room, and all of them when the "
+                                        "server stops", "EXPLORER_UPLOADS_MB", flag=False, sections=("serving",))
     model: str | None = setting(None, "open_clip model name", "EXPLORER_MODEL", shown="the embedded `world-clip`")
     pretrained: str | None = setting(None, "open_clip pretrained tag, e.g. openai (needs the model hub or its cache)",
                                      "EXPLORER_PRETRAINED")

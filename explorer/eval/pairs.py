@@ -5,27 +5,27 @@ a swap (caption A belongs to image, B to image_b). A bad row is reported by its 
 
 from __future__ import annotations
 
-import csv
-import json
 import logging
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from PIL import Image, UnidentifiedImageError
 
-from explorer.core import settings
-from explorer.core.data_roots import OUTSIDE, OutsideRoots, inside
-from explorer.eval.dataset_loaders import DatasetError, ImageRef, json_problem, per_category
-from explorer.images.inputs import InputError, clean_caption
+from explorer.core import cancel, settings
+from explorer.core.cache import LRUCache
+from explorer.core.data_roots import OUTSIDE, OutsideRoots, current_bases, inside
 from explorer.core.items import Item
+from explorer.eval.dataset_loaders import DatasetError, ImageRef, per_category
+from explorer.eval.pairs_rows import RowError, control_character, found, rows
+from explorer.images.inputs import InputError, clean_caption
 
 log = logging.getLogger(__name__)
 
-REQUIRED = ("image", "caption_a", "caption_b")
-OPTIONAL = ("image_b", "category")
 DEFAULT_CATEGORY = "pairs"  # a row's category when it names none
+BAD_NAMED = 3  # bad rows a file with no good row names in its refusal
+READS_KEPT, ROWS_KEPT = 4, 100_000  # files' reads kept (the last one whatever its rows): Browse's load and its
+# rows left out read a file once
 
 
 @dataclass(frozen=True)
@@ -40,82 +40,71 @@ class BadRow:
         return f"line {self.line}, field {self.field!r}: {self.problem}"
 
 
-class RowError(Exception):
-    def __init__(self, field: str, problem: str) -> None:
-        super().__init__(problem)
-        self.field = field
-
-
-def _rows(path: Path) -> Iterator[tuple[int, dict | None, str]]:
-    """(line, row or None, why not) for each data row of a CSV or JSON Lines file."""
-    if path.suffix.lower() == ".csv":
-        with inside(path).open(newline="", encoding="utf-8-sig") as f:
-            reader = csv.DictReader(f)
-            missing = [name for name in REQUIRED if name not in (reader.fieldnames or [])]
-            if missing:
-                raise DatasetError(f"{path.name}: the header row lacks {', '.join(missing)} (it needs "
-                                   f"{', '.join(REQUIRED)}; optional {', '.join(OPTIONAL)})")
-            start = 2
-            for row in reader:
-                yield start, row, ""
-                start = reader.line_num + 1
-        return
-    if path.suffix.lower() not in (".jsonl", ".ndjson"):
-        raise DatasetError(f"{path.name}: own pairs are a .csv file with a header row or a .jsonl file")
-    with inside(path).open(encoding="utf-8") as f:
-        for line, text in enumerate(f, start=1):
-            if not text.strip():
-                continue
-            try:
-                row = json.loads(text)
-            except json.JSONDecodeError as exc:
-                yield line, None, f"not valid JSON ({json_problem(exc, line=False)})"
-                continue
-            yield (line, row, "") if isinstance(row, dict) else (line, None, "not a JSON object")
-
-
-def _image(row: dict, name: str, root: Path, where: str) -> ImageRef:
+def _field_text(row: dict, name: str) -> str | None:
+    """A field's text as the row gives it (None where it is absent or empty), refused when it is no text or holds a
+    control character."""
     value = row.get(name)
-    if not isinstance(value, str) or not value.strip():
-        raise RowError(name, "empty: it needs an image path relative to the file")
-    try:
-        path = inside(root / value.strip())
-    except OutsideRoots:
-        raise RowError(name, f"the path {OUTSIDE}") from None
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise RowError(name, f"{found(value)}, not text")
+    problem = control_character(value)
+    if problem:
+        raise RowError(name, problem)
+    return value
+
+
+class _Images:
+    """The image files one read has checked, each once however many rows name it (its problem, or "")."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.checked: dict[Path, str] = {}
+
+    def ref(self, row: dict, name: str, where: str) -> ImageRef:
+        value = (_field_text(row, name) or "").strip()
+        if not value:
+            raise RowError(name, "empty: it needs an image path relative to the file")
+        try:
+            path = inside(self.root / value)
+        except OutsideRoots:
+            raise RowError(name, f"the path {OUTSIDE}") from None
+        if path not in self.checked:
+            cancel.check()
+            self.checked[path] = _image_problem(path, value)
+        if self.checked[path]:
+            raise RowError(name, self.checked[path])
+        return ImageRef(where, path=path)
+
+
+def _image_problem(path: Path, value: str) -> str:
+    """What makes the file a row names no image this app reads ("" for none): missing, no image, more pixels than it
+    reads, cut short; found by its header and its chunks' checksums (no pixel decoded), not while scoring. Said with
+    the row's own words for the file, never the server's path."""
     if not path.is_file():
-        raise RowError(name, f"no image file at {path}")
-    _check_image(path, name)
-    return ImageRef(where, path=path)
-
-
-def _check_image(path: Path, name: str) -> None:
-    """A file that is no image, has more pixels than the app reads or is cut short is the row's fault, found here by
-    its header and its chunks' checksums (no pixel decoded), not while scoring."""
+        return f"no image file at {value!r} (a path relative to the pairs file)"
     limit = settings.current().max_pixels
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(path) as im:
                 if im.width * im.height > limit:
-                    raise RowError(name, f"{path.name} is {im.width} x {im.height} pixels, more than the {limit:,} "
-                                         f"this app reads")
+                    return f"{path.name} is {im.width} x {im.height} pixels, more than the {limit:,} this app reads"
                 im.verify()
     except Image.DecompressionBombError:
-        raise RowError(name, f"{path.name} has more pixels than the {limit:,} this app reads") from None
+        return f"{path.name} has more pixels than the {limit:,} this app reads"
     except UnidentifiedImageError:
-        raise RowError(name, f"{path.name} is not an image PIL can read") from None
+        return f"{path.name} is not an image PIL can read"
     except (OSError, SyntaxError, ValueError) as exc:
-        raise RowError(name, f"{path.name} is damaged or cut short ({exc})") from None
+        return f"{path.name} is damaged or cut short ({exc})"
+    return ""
 
 
 def _captions(row: dict) -> tuple[str, str]:
     captions = []
     for name, which in (("caption_a", "A"), ("caption_b", "B")):
-        value = row.get(name)
-        if value is not None and not isinstance(value, str):
-            raise RowError(name, f"not text (a {type(value).__name__})")
         try:
-            captions.append(clean_caption(value, which))
+            captions.append(clean_caption(_field_text(row, name), which))
         except InputError as exc:
             raise RowError(name, str(exc)) from None
     if captions[0].lower() == captions[1].lower():
@@ -123,13 +112,13 @@ def _captions(row: dict) -> tuple[str, str]:
     return captions[0], captions[1]
 
 
-def _item(row: dict, line: int, root: Path, source: str) -> Item:
+def _item(row: dict, line: int, images: _Images, source: str) -> Item:
     where = f"{source}: line {line}"
     a, b = _captions(row)
-    image = _image(row, "image", root, where)
-    category = str(row.get("category") or "").strip() or DEFAULT_CATEGORY
-    if row.get("image_b") not in (None, ""):
-        return Item(category, (image, _image(row, "image_b", root, where)), (a, b), id=f"line {line}")
+    category = (_field_text(row, "category") or "").strip() or DEFAULT_CATEGORY
+    image = images.ref(row, "image", where)
+    if _field_text(row, "image_b") is not None:
+        return Item(category, (image, images.ref(row, "image_b", where)), (a, b), id=f"line {line}")
     return Item(category, (image,), (a, b), id=f"line {line}")
 
 
@@ -137,19 +126,15 @@ def _kind(item: Item) -> str:
     return "two-image" if len(item.images) == 2 else "one-image"
 
 
-def read_pairs(path: Path) -> tuple[list[Item], list[BadRow]]:
-    """Every good row of the file as an item, and every bad one with its line and field."""
-    path = Path(path)
-    if not path.is_file():
-        raise DatasetError(f"pairs: no file at {path}")
+def _read(path: Path) -> tuple[list[Item], list[BadRow]]:
     items: list[Item] = []
     bad: list[BadRow] = []
-    for line, row, why in _rows(path):
-        if row is None:
-            bad.append(BadRow(line, "(row)", why))
-            continue
+    images = _Images(path.parent)
+    for line, row, why in rows(path):
         try:
-            item = _item(row, line, path.parent, path.name)
+            if why is not None:
+                raise why
+            item = _item(row, line, images, path.name)
         except RowError as exc:
             bad.append(BadRow(line, exc.field, str(exc)))
             continue
@@ -161,6 +146,22 @@ def read_pairs(path: Path) -> tuple[list[Item], list[BadRow]]:
     return items, bad
 
 
+_read_before: LRUCache[tuple[tuple[Item, ...], tuple[BadRow, ...]]] = LRUCache(
+    READS_KEPT, ROWS_KEPT, weigh=lambda read: len(read[0]) + len(read[1]))
+
+
+def read_pairs(path: Path) -> tuple[list[Item], list[BadRow]]:
+    """Every good row of the file as an item, and every bad one with its line and field. A file read before, as it
+    is and under the same confinement, is not read again (a load and its rows left out read it once)."""
+    path = Path(path)
+    if not path.is_file():
+        raise DatasetError(f"pairs: no file at {path}")
+    stat = inside(path).stat()
+    key = f"{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{current_bases()}"
+    items, bad = _read_before.get_or_compute(key, lambda: tuple(map(tuple, _read(path))))
+    return list(items), list(bad)
+
+
 def load_pairs(data: Path, images: Path | None = None, limit: int | None = None) -> list[Item]:
     """The registry's loader: the good rows (``limit`` per category), each bad row logged by line and field."""
     if images is not None:
@@ -169,5 +170,7 @@ def load_pairs(data: Path, images: Path | None = None, limit: int | None = None)
     for row in bad:
         log.warning("%s: skipped %s", Path(data).name, row)
     if not items:
-        raise DatasetError(f"{Path(data).name}: no usable row ({len(bad)} skipped)")
+        first = "; ".join(map(str, bad[:BAD_NAMED])) + ("; ..." if len(bad) > BAD_NAMED else "")
+        raise DatasetError(f"{Path(data).name}: no usable row ({len(bad)} left out: {first})" if bad else
+                           f"{Path(data).name}: no row below its header")
     return per_category(items, limit)

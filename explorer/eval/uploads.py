@@ -1,71 +1,43 @@
-"""A benchmark given by upload: a table as it is, or a .zip of the benchmark's folder unpacked safely (no name that
-leaves the folder, no link, bounded in files and bytes as they are written, whatever the archive declares)."""
+"""A benchmark given by upload: a table as it is, or a .zip of the benchmark's folder unpacked within a bounded cost
+(``explorer.eval.archives``)."""
 
 from __future__ import annotations
 
-import hashlib
-import shutil
-import tempfile
-import zipfile
-from functools import cache
-from pathlib import Path, PurePosixPath
+import os
+from pathlib import Path
 
+from explorer.eval import archives
+from explorer.eval.archives import NESTED, metadata
 from explorer.eval.dataset_loaders import DatasetError
 
-MAX_FILES = 20_000
-MAX_BYTES = 2 << 30  # unpacked, all files together
 TABLES = (".csv", ".jsonl", ".ndjson", ".json", ".parquet")
-_CHUNK = 1 << 20
-
-
-@cache
-def _unpacked_root() -> Path:
-    return Path(tempfile.mkdtemp(prefix="explorer-uploads-"))
-
-
-def _member_path(name: str) -> PurePosixPath:
-    """An archive member's name as a relative path, or a ``DatasetError`` for one that would leave the folder."""
-    path = PurePosixPath(name.replace("\\", "/"))
-    if not path.parts or path.is_absolute() or ".." in path.parts or ":" in path.parts[0]:
-        raise DatasetError(f"the archive names {name!r}, a path out of its folder: it is not unpacked")
-    return path
-
-
-def _unpack(archive: Path, into: Path) -> None:
-    """Every member of ``archive`` written under ``into``, within ``MAX_FILES`` and ``MAX_BYTES``."""
-    written = 0
-    with zipfile.ZipFile(archive) as zf:
-        members = zf.infolist()
-        if len(members) > MAX_FILES:
-            raise DatasetError(f"the archive holds {len(members):,} files, more than the {MAX_FILES:,} unpacked here")
-        for info in members:
-            target = into / _member_path(info.filename)
-            if info.is_dir():
-                target.mkdir(parents=True, exist_ok=True)
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with zf.open(info) as src, target.open("wb") as dst:  # a link is written as a file holding its target
-                while block := src.read(_CHUNK):
-                    written += len(block)
-                    if written > MAX_BYTES:
-                        raise DatasetError(f"the archive unpacks to more than {MAX_BYTES >> 20:,} MiB: "
-                                           f"upload a smaller part")
-                    dst.write(block)
+PAIRS_TABLES = (".csv", ".jsonl", ".ndjson")
 
 
 def _single_folder(folder: Path) -> Path:
     """The archive's one top folder when it holds nothing else (a zipped folder), else the archive's own."""
-    inner = [p for p in folder.iterdir() if p.name != "__MACOSX"]
+    inner = list(folder.iterdir())
     return inner[0] if len(inner) == 1 and inner[0].is_dir() else folder
 
 
 def _pairs_file(folder: Path) -> Path:
-    """The one own-pairs table in an unpacked archive."""
-    found = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in (".csv", ".jsonl", ".ndjson"))
+    """The one own-pairs table in an unpacked archive; archives inside it are named as not opened."""
+    files = [p for p in sorted(folder.rglob("*")) if p.is_file() and not metadata(p.relative_to(folder))]
+    found = [p for p in files if p.suffix.lower() in PAIRS_TABLES]
     if len(found) != 1:
         names = ", ".join(str(p.relative_to(folder)) for p in found[:5]) or "none"
-        raise DatasetError(f"own pairs need one .csv or .jsonl file in the archive (found {names})")
+        nested = [str(p.relative_to(folder)) for p in files if p.suffix.lower() in NESTED]
+        inside = (f"; it holds the archive{'s' if len(nested) > 1 else ''} {', '.join(nested[:5])}, not opened here: "
+                  f"zip the folder itself" if nested else "")
+        raise DatasetError(f"own pairs need one .csv or .jsonl file in the archive (found {names}{inside})")
     return found[0]
+
+
+def without_server_paths(text: str, upload: str | Path | None = None) -> str:
+    """A message about an upload with the server's folders taken out: a file of an unpacked archive named by its path
+    in the archive, an uploaded table by its own name."""
+    text = archives.STORE.unnamed(text)
+    return text.replace(f"{Path(upload).parent}{os.sep}", "") if upload else text
 
 
 def benchmark_path(upload: str | Path, benchmark: str) -> Path:
@@ -77,21 +49,8 @@ def benchmark_path(upload: str | Path, benchmark: str) -> Path:
         return upload
     if suffix != ".zip":
         raise DatasetError(f"{upload.name}: upload a table ({', '.join(TABLES)}) or a .zip of the benchmark's folder")
-    digest = hashlib.sha256(upload.read_bytes()).hexdigest()[:24]
-    folder = _unpacked_root() / digest
-    if not folder.is_dir():
-        partial = Path(tempfile.mkdtemp(dir=_unpacked_root()))
-        try:
-            _unpack(upload, partial)
-        except (zipfile.BadZipFile, OSError) as exc:
-            shutil.rmtree(partial, ignore_errors=True)
-            raise DatasetError(f"{upload.name} is not a zip archive that can be read ({exc})") from None
-        except DatasetError:
-            shutil.rmtree(partial, ignore_errors=True)
-            raise
-        try:
-            partial.rename(folder)
-        except OSError:  # the same archive unpacked meanwhile by another request
-            shutil.rmtree(partial, ignore_errors=True)
-    top = _single_folder(folder)
-    return _pairs_file(top) if benchmark == "pairs" else top
+    top = _single_folder(archives.STORE.folder(upload))
+    try:
+        return _pairs_file(top) if benchmark == "pairs" else top
+    except DatasetError as exc:
+        raise DatasetError(f"{upload.name}: {exc}") from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import re
 import warnings
@@ -10,7 +11,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from explorer.core import settings
+from explorer.core import cancel, settings
 from explorer.core.cache import LRUCache
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,15 @@ def _notices(name: str, im: Image.Image) -> list[str]:
     return out
 
 
+class _Checked(io.BufferedReader):
+    """An image file whose every read checks the request's cancel token: a huge image's decoding, which reads its
+    file a block at a time, stops between blocks once the request is given up."""
+
+    def read(self, size: int | None = -1) -> bytes:
+        cancel.check()
+        return super().read(size)
+
+
 def read_image(path: str | Path, max_side: int | None = None) -> tuple[Image.Image, list[str]]:
     """Open any image file the user gives, with notices about it; a clear ``InputError`` for anything else (the
     ``max_pixels`` setting refuses one too large; ``max_side`` None is the setting's)."""
@@ -75,7 +85,7 @@ def read_image(path: str | Path, max_side: int | None = None) -> tuple[Image.Ima
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            with Image.open(path) as im:
+            with _Checked(io.FileIO(path)) as f, Image.open(f) as im:  # the header read: refused by size unread
                 if im.width * im.height > max_pixels:
                     raise InputError(f"{path.name} is {im.width} x {im.height} pixels, too many: {too_big}")
                 notices = _notices(path.name, im)

@@ -22,10 +22,12 @@ from explorer.ui import browse_overview
 from explorer.ui.guard import guarded, plain, warn
 from explorer.ui.main_tab import MainInputs
 from explorer.ui.serving import Serving
-from explorer.eval.uploads import benchmark_path
+from explorer.eval.uploads import benchmark_path, without_server_paths
 
 SEND_DIR = Path(tempfile.mkdtemp(prefix="explorer-send-"))
 FEWER = ", or with fewer items per category"
+SMALLER = (", or with a smaller file (split it): a load reads every row of a file and checks each image it names, "
+           "however few items per category it keeps")
 SHOWN_SIDE = 320
 SKIPPED_SHOWN = 10  # bad rows of an own pairs file named in the status, the first ones
 GLOBAL = REGISTRY["global"].label  # the cosines shown are its
@@ -81,7 +83,11 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
     items_state = gr.State([])
     selection = gr.State([])
 
-    @guarded(lambda message: ([], [], gr.update(), gr.update(), message), serving.time_limit_s, FEWER)
+    def load_hint(benchmark: str, *_, **__) -> str:
+        """What would help a load that ran over the limit: a world benchmark makes fewer items, a file is read whole."""
+        return SMALLER if getattr(BENCHMARKS.get(benchmark), "from_files", False) else FEWER
+
+    @guarded(lambda message: ([], [], gr.update(), gr.update(), message), serving.time_limit_s, load_hint)
     def load(benchmark: str, data: str, limit: float | None, upload: str | None = None):
         per_category = items_per_category(limit)
         try:
@@ -92,13 +98,13 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
             items = load_items(benchmark, path, per_category, access=access)
             rows_left_out = left_out(benchmark, path, access=access)
         except (DatasetError, ValueError) as exc:
-            return [], [], gr.update(), gr.update(), f"**Cannot load:** {plain(str(exc))}"
+            return [], [], gr.update(), gr.update(), f"**Cannot load:** {plain(without_server_paths(str(exc), upload))}"
         cats = ["all"] + sorted({it.category for it in items})
         keep = list(range(len(items)))
         said = f"Loaded {len(items)} items."
         if rows_left_out:
             said += f" Left out {len(rows_left_out)} rows:  \n" + "  \n".join(
-                plain(row) for row in rows_left_out[:SKIPPED_SHOWN])
+                plain(without_server_paths(row, upload)) for row in rows_left_out[:SKIPPED_SHOWN])
             said += "  \n..." if len(rows_left_out) > SKIPPED_SHOWN else ""
         return (items, keep, gr.update(choices=cats, value="all"), gr.update(maximum=max(1, len(keep) - 1), value=0),
                 said)
@@ -134,7 +140,7 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
         try:
             images = item.pictures(BROWSE_SIZE)
         except DatasetError as exc:
-            return None, None, *hidden, warn(f"Cannot show this item: {exc}")
+            return None, None, *hidden, warn(f"Cannot show this item: {without_server_paths(str(exc))}")
         models = [engine.model(m) for m in (model, browse_overview.second_model(model_b)) if m]
         readings = {m.label: read(m.methods, item, images) for m in models}
         pictures = _readings_side_by_side(item, readings) if len(readings) == 2 else hidden

@@ -100,17 +100,23 @@ def abandon(session: str) -> int:
 def page_closed(request: gr.Request) -> None:
     """``demo.unload``'s handler: gradio calls it when a page's heartbeat connection drops (the tab closed, the
     browser gone), which a request already running is not told of (gradio cancels only the requests of a page that
-    asks, and its queue merely stops sending to a closed page); its work stops at its next ``cancel.check()``."""
+    asks, and its queue merely stops sending to a closed page); its work stops at its next ``cancel.check()``. Only
+    the page's own heartbeat counts: the handler called through the queue, where a caller may name any session,
+    stops nothing."""
+    path = getattr(getattr(request, "url", None), "path", "")
+    if not path.endswith(f"/heartbeat/{request.session_hash}"):
+        log.warning("page_closed asked for by a request, not by a page's heartbeat: nothing stopped")
+        return
     abandon(request.session_hash)
 
 
 def guarded(on_error: Callable[[str], Any], time_limit: float | None = None,
-            hint: str = "") -> Callable[[Callable], Callable]:
+            hint: str | Callable[..., str] = "") -> Callable[[Callable], Callable]:
     """Wrap a handler so every failure returns ``on_error(message)`` instead of raising into gradio.
 
     With ``time_limit`` the handler becomes a coroutine that runs the work on a worker thread with its own
     cancellation token (``explorer.core.cancel``): the token is set when the request runs over the limit (the page gets a
-    message ending in ``hint``) or is abandoned (gradio cancels the coroutine, or the page is closed:
+    message ending in ``hint``, or in what ``hint`` says of the handler's arguments) or is abandoned (gradio cancels the coroutine, or the page is closed:
     ``page_closed``), and the work stops at its next ``cancel.check()``.
     """
     def wrap(fn: Callable) -> Callable:
@@ -142,7 +148,8 @@ def guarded(on_error: Callable[[str], Any], time_limit: float | None = None,
                 token.set()
                 log.warning("%s took longer than %.0f s: stopped", fn.__name__, time_limit)
                 return on_error(warn(f"This took longer than the server's limit of {time_limit:.0f} s per request "
-                                     f"and was stopped (the server may be busy). Try again{hint}."))
+                                     f"and was stopped (the server may be busy). Try again"
+                                     f"{hint(*args, **kwargs) if callable(hint) else hint}."))
             except asyncio.CancelledError:  # the user left or cancelled: the work stops at its next check
                 token.set()
                 log.info("%s abandoned: stopping it", fn.__name__)

@@ -6,6 +6,7 @@ import json
 import struct
 import zipfile
 import zlib
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from explorer.eval.benchmark_registry import left_out, load_items
 from explorer.core.data_roots import DataAccess, OutsideRoots
 from explorer.eval.dataset_loaders import DatasetError
 from explorer.eval.pairs import read_pairs
+from explorer.core import settings
 from explorer.eval import uploads
 
 CAPTIONS = "a red square,a blue square"
@@ -165,10 +167,10 @@ def test_an_archive_that_leaves_its_folder_or_unpacks_too_large_is_refused(tmp_p
         upload.write_bytes(zipped({name: b"x"}))
         with pytest.raises(DatasetError, match="a path out of its folder"):
             uploads.benchmark_path(upload, "pairs")
-    monkeypatch.setattr(uploads, "MAX_BYTES", 1000)
+    monkeypatch.setattr(settings, "_current", replace(settings.current(), uploads_mb=1000 / (1 << 20)))
     upload = tmp_path / "big.zip"
     upload.write_bytes(zipped({"a.csv": b"0" * 5000}))  # a few dozen bytes packed
-    with pytest.raises(DatasetError, match="unpacks to more than"):
+    with pytest.raises(DatasetError, match="unpacks to 5 KiB, more than the 1 KiB this server keeps"):
         uploads.benchmark_path(upload, "pairs")
     (tmp_path / "note.txt").write_text("x")
     with pytest.raises(DatasetError, match="upload a table"):

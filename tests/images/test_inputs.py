@@ -83,3 +83,31 @@ def test_a_kept_image_is_decoded_once_per_version_of_its_file(tmp_path):
     assert again is not first and again.size == (50, 30)
     with pytest.raises(InputError, match="No file at gone.png"):
         read_image_kept(tmp_path / "gone.png")
+
+
+class GivenUpAfter:
+    """A cancel token that reads as set from its ``n``-th look on, counting the looks."""
+
+    def __init__(self, n: int) -> None:
+        self.n, self.looks = n, 0
+
+    def is_set(self) -> bool:
+        self.looks += 1
+        return self.looks >= self.n
+
+
+def test_a_large_images_decoding_stops_when_its_request_is_given_up(tmp_path):
+    from explorer.core import cancel
+
+    noise = np.random.default_rng(0).integers(0, 256, (1500, 1500, 3), dtype=np.uint8)
+    path = save(tmp_path, Image.fromarray(noise), "large.png")  # ~6.5 MB: about a hundred blocks to decode
+    whole = GivenUpAfter(10**9)
+    cancel.bind(whole)
+    try:
+        load_image(path)
+        assert whole.looks > 50  # the decoding looks at the token block by block
+        cancel.bind(GivenUpAfter(20))  # given up in the middle of the pixels
+        with pytest.raises(cancel.Cancelled):
+            load_image(path)
+    finally:
+        cancel.bind(None)
