@@ -60,6 +60,10 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
                    help="follow image paths that a benchmark's files point outside its folder (absolute, '..' or a "
                         "link leading out); without it each such row is refused and named by line, and the rest "
                         "scored. Only for files you trust")
+    e.add_argument("--strict-ties", action="store_true",
+                   help="count a tie with the right caption as a miss on every benchmark; by default What'sUp keeps "
+                        "its authors' argmax, where a tie with the first option (the right one) counts right. The "
+                        "report gives each What'sUp subset's ties either way")
     e.add_argument("--methods", default="global",
                    help=f"comma-separated scoring methods, compared in one run on the same items: {METHODS} "
                         f"(default %(default)s; their options: --set)")
@@ -150,15 +154,19 @@ def run(args: argparse.Namespace) -> int:
             shards_b = Shards(ctx, Path(run_dir) / "compare" if run_dir else None, shard_config(args, other))
             results, results_b, comparison = evaluate_pair(
                 methods, methods_b, args.benchmark, limit, args.split.split(","), args.data, args.images,
-                shards=(shards, shards_b), access=access, left_out=unreadable, view=asked)
+                shards=(shards, shards_b), access=access, left_out=unreadable, view=asked,
+                strict_ties=args.strict_ties)
             compared = {"model_b": other.label, "comparison_test": COMPARISON_TEST, "results_b": results_b,
                         "comparison": comparison}
         else:
             results = evaluate(methods, args.benchmark, limit, args.split.split(","), args.data, args.images,
-                               shards=shards, access=access, left_out=unreadable, view=asked)
+                               shards=shards, access=access, left_out=unreadable, view=asked,
+                               strict_ties=args.strict_ties)
         report = {"benchmark": args.benchmark, "model": encoder.label, "limit": limit, "world_size": ctx.world_size,
                   "view": reading_said(args.benchmark, asked), "shards": shards.report(), "interval": intervals.METHOD,
                   "results": results, **compared}
+        if BENCHMARKS[args.benchmark].first_wins_ties:
+            report["ties"] = "a miss (--strict-ties)" if args.strict_ties else "the first option wins (the authors')"
         if run_dir:  # how many outcomes a rerun read back, and why the others were scored
             report["resumed"] = shards.resumed()
         if BENCHMARKS[args.benchmark].from_files:

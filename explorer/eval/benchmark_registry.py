@@ -41,6 +41,8 @@ class Benchmark:
     citation: str = ""  # whose benchmark, where published
     tests: str = ""  # what it tests, in a few words
     scores: str = ""  # its metric, in words
+    headline: str = "pooled"  # its "all" cell: every item pooled, or (its paper's figure) the mean over its kinds
+    first_wins_ties: bool = False  # its authors' argmax: a tie with the first caption (the right one) counts right
     reads: str | None = None  # the view its authors' script reads a picture in ("raw": the model's own preprocess,
     # which centre-crops), where it has authors' numbers to equal; None: the setting's view (``--view``)
 
@@ -98,14 +100,16 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
               tests="Visual Genome relations and attributions against their swaps", scores="accuracy"),
     Benchmark("colorswap", colorswap.load_colorswap, reads=AUTHORS, citation="Burapacheep et al., 2024",
               tests="colour words moved to other objects, Winoground's schema", scores="text, image and group"),
-    Benchmark("whatsup", whatsup.load_whatsup, reads=AUTHORS, extras=whatsup.extras, citation="Kamath et al., EMNLP 2023",
+    Benchmark("whatsup", whatsup.load_whatsup, reads=AUTHORS, headline="mean", first_wins_ties=True,
+              extras=whatsup.extras, citation="Kamath et al., EMNLP 2023",
               tests="spatial relations (left, right, on, under, in front, behind) in controlled and COCO/GQA images",
               scores="accuracy; pair and set accuracy on the controlled subsets; accuracy per preposition"),
     Benchmark("sugarcrepe-pp", sugarcrepe_pp.load_sugarcrepe_pp, reads=AUTHORS, metric="itt", extras=sugarcrepe_pp.extras,
               citation="Dumpala et al., NeurIPS 2024 Datasets and Benchmarks",
               tests="two captions meaning the same in other words against one hard negative",
               scores="ITT (both positives above the negative) and TOT (text encoder alone)"),
-    Benchmark("valse", valse.load_valse, reads=AUTHORS, metric="pairwise", citation="Parcalabescu et al., ACL 2022",
+    Benchmark("valse", valse.load_valse, reads=AUTHORS, headline="mean", metric="pairwise",
+              citation="Parcalabescu et al., ACL 2022",
               tests="existence, plurals, counting, relations, actions, coreference: a caption against its foil",
               scores="pairwise accuracy acc_r on the annotator-validated items"),
     Benchmark("eqben", eqben.load_eqben, reads=AUTHORS, citation="Wang et al., ICCV 2023",
@@ -139,11 +143,14 @@ def benchmark(name: str) -> Benchmark:
 
 
 def load_items(name: str, data: str | Path | None = None, limit: int | None = None, images: str | Path | None = None,
-               split: str | None = None, access: DataAccess = DataAccess(), view: str | None = None) -> list[Item]:
+               split: str | None = None, access: DataAccess = DataAccess(), view: str | None = None,
+               strict_ties: bool = False) -> list[Item]:
     """A benchmark's items: ``limit`` per kind (per world split and kind, or per public category; the world's
     default 50); a world benchmark's ``split``, or all its test splits when None; a public one's files at ``data``,
     read as ``access`` allows (the CLI's by default: any data path, the paths its files name kept inside its folder).
-    Each item holds the view its pictures are read in (``info["view"]``): ``view`` where asked, else its authors'."""
+    Each item holds the view its pictures are read in (``info["view"]``): ``view`` where asked, else its authors';
+    and where its authors count a tie with the first caption right, that rule (``info["ties"]``) unless
+    ``strict_ties``."""
     b = benchmark(name)
     if not b.from_files:
         items = [it for s in ([split] if split else world.SPLITS) for it in b.load(s, limit or 50)]
@@ -151,8 +158,9 @@ def load_items(name: str, data: str | Path | None = None, limit: int | None = No
         with _reading(name, data, images, access) as (path, image_folder):
             items = b.load(path, image_folder, limit)
         log.info("%s: %d items from %s, read in the %s view", name, len(items), data, b.reading(view))
-    reads = view or b.reads
-    return [replace(it, info={**it.info, "view": reads}) for it in items] if reads else items
+    marks = {"view": view or b.reads, "ties": "first" if b.first_wins_ties and not strict_ties else None}
+    marks = {k: v for k, v in marks.items() if v}
+    return [replace(it, info={**it.info, **marks}) for it in items] if marks else items
 
 
 def left_out(name: str, data: str | Path | None, images: str | Path | None = None,
