@@ -52,10 +52,11 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
                    help="the benchmark's files in its own published layout (a folder; for pairs, or a single table, "
                         "the file): needed for every benchmark but world and world-single; a missing or malformed "
                         "file is reported by name and field")
-    e.add_argument("--images", metavar="DIR",
+    e.add_argument("--images", metavar="DIR", action="append",
                    help="the folder of the images the benchmark's files name, where it is not the benchmark's own "
-                        "(default: sugarcrepe's DATA/val2017, aro's DATA/images or DATA, ...); not for pairs, whose "
-                        "image paths are relative to their file")
+                        "(default: sugarcrepe's DATA/val2017, aro's DATA/images or DATA, ...); valse: repeatable, "
+                        "each folder looked in after DATA (FOIL-it's COCO val2014 lies apart in its config.py); not "
+                        "for pairs, whose image paths are relative to their file")
     e.add_argument("--allow-outside", action="store_true",
                    help="follow image paths that a benchmark's files point outside its folder (absolute, '..' or a "
                         "link leading out); without it each such row is refused and named by line, and the rest "

@@ -20,6 +20,7 @@ from explorer.core.items import Item
 from explorer.eval.pairs import load_pairs, read_pairs
 
 log = logging.getLogger(__name__)
+MANY_IMAGE_ROOTS = ("valse",)  # benchmarks whose authors' config reads images from several folders
 AUTHORS = "raw"  # how every public benchmark's official script reads a picture: the model's own preprocess
 WORLD_LIMIT = 200  # an evaluation's world items per split and kind unless asked otherwise (public ones: every item)
 
@@ -142,7 +143,8 @@ def benchmark(name: str) -> Benchmark:
     return BENCHMARKS[name]
 
 
-def load_items(name: str, data: str | Path | None = None, limit: int | None = None, images: str | Path | None = None,
+def load_items(name: str, data: str | Path | None = None, limit: int | None = None,
+               images: str | Path | Sequence[str | Path] | None = None,
                split: str | None = None, access: DataAccess = DataAccess(), view: str | None = None,
                strict_ties: bool = False) -> list[Item]:
     """A benchmark's items: ``limit`` per kind (per world split and kind, or per public category; the world's
@@ -174,17 +176,23 @@ def left_out(name: str, data: str | Path | None, images: str | Path | None = Non
 
 
 @contextmanager
-def _reading(name: str, data: str | Path | None, images: str | Path | None,
-             access: DataAccess) -> Iterator[tuple[Path, Path | None]]:
-    """The benchmark's data path and image folder as ``access`` reads them, with every file read inside the block
-    confined to the benchmark's folders; a path refused by ``access`` as a ``DatasetError`` naming nothing of it."""
+def _reading(name: str, data: str | Path | None, images: str | Path | Sequence[str | Path] | None,
+             access: DataAccess) -> Iterator[tuple[Path, Path | tuple[Path, ...] | None]]:
+    """The benchmark's data path and image folder (VALSE: folders) as ``access`` reads them, with every file read
+    inside the block confined to the benchmark's folders; a path refused by ``access`` as a ``DatasetError`` naming
+    nothing of it."""
     if not data:
         raise ValueError(f"{name} needs the path of its files (in the benchmark's own layout)")
+    folders = [Path(f) for f in ([images] if isinstance(images, (str, Path)) else images or [])]
+    if len(folders) > 1 and name not in MANY_IMAGE_ROOTS:
+        raise DatasetError(f"{name} takes one image folder, got {len(folders)} (several only for "
+                           f"{', '.join(MANY_IMAGE_ROOTS)})")
     try:
-        path, folder = access.typed(str(data)), Path(images) if images else None
+        path = access.typed(str(data))
         if not path.exists():
             raise DatasetError(f"{name}: no file or folder at {data}")
-        with confined(None if access.outside else access.bases(path, folder)):
-            yield path, folder
+        bases = access.bases(path) + tuple(f.resolve() for f in folders)
+        with confined(None if access.outside else bases):
+            yield path, (tuple(folders) if name in MANY_IMAGE_ROOTS else folders[0] if folders else None)
     except OutsideRoots as exc:
         raise DatasetError(f"{name}: {exc}") from None

@@ -58,11 +58,12 @@ def _controlled(rows: list, name: str, subset: str, root: Path) -> list[Item]:
         options = row.get("caption_options")
         if not isinstance(options, list) or len(options) < 2 or not all(isinstance(c, str) for c in options):
             raise DatasetError(f"{where}: field 'caption_options' should be a list of captions, the right one first")
-        parts = Path(path).parts  # the path the authors' code opens from its repository root, whose data/ is ours
+        parts = Path(path).parts  # the path the authors' code opens from its repository root
         try:
             if Path(path).is_absolute() or ".." in parts:
                 raise OutsideRoots(OUTSIDE)
-            ref = first_inside(root, [Path(*parts[k:]) for k in range(len(parts))])
+            # the repository's data/ is ours: data/controlled_images/x first, then shorter, then as written
+            ref = first_inside(root, [Path(*parts[k:]) for k in (*range(1, len(parts)), 0)])
         except OutsideRoots:
             raise DatasetError(f"{where}: its image path {OUTSIDE}") from None
         file = path.split("/")[-1]  # the authors' key: object_preposition[_of]_object.jpeg
