@@ -145,14 +145,14 @@ def run(args: argparse.Namespace) -> int:
         encoder, options = load_encoder(encoder_spec(args.settings)), method_options(args.set)
         methods = [get_method(m, encoder, **options.get(m, {})) for m in args.methods.split(",")]
         run_dir = args.run_dir or (f"{args.json}.shards" if args.json else None)
-        shards = Shards(ctx, Path(run_dir) if run_dir else None, shard_config(args, encoder))
+        shards = Shards(ctx, Path(run_dir), shard_config(args, encoder)) if run_dir else Shards(ctx)
         limit = eval_limit(args.benchmark, args.limit)
         access, unreadable = DataAccess(outside=args.allow_outside), []
         compared: dict = {}
         if args.compare:
             other = load_encoder(compared_spec(args.compare, args.settings))
             methods_b = [get_method(m, other, **options.get(m, {})) for m in args.methods.split(",")]
-            shards_b = Shards(ctx, Path(run_dir) / "compare" if run_dir else None, shard_config(args, other))
+            shards_b = Shards(ctx, Path(run_dir) / "compare", shard_config(args, other)) if run_dir else Shards(ctx)
             results, results_b, comparison = evaluate_pair(
                 methods, methods_b, args.benchmark, limit, args.split.split(","), args.data, args.images,
                 shards=(shards, shards_b), access=access, left_out=unreadable, view=asked,

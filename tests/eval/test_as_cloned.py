@@ -14,7 +14,7 @@ from PIL import Image
 from explorer.core.data_roots import DataAccess
 from explorer.eval.benchmark_registry import load_items
 from explorer.eval.dataset_loaders import DatasetError
-from layout_fixtures import colorswap, sugarcrepe_pp, valse, whatsup
+from layout_fixtures import colorswap, sugarcrepe, sugarcrepe_pp, valse, whatsup
 
 
 def test_sugarcrepe_pp_from_the_repository_root(tmp_path):
@@ -80,3 +80,16 @@ def test_whatsup_names_the_image_path_it_tried(tmp_path):
     with pytest.raises(DatasetError) as err:
         item.images[0].load()
     assert str(root / first.removeprefix("data/")) in str(err.value) and "data/data" not in str(err.value)
+
+
+@pytest.mark.parametrize("name, build, inner", [
+    ("sugarcrepe", lambda root: sugarcrepe(root / "data"), "data"),
+    ("whatsup", lambda root: whatsup(root / "data"), "data"),
+    ("valse", lambda root: valse(root), "data"),
+    ("colorswap", lambda root: colorswap(root / "data"), "data"),
+])
+def test_the_repository_root_reads_as_its_data_folder(tmp_path, name, build, inner):
+    """``--data`` at a cloned repository's root finds the files its scripts read from ``data/``."""
+    build(tmp_path / "repo")
+    from_root, from_data = load_items(name, tmp_path / "repo"), load_items(name, tmp_path / "repo" / inner)
+    assert [(it.id, it.captions) for it in from_root] == [(it.id, it.captions) for it in from_data] and from_root
