@@ -47,7 +47,8 @@ def main() -> None:
                 verdicts = [(o["global"].text, o["global"].image) for o in outcomes]  # text, and image where two
                 found[view] = (verdicts, {k: v for k, v in cell.items() if k not in ("n", "ci", "kinds")})
             (raw, cell_raw), (whole, cell_whole) = found["raw"], found["whole"]
-            record["benchmarks"][name] = {"items": len(raw), "verdicts_changed": sum(a != b for a, b in zip(raw, whole)),
+            changed = sum(a != b for a, b in zip(raw, whole))
+            record["benchmarks"][name] = {"items": len(raw), "verdicts_changed": changed,
                                           "authors_reading": cell_raw, "whole_view": cell_whole}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(record, indent=2) + "\n")

@@ -52,8 +52,9 @@ def test_winoground_matches_text_image_and_group_correct(tmp_path, embedded, cos
     _, found = verdicts(cosine, "winoground", root)
     results = evaluate([cosine], "winoground", None, data=root)["global"]
     rows = [json.loads(line) for line in (root / "examples.jsonl").read_text().splitlines()]
-    sims = [cosines(embedded, [Image.open(root / "images" / f"{r[k]}.png").convert("RGB") for k in ("image_0", "image_1")],
-                    [r["caption_0"], r["caption_1"]]) for r in rows]
+    pictures = [[Image.open(root / "images" / f"{r[k]}.png").convert("RGB") for k in ("image_0", "image_1")]
+                for r in rows]
+    sims = [cosines(embedded, p, [r["caption_0"], r["caption_1"]]) for p, r in zip(pictures, rows)]
     assert_wino(results, [r["tag"] for r in rows], found, wino_reference(wino_scores(sims)))
 
 

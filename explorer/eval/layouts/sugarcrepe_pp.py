@@ -1,9 +1,9 @@
 """SugarCrepe++ (Dumpala et al., NeurIPS 2024 Datasets and Benchmarks): SugarCrepe's images with two captions that
 mean the same in other words and one hard negative. Published as ``data/<category>.json`` at the repository's root
 (replace_att, replace_obj, replace_rel, swap_att, swap_obj): lists of ``{id, filename, caption, caption2,
-negative_caption}`` over COCO val2017 images, which ``VLMs/download_coco_images.sh`` puts in ``VLMs/images/``. Scored as the authors do: ITT (image-to-text), both positives closer
-to the image than the negative; TOT (text-only), the two positives closer to each other than either is to the
-negative, by the text encoder alone."""
+negative_caption}`` over COCO val2017 images, which ``VLMs/download_coco_images.sh`` puts in ``VLMs/images/``.
+Scored as the authors do: ITT (image-to-text), both positives closer to the image than the negative; TOT (text-only),
+the two positives closer to each other than either is to the negative, by the text encoder alone."""
 
 from __future__ import annotations
 
