@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
                 shards=(shards, shards_b), access=access, left_out=unreadable, view=asked,
                 strict_ties=args.strict_ties)
             compared = {"model_b": other.label, "comparison_test": COMPARISON_TEST, "results_b": results_b,
-                        "comparison": comparison}
+                        "comparison": comparison, **({"resumed_b": shards_b.resumed()} if run_dir else {})}
         else:
             results = evaluate(methods, args.benchmark, limit, args.split.split(","), args.data, args.images,
                                shards=shards, access=access, left_out=unreadable, view=asked,
