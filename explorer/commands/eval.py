@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import argparse
 import ast
+from dataclasses import replace
 
 from explorer import world
 from explorer.commands.common import SPLIT_HELP, print_report
 from explorer.commands.model_args import encoder_spec, model_command
 from explorer.eval.benchmark_registry import BENCHMARKS, WORLD_LIMIT, left_out
-from explorer.core.settings import Settings
+from explorer.core.settings import Settings, use
 
 NAME = "eval"
 METHODS = "global, sgi, tflocal, tfglobal, finetune, powerset"  # explorer/methods/, named here without importing torch
@@ -25,11 +26,21 @@ COMPARISON_TEST = {"diff": "B - A, points of the group score (one image: top-1) 
                    "mcnemar_p_holm": "mcnemar_p Holm-adjusted over every cell of the comparison (one family)"}
 
 
+VIEW_HELP = ("what of a picture every method reads: whole (a picture that is not square padded to a square with its "
+             "own background, a small drawing enlarged) or raw (the picture as it is: the model's preprocess "
+             "centre-crops it). Default: a public benchmark as its authors' script reads it (raw, the model's own "
+             "preprocess), so that its numbers are the authors'; the world and your own pairs as EXPLORER_VIEW says "
+             "(whole unless set); docs/views.md")
+
+
 def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
     e = model_command(sub, settings, NAME, "evaluate scoring methods on a benchmark", run, description=__doc__,
                       json="also write the report to this JSON file, with a CSV and an HTML bar chart beside it (same "
                            "name, .csv and .html), and keep each rank's per-item outcomes in JSON.shards/ so that a "
                            "rerun resumes")
+    # unless asked, each benchmark is read as its own (a public one: as its authors' script), else as the setting says
+    e.set_defaults(view=None, setting_view=settings.view)
+    e._option_string_actions["--view"].help = VIEW_HELP
     e.add_argument("--benchmark", choices=list(BENCHMARKS), default="world",
                    help="world: two-object swaps of the synthetic world (attribute, size, relation, object); "
                         "world-single: one object, told among every object's caption; sugarcrepe, winoground, bivlc, "
@@ -41,14 +52,19 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
                    help="the benchmark's files in its own published layout (a folder; for pairs, or a single table, "
                         "the file): needed for every benchmark but world and world-single; a missing or malformed "
                         "file is reported by name and field")
-    e.add_argument("--images", metavar="DIR",
+    e.add_argument("--images", metavar="DIR", action="append",
                    help="the folder of the images the benchmark's files name, where it is not the benchmark's own "
-                        "(default: sugarcrepe's DATA/val2017, aro's DATA/images or DATA, ...); not for pairs, whose "
-                        "image paths are relative to their file")
+                        "(default: sugarcrepe's DATA/val2017, aro's DATA/images or DATA, ...); valse: repeatable, "
+                        "each folder looked in after DATA (FOIL-it's COCO val2014 lies apart in its config.py); not "
+                        "for pairs, whose image paths are relative to their file")
     e.add_argument("--allow-outside", action="store_true",
                    help="follow image paths that a benchmark's files point outside its folder (absolute, '..' or a "
                         "link leading out); without it each such row is refused and named by line, and the rest "
                         "scored. Only for files you trust")
+    e.add_argument("--strict-ties", action="store_true",
+                   help="count a tie with the right caption as a miss on every benchmark; by default What'sUp keeps "
+                        "its authors' argmax, where a tie with the first option (the right one) counts right. The "
+                        "report gives each What'sUp subset's ties either way")
     e.add_argument("--methods", default="global",
                    help=f"comma-separated scoring methods, compared in one run on the same items: {METHODS} "
                         f"(default %(default)s; their options: --set)")
@@ -99,15 +115,14 @@ def eval_limit(benchmark: str, limit: int | None) -> int | None:
 
 
 def shard_config(args: argparse.Namespace, encoder) -> dict:
-    """What a rerun must share with the run whose shard files it reads back (the weights file by size and time, and
-    the code that scored them)."""
+    """What a rerun must share with the run whose shard files it reads back: the model and its weights (their
+    digest), the methods and their options, the view and the code that scored them; the items' content is compared
+    item by item (``explorer.eval.item_keys``)."""
     from explorer.core.shards import code_fingerprint
+    from explorer.training.state import digest
 
-    weights = encoder.checkpoint.stat() if encoder.checkpoint else None
-    return {"benchmark": args.benchmark, "data": args.data, "images": args.images, "methods": args.methods,
-            "split": args.split, "limit": eval_limit(args.benchmark, args.limit), "set": args.set,
-            "allow_outside": args.allow_outside, "model": encoder.label,
-            "weights": [weights.st_size, weights.st_mtime_ns] if weights else None,
+    return {"benchmark": args.benchmark, "methods": args.methods, "set": args.set, "model": encoder.label,
+            "weights": digest(encoder.model), "view": BENCHMARKS[args.benchmark].reading(args.view),
             "code": code_fingerprint()}
 
 
@@ -124,32 +139,50 @@ def run(args: argparse.Namespace) -> int:
 
     if BENCHMARKS[args.benchmark].from_files and not args.data:
         raise SystemExit(f"--data PATH is needed for {args.benchmark}: the benchmark's files in its own layout")
+    asked = args.view  # None: each benchmark read as its own
+    args.settings = use(replace(args.settings, view=asked or args.setting_view))
     with distributed.session() as ctx:
         encoder, options = load_encoder(encoder_spec(args.settings)), method_options(args.set)
         methods = [get_method(m, encoder, **options.get(m, {})) for m in args.methods.split(",")]
         run_dir = args.run_dir or (f"{args.json}.shards" if args.json else None)
-        shards = Shards(ctx, Path(run_dir) if run_dir else None, shard_config(args, encoder))
+        shards = Shards(ctx, Path(run_dir), shard_config(args, encoder)) if run_dir else Shards(ctx)
         limit = eval_limit(args.benchmark, args.limit)
         access, unreadable = DataAccess(outside=args.allow_outside), []
         compared: dict = {}
         if args.compare:
             other = load_encoder(compared_spec(args.compare, args.settings))
             methods_b = [get_method(m, other, **options.get(m, {})) for m in args.methods.split(",")]
-            shards_b = Shards(ctx, Path(run_dir) / "compare" if run_dir else None, shard_config(args, other))
+            shards_b = Shards(ctx, Path(run_dir) / "compare", shard_config(args, other)) if run_dir else Shards(ctx)
             results, results_b, comparison = evaluate_pair(
                 methods, methods_b, args.benchmark, limit, args.split.split(","), args.data, args.images,
-                shards=(shards, shards_b), access=access, left_out=unreadable)
+                shards=(shards, shards_b), access=access, left_out=unreadable, view=asked,
+                strict_ties=args.strict_ties)
             compared = {"model_b": other.label, "comparison_test": COMPARISON_TEST, "results_b": results_b,
-                        "comparison": comparison}
+                        "comparison": comparison, **({"resumed_b": shards_b.resumed()} if run_dir else {})}
         else:
             results = evaluate(methods, args.benchmark, limit, args.split.split(","), args.data, args.images,
-                               shards=shards, access=access, left_out=unreadable)
+                               shards=shards, access=access, left_out=unreadable, view=asked,
+                               strict_ties=args.strict_ties)
         report = {"benchmark": args.benchmark, "model": encoder.label, "limit": limit, "world_size": ctx.world_size,
-                  "shards": shards.report(), "interval": intervals.METHOD, "results": results, **compared}
+                  "view": reading_said(args.benchmark, asked), "shards": shards.report(), "interval": intervals.METHOD,
+                  "results": results, **compared}
+        if BENCHMARKS[args.benchmark].first_wins_ties:
+            report["ties"] = "a miss (--strict-ties)" if args.strict_ties else "the first option wins (the authors')"
+        if run_dir:  # how many outcomes a rerun read back, and why the others were scored
+            report["resumed"] = shards.resumed()
         if BENCHMARKS[args.benchmark].from_files:
             report["skipped"] = left_out(args.benchmark, args.data, args.images, access) + unreadable
     tables = ("results", "results_b", "comparison") if args.compare else ("results",)
     return print_report(report, args.json, tables) if ctx.is_main else 0
+
+
+def reading_said(benchmark: str, asked: str | None) -> str:
+    """The view the report's pictures were read in, in words."""
+    b = BENCHMARKS[benchmark]
+    view = b.reading(asked)
+    if not asked and b.reads:
+        return f"{view}: as its authors' script reads it (the model's own preprocess, which centre-crops)"
+    return f"{view}: asked" if asked else f"{view}: the setting's"
 
 
 def compared_spec(name: str, settings: Settings):

@@ -28,6 +28,8 @@ from explorer.eval.dataset_loaders import DatasetError
 from explorer import world
 from explorer.eval.benchmark_registry import benchmark as registered
 from explorer.eval.benchmark_registry import load_items
+from explorer.eval.headline import POOLED, mean_over_kinds
+from explorer.eval.item_keys import item_keys
 from explorer.eval.layouts import with_extras
 from explorer.core.intervals import percent_intervals
 from explorer.core.items import Item
@@ -100,6 +102,8 @@ def outcome(item: Item, s: np.ndarray) -> Outcome:
             if j != i:
                 image = image and bool(s[own, i] > s[own, j])
                 gaps.append(s[own, i] - s[own, j])
+    if item.info.get("ties") == "first":  # the authors' argmax: the first of the highest captions is the answer
+        picked = [int(s[:, i].argmax()) for i in range(len(item.right))]
     return Outcome(picked == list(item.right), image, round(float(min(gaps)), 6), tuple(picked))
 
 
@@ -107,11 +111,16 @@ def _size(method: ScoringMethod, render_size: int | None) -> int | None:
     return render_size or getattr(method.encoder, "image_size", None)
 
 
+def view_of(item: Item) -> str:
+    """The view an item's pictures are read in: its own (a public benchmark's authors', or the one asked), else the
+    setting's."""
+    return item.info.get("view") or settings.current().view
+
+
 def _states(item: Item, size: int | None) -> list[ImageState] | Unreadable:
     """The item's images as states, or why they cannot be read (the rest of its chunk is scored all the same)."""
     try:
-        view = settings.current().view
-        return [view_state(im, view) for im in item.pictures(size)]
+        return [view_state(im, view_of(item)) for im in item.pictures(size)]
     except DatasetError as exc:
         log.warning("left out %s: %s", item.id or item.kind, exc)
         return Unreadable(str(exc))
@@ -193,11 +202,11 @@ def item_outcomes(methods: Sequence[ScoringMethod], items: Sequence[Item], bench
     ``benchmark``'s size.
 
     The items are one task of ``shards`` (default: this process alone, nothing kept on disk; a shard file keeps each
-    outcome's ``record``).
+    outcome's ``record``, read back by a rerun only where the item's content is the same: ``item_keys``).
     """
-    b = registered(benchmark)
-    found = (shards or Shards()).outcomes(task or b.name, items, partial(_records, methods, render_size), b.chunk,
-                                          progress)
+    b, shards = registered(benchmark), shards or Shards()
+    keys = item_keys(items) if shards.path else None  # a stored outcome is read back only for the same content
+    found = shards.outcomes(task or b.name, items, partial(_records, methods, render_size), b.chunk, progress, keys)
     return [_read(record) for record in found]
 
 
@@ -213,6 +222,11 @@ def summary(methods: Sequence[ScoringMethod], items: Sequence[Item], outcomes: S
     kinds, found = [it.kind for it, _ in kept], [f for _, f in kept]
     score = partial(percentages, metric=b.metric)
     results = {m.name: grouped(kinds, [f[m.name] for f in found], score, b.overall) for m in methods}
+    if b.headline == "mean":  # its paper's figure: the mean over subsets or pieces; the pooled one kept by name
+        for m in methods:
+            cells = results[m.name]
+            cells[POOLED] = cells.pop("all")
+            cells["all"] = mean_over_kinds(kinds, [f[m.name].correct for f in found], b.metric)
     if b.extras is None or not methods:  # the scores its authors count beside these (What'sUp's pairs, TOT)
         return results
     more = b.extras([it for it, _ in kept], {m.name: [f[m.name] for f in found] for m in methods}, methods[0].encoder)
@@ -228,13 +242,16 @@ def evaluate_items(methods: Sequence[ScoringMethod], items: Sequence[Item], benc
 
 
 def benchmark_tasks(benchmark: str, limit: int | None, splits: Sequence[str] = world.SPLITS, data: Path | None = None,
-                    images: Path | None = None,
-                    access: DataAccess = DataAccess()) -> list[tuple[str | None, list[Item]]]:
+                    images: Path | None = None, access: DataAccess = DataAccess(),
+                    view: str | None = None, strict_ties: bool = False) -> list[tuple[str | None, list[Item]]]:
     """An evaluation's items as tasks: ``(SPLIT, items)`` per world split, or ``(None, items)`` for a public
-    benchmark's files; ``limit`` items per split and kind, or per category; files read as ``access`` allows."""
+    benchmark's files; ``limit`` items per split and kind, or per category; files read as ``access`` allows; each
+    item read in ``view`` where asked (else its benchmark's reading, ``Benchmark.reading``), and a tie counted a miss
+    everywhere with ``strict_ties``."""
     if registered(benchmark).from_files:
-        return [(None, load_items(benchmark, data, limit, images, access=access))]
-    return [(split, load_items(benchmark, limit=limit, split=split)) for split in splits]
+        return [(None, load_items(benchmark, data, limit, images, access=access, view=view, strict_ties=strict_ties))]
+    return [(split, load_items(benchmark, limit=limit, split=split, view=view, strict_ties=strict_ties))
+            for split in splits]
 
 
 def placed(results: dict, split: str | None, found: dict[str, dict]) -> dict:
@@ -250,12 +267,13 @@ def placed(results: dict, split: str | None, found: dict[str, dict]) -> dict:
 def evaluate(methods: Sequence[ScoringMethod], benchmark: str, limit: int | None, splits: Sequence[str] = world.SPLITS,
              data: Path | None = None, images: Path | None = None, render_size: int | None = None,
              shards: Shards | None = None, progress: Progress | None = None, access: DataAccess = DataAccess(),
-             left_out: list[str] | None = None) -> dict:
+             left_out: list[str] | None = None, view: str | None = None, strict_ties: bool = False) -> dict:
     """``{METHOD: {SPLIT: scores}}`` for a world benchmark (each split one task of ``shards``), ``{METHOD: scores}``
     for a public one; ``limit`` items per split and kind, or per category; its files read as ``access`` allows, and
-    each item whose images cannot be read said in ``left_out``."""
+    each item whose images cannot be read said in ``left_out``; the pictures read in ``view`` where asked, else as
+    the benchmark's authors read them (``Benchmark.reading``); a tie a miss everywhere with ``strict_ties``."""
     results: dict = {m.name: {} for m in methods}
-    for split, items in benchmark_tasks(benchmark, limit, splits, data, images, access):
+    for split, items in benchmark_tasks(benchmark, limit, splits, data, images, access, view, strict_ties):
         placed(results, split, evaluate_items(methods, items, benchmark, render_size, progress, shards, task=split,
                                               left_out=left_out))
     return results

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from explorer.core import cancel
+from explorer.core import cancel, settings
 from explorer import world
 from explorer.core.data_roots import DataAccess, OutsideRoots, confined
 from explorer.eval.dataset_loaders import DatasetError, load_aro, load_bivlc, load_sugarcrepe, load_winoground
@@ -20,6 +20,8 @@ from explorer.core.items import Item
 from explorer.eval.pairs import load_pairs, read_pairs
 
 log = logging.getLogger(__name__)
+MANY_IMAGE_ROOTS = ("valse",)  # benchmarks whose authors' config reads images from several folders
+AUTHORS = "raw"  # how every public benchmark's official script reads a picture: the model's own preprocess
 WORLD_LIMIT = 200  # an evaluation's world items per split and kind unless asked otherwise (public ones: every item)
 
 
@@ -40,6 +42,14 @@ class Benchmark:
     citation: str = ""  # whose benchmark, where published
     tests: str = ""  # what it tests, in a few words
     scores: str = ""  # its metric, in words
+    headline: str = "pooled"  # its "all" cell: every item pooled, or (its paper's figure) the mean over its kinds
+    first_wins_ties: bool = False  # its authors' argmax: a tie with the first caption (the right one) counts right
+    reads: str | None = None  # the view its authors' script reads a picture in ("raw": the model's own preprocess,
+    # which centre-crops), where it has authors' numbers to equal; None: the setting's view (``--view``)
+
+    def reading(self, asked: str | None = None) -> str:
+        """The view its pictures are read in: ``asked`` (``--view``), else its authors', else the setting's."""
+        return asked or self.reads or settings.current().view
 
     @property
     def menu(self) -> str:
@@ -79,29 +89,32 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
               citation="this project's synthetic world",
               tests="one object's shape told from another shape, its colour from another colour (chance 50%)",
               scores="top-1"),
-    Benchmark("sugarcrepe", load_sugarcrepe, citation="Hsieh et al., NeurIPS 2023",
+    Benchmark("sugarcrepe", load_sugarcrepe, reads=AUTHORS, citation="Hsieh et al., NeurIPS 2023",
               tests="a caption against a hard negative that adds, replaces or swaps an object, attribute or relation",
               scores="accuracy"),
-    Benchmark("winoground", load_winoground, citation="Thrush et al., CVPR 2022",
+    Benchmark("winoground", load_winoground, reads=AUTHORS, citation="Thrush et al., CVPR 2022",
               tests="two images and two captions with the same words in another order",
               scores="text, image and group"),
-    Benchmark("bivlc", load_bivlc, citation="Miranda et al., NeurIPS 2024 Datasets and Benchmarks",
+    Benchmark("bivlc", load_bivlc, reads=AUTHORS, citation="Miranda et al., NeurIPS 2024 Datasets and Benchmarks",
               tests="SugarCrepe's negatives with a generated image for each", scores="text, image and group"),
-    Benchmark("aro", load_aro, citation="Yuksekgonul et al., ICLR 2023",
+    Benchmark("aro", load_aro, reads=AUTHORS, citation="Yuksekgonul et al., ICLR 2023",
               tests="Visual Genome relations and attributions against their swaps", scores="accuracy"),
-    Benchmark("colorswap", colorswap.load_colorswap, citation="Burapacheep et al., 2024",
+    Benchmark("colorswap", colorswap.load_colorswap, reads=AUTHORS, citation="Burapacheep et al., 2024",
               tests="colour words moved to other objects, Winoground's schema", scores="text, image and group"),
-    Benchmark("whatsup", whatsup.load_whatsup, extras=whatsup.extras, citation="Kamath et al., EMNLP 2023",
+    Benchmark("whatsup", whatsup.load_whatsup, reads=AUTHORS, headline="mean", first_wins_ties=True,
+              extras=whatsup.extras, citation="Kamath et al., EMNLP 2023",
               tests="spatial relations (left, right, on, under, in front, behind) in controlled and COCO/GQA images",
               scores="accuracy; pair and set accuracy on the controlled subsets; accuracy per preposition"),
-    Benchmark("sugarcrepe-pp", sugarcrepe_pp.load_sugarcrepe_pp, metric="itt", extras=sugarcrepe_pp.extras,
+    Benchmark("sugarcrepe-pp", sugarcrepe_pp.load_sugarcrepe_pp, reads=AUTHORS, metric="itt",
+              extras=sugarcrepe_pp.extras,
               citation="Dumpala et al., NeurIPS 2024 Datasets and Benchmarks",
               tests="two captions meaning the same in other words against one hard negative",
               scores="ITT (both positives above the negative) and TOT (text encoder alone)"),
-    Benchmark("valse", valse.load_valse, metric="pairwise", citation="Parcalabescu et al., ACL 2022",
+    Benchmark("valse", valse.load_valse, reads=AUTHORS, headline="mean", metric="pairwise",
+              citation="Parcalabescu et al., ACL 2022",
               tests="existence, plurals, counting, relations, actions, coreference: a caption against its foil",
               scores="pairwise accuracy acc_r on the annotator-validated items"),
-    Benchmark("eqben", eqben.load_eqben, citation="Wang et al., ICCV 2023",
+    Benchmark("eqben", eqben.load_eqben, reads=AUTHORS, citation="Wang et al., ICCV 2023",
               tests="two images with a visual-minimal change (video frames, Kubric, StableDiffusion)",
               scores="text, image and group"),
     Benchmark("world-colorswap", published.colorswap_items, from_files=False, citation="ColorSwap's idea on the world",
@@ -131,18 +144,26 @@ def benchmark(name: str) -> Benchmark:
     return BENCHMARKS[name]
 
 
-def load_items(name: str, data: str | Path | None = None, limit: int | None = None, images: str | Path | None = None,
-               split: str | None = None, access: DataAccess = DataAccess()) -> list[Item]:
+def load_items(name: str, data: str | Path | None = None, limit: int | None = None,
+               images: str | Path | Sequence[str | Path] | None = None,
+               split: str | None = None, access: DataAccess = DataAccess(), view: str | None = None,
+               strict_ties: bool = False) -> list[Item]:
     """A benchmark's items: ``limit`` per kind (per world split and kind, or per public category; the world's
     default 50); a world benchmark's ``split``, or all its test splits when None; a public one's files at ``data``,
-    read as ``access`` allows (the CLI's by default: any data path, the paths its files name kept inside its folder)."""
+    read as ``access`` allows (the CLI's by default: any data path, the paths its files name kept inside its folder).
+    Each item holds the view its pictures are read in (``info["view"]``): ``view`` where asked, else its authors';
+    and where its authors count a tie with the first caption right, that rule (``info["ties"]``) unless
+    ``strict_ties``."""
     b = benchmark(name)
     if not b.from_files:
-        return [it for s in ([split] if split else world.SPLITS) for it in b.load(s, limit or 50)]
-    with _reading(name, data, images, access) as (path, image_folder):
-        items = b.load(path, image_folder, limit)
-    log.info("%s: %d items from %s", name, len(items), data)
-    return items
+        items = [it for s in ([split] if split else world.SPLITS) for it in b.load(s, limit or 50)]
+    else:
+        with _reading(name, data, images, access) as (path, image_folder):
+            items = b.load(path, image_folder, limit)
+        log.info("%s: %d items from %s, read in the %s view", name, len(items), data, b.reading(view))
+    marks = {"view": view or b.reads, "ties": "first" if b.first_wins_ties and not strict_ties else None}
+    marks = {k: v for k, v in marks.items() if v}
+    return [replace(it, info={**it.info, **marks}) for it in items] if marks else items
 
 
 def left_out(name: str, data: str | Path | None, images: str | Path | None = None,
@@ -156,17 +177,23 @@ def left_out(name: str, data: str | Path | None, images: str | Path | None = Non
 
 
 @contextmanager
-def _reading(name: str, data: str | Path | None, images: str | Path | None,
-             access: DataAccess) -> Iterator[tuple[Path, Path | None]]:
-    """The benchmark's data path and image folder as ``access`` reads them, with every file read inside the block
-    confined to the benchmark's folders; a path refused by ``access`` as a ``DatasetError`` naming nothing of it."""
+def _reading(name: str, data: str | Path | None, images: str | Path | Sequence[str | Path] | None,
+             access: DataAccess) -> Iterator[tuple[Path, Path | tuple[Path, ...] | None]]:
+    """The benchmark's data path and image folder (VALSE: folders) as ``access`` reads them, with every file read
+    inside the block confined to the benchmark's folders; a path refused by ``access`` as a ``DatasetError`` naming
+    nothing of it."""
     if not data:
         raise ValueError(f"{name} needs the path of its files (in the benchmark's own layout)")
+    folders = [Path(f) for f in ([images] if isinstance(images, (str, Path)) else images or [])]
+    if len(folders) > 1 and name not in MANY_IMAGE_ROOTS:
+        raise DatasetError(f"{name} takes one image folder, got {len(folders)} (several only for "
+                           f"{', '.join(MANY_IMAGE_ROOTS)})")
     try:
-        path, folder = access.typed(str(data)), Path(images) if images else None
+        path = access.typed(str(data))
         if not path.exists():
             raise DatasetError(f"{name}: no file or folder at {data}")
-        with confined(None if access.outside else access.bases(path, folder)):
-            yield path, folder
+        bases = access.bases(path) + tuple(f.resolve() for f in folders)
+        with confined(None if access.outside else bases):
+            yield path, (tuple(folders) if name in MANY_IMAGE_ROOTS else folders[0] if folders else None)
     except OutsideRoots as exc:
         raise DatasetError(f"{name}: {exc}") from None

@@ -9,7 +9,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 from PIL import Image
 
-from explorer.eval.accuracy import outcome, score_chunk, similarities
+from explorer.eval.accuracy import outcome, score_chunk, similarities, view_of
+from explorer.images.fit import view_state
 from explorer.images.inputs import whole_number
 from explorer.core.items import DEFAULT_SIZE, Item
 from explorer.methods import ScoringMethod
@@ -44,10 +45,21 @@ def rule(item: Item) -> str:
 
 
 def read(methods: Mapping[str, ScoringMethod], item: Item, images: Sequence[Image.Image]) -> Reading:
-    """Every method's similarities on the item's loaded ``images``, and its verdict (``accuracy.outcome``)."""
-    found = {name: similarities(m, images, item.captions) for name, m in methods.items()}
+    """Every method's similarities on the item's loaded ``images`` read in its view (``accuracy.view_of``, as the
+    evaluation reads them), and its verdict (``accuracy.outcome``)."""
+    seen = [view_state(im, view_of(item)) for im in images]
+    found = {name: similarities(m, seen, item.captions) for name, m in methods.items()}
     verdicts = {m.label: outcome(item, found[name]).correct if m.trained else None for name, m in methods.items()}
     return Reading(found["global"], rule(item), verdicts)
+
+
+def reading_note(items: Sequence[Item]) -> str:
+    """Where a public benchmark's items are read as its authors' script reads them, a sentence that says so (Browse's
+    status); else nothing: the world's and your own pairs' pictures are read in the setting's view."""
+    if not items or not all(it.info.get("view") == "raw" for it in items):
+        return ""
+    return (" Read as its authors' script reads it: each picture through the model's own preprocess, which "
+            "centre-crops one that is not square.")
 
 
 def for_main_page(item: Item) -> tuple[Any, str, str]:

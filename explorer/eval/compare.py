@@ -101,14 +101,16 @@ def with_holm(comparison: dict) -> dict:
 def evaluate_pair(methods_a: Sequence[ScoringMethod], methods_b: Sequence[ScoringMethod], benchmark: str,
                   limit: int | None, splits: Sequence[str] = world.SPLITS, data: Path | None = None,
                   images: Path | None = None, shards: tuple[Shards, Shards] | None = None,
-                  access: DataAccess = DataAccess(), left_out: list[str] | None = None) -> tuple[dict, dict, dict]:
+                  access: DataAccess = DataAccess(), left_out: list[str] | None = None,
+                  view: str | None = None, strict_ties: bool = False) -> tuple[dict, dict, dict]:
     """Model A's results, model B's (``accuracy.evaluate``'s shape each) and their ``comparison`` (the same
     nesting: ``{METHOD: {SPLIT: {KIND: paired}}}`` for the world) on the same items, each model's outcomes one
-    task of its own ``shards``; an item unreadable is said once in ``left_out``."""
+    task of its own ``shards``; an item unreadable is said once in ``left_out``; the pictures read in ``view`` where
+    asked, else as the benchmark's authors read them; a tie a miss everywhere with ``strict_ties``."""
     b = registered(benchmark)
     shards_a, shards_b = shards or (Shards(), Shards())
     results_a, results_b, comparison = {}, {}, {}
-    for split, items in benchmark_tasks(benchmark, limit, splits, data, images, access):
+    for split, items in benchmark_tasks(benchmark, limit, splits, data, images, access, view, strict_ties):
         found_a = item_outcomes(methods_a, items, benchmark, shards=shards_a, task=split)
         found_b = item_outcomes(methods_b, items, benchmark, shards=shards_b, task=split)
         placed(results_a, split, summary(methods_a, items, found_a, benchmark, left_out))

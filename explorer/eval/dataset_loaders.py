@@ -202,6 +202,9 @@ def _inner(data: Path, marker: Callable[[Path], bool]) -> Path:
     try:
         inner = inside(data / "data")
     except OutsideRoots:
+        if (data / "data").is_symlink():
+            log.warning("%s is a link leading outside %s: not looked into (--allow-outside follows it)",
+                        data / "data", data)
         return data
     return inner if not marker(data) and marker(inner) else data
 

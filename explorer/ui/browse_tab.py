@@ -12,7 +12,8 @@ from explorer.figures import viz
 from explorer.figures.item_figures import cosine_grid, cosine_span
 from explorer.eval.benchmark_registry import BENCHMARKS, left_out, load_items
 from explorer.core.data_roots import DataAccess
-from explorer.eval.browse import BROWSE_SIZE, MAX_PER_CATEGORY, Reading, for_main_page, items_per_category, read, select
+from explorer.eval.browse import (BROWSE_SIZE, MAX_PER_CATEGORY, Reading, for_main_page, items_per_category, read,
+                                  reading_note, select)
 from explorer.eval.dataset_loaders import DatasetError
 from explorer.engine import UNTRAINED_MARK, Engine
 from explorer.images.inputs import whole_number
@@ -106,6 +107,7 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
             said += f" Left out {len(rows_left_out)} rows:  \n" + "  \n".join(
                 plain(without_server_paths(row, upload)) for row in rows_left_out[:SKIPPED_SHOWN])
             said += "  \n..." if len(rows_left_out) > SKIPPED_SHOWN else ""
+        said += reading_note(items)  # which reading: a public benchmark's is its authors'
         return (items, keep, gr.update(choices=cats, value="all"), gr.update(maximum=max(1, len(keep) - 1), value=0),
                 said)
 

@@ -1,7 +1,9 @@
-"""Tiny copies of ColorSwap, What'sUp, SugarCrepe++, VALSE and EqBen in their published layouts, their pictures world
-scenes drawn at test time, and the authors' metric code re-implemented line by line on raw cosines."""
+"""Tiny copies of the nine public benchmarks in their published layouts, their pictures world scenes drawn at test
+time in the middle of wider pictures (as COCO's photos are wider than tall), and the authors' metric code
+re-implemented line by line on raw cosines."""
 
 import json
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -10,12 +12,23 @@ from PIL import Image
 from explorer import world
 from explorer.world.scene import WorldObject
 
-SIZE = 128  # the embedded model's input side: the pictures reach it unchanged
+SIZE = 128  # the embedded model's input side
+WIDE = (176, 128)  # every picture's (width, height): the model's own preprocess keeps its middle 128 x 128
+
+
+def picture(scene) -> Image.Image:
+    """The scene drawn at ``SIZE`` in the middle of a ``WIDE`` picture whose sides are noise: a centre crop (every
+    official script's reading) drops the sides, a square padded around the whole picture keeps them."""
+    width, height = WIDE
+    noise = np.random.default_rng(zlib.crc32(repr(scene).encode())).integers(0, 256, (height, width, 3))
+    out = Image.fromarray(noise.astype(np.uint8))
+    out.paste(scene.render(SIZE), ((width - SIZE) // 2, 0))
+    return out
 
 
 def save(scene, path: Path) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
-    scene.render(SIZE).save(path)
+    picture(scene).save(path)
     return path.name
 
 
@@ -122,13 +135,74 @@ def eqben(root: Path) -> Path:
                 if part == "eqbenyoucook2":
                     path = root / "image_subset" / part / f"{i}_{k}.npy"
                     path.parent.mkdir(parents=True, exist_ok=True)
-                    np.save(path, np.asarray(item.images[k].render(SIZE))[:, :, ::-1])
+                    np.save(path, np.asarray(picture(item.images[k]))[:, :, ::-1])
                 else:
                     save(item.images[k], root / "image_subset" / part / f"{i}_{k}.png")
                 names.append(f"{part}/{i}_{k}.{'npy' if part == 'eqbenyoucook2' else 'png'}")
             rows.append({"image0": names[0], "caption0": item.captions[0], "image1": names[1],
                          "caption1": item.captions[1]})
     dump(root / "eqben_subset_10percent_final.json", rows)
+    return root
+
+
+def sugarcrepe(root: Path) -> Path:
+    """The repository's ``data/<category>.json`` (``{idx: {filename, caption, negative_caption}}``) and COCO's
+    ``val2017/`` beside them."""
+    for cat, kind in (("swap_att", "attribute"), ("replace_rel", "relation")):
+        table = {}
+        for i, item in enumerate(world.swap_items("id", kind, 6)):
+            name = save(item.images[0], root / "val2017" / f"{cat}_{i:012d}.jpg")
+            table[str(i)] = {"filename": name, "caption": item.captions[0], "negative_caption": item.captions[1]}
+        dump(root / f"{cat}.json", table)
+    return root
+
+
+def winoground(root: Path, n: int = 4) -> Path:
+    """``examples.jsonl`` and ``images/ex_<id>_img_<k>.png``, as the dataset's repository holds them."""
+    rows = []
+    pairs = [(tag, it) for tag, kind in (("Object", "attribute"), ("Relation", "relation"))
+             for it in world.swap_items("id", kind, n)]
+    for i, (tag, item) in enumerate(pairs):
+        names = [f"ex_{i}_img_{k}" for k in (0, 1)]
+        for k in (0, 1):
+            save(item.images[k], root / "images" / f"{names[k]}.png")
+        rows.append({"id": i, "image_0": names[0], "image_1": names[1], "caption_0": item.captions[0],
+                     "caption_1": item.captions[1], "tag": tag, "secondary_tag": "", "num_main_preds": 1,
+                     "collapsed_tag": tag})
+    (root / "examples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return root
+
+
+def bivlc(root: Path) -> Path:
+    """One CSV table of image, caption, negative_caption, negative_image, type (images beside it)."""
+    import pandas as pd
+
+    rows = []
+    for kind in ("swap", "replace"):
+        for i, item in enumerate(world.swap_items("id", "attribute" if kind == "swap" else "object", 5)):
+            names = [save(item.images[k], root / "images" / f"{kind}_{i}_{k}.png") for k in (0, 1)]
+            rows.append({"image": f"images/{names[0]}", "caption": item.captions[0],
+                         "negative_caption": item.captions[1], "negative_image": f"images/{names[1]}",
+                         "type": kind, "subtype": "att"})
+    root.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(rows).to_csv(root / "bivlc.csv", index=False)
+    return root / "bivlc.csv"
+
+
+ARO_BOX = (8, 0, 160, 128)  # x, y, w, h: a box wider than tall, as most of Visual Genome's
+
+
+def aro(root: Path) -> Path:
+    """``visual_genome_relation.json`` and ``visual_genome_attribution.json`` with ``images/``: each item a box of
+    its picture (``ARO_BOX``) with a true and a false caption."""
+    for file, kind in (("visual_genome_relation.json", "relation"), ("visual_genome_attribution.json", "attribute")):
+        rows = []
+        for i, item in enumerate(world.swap_items("id", kind, 5)):
+            name = save(item.images[0], root / "images" / f"{kind}_{i}.jpg")
+            x, y, w, h = ARO_BOX
+            rows.append({"image_id": i, "image_path": name, "bbox_x": x, "bbox_y": y, "bbox_w": w, "bbox_h": h,
+                         "true_caption": item.captions[0], "false_caption": item.captions[1]})
+        dump(root / file, rows)
     return root
 
 

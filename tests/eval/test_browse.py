@@ -65,3 +65,23 @@ def test_items_per_category_is_a_whole_number_within_bounds_or_refused_by_name(g
     assert items_per_category(MAX_PER_CATEGORY) == MAX_PER_CATEGORY
     with pytest.raises(InputError, match=f"Items per category must be .*from 1 to {MAX_PER_CATEGORY}; {re.escape(said)}"):
         items_per_category(given)
+
+
+def test_browse_reads_a_public_benchmark_as_its_authors_and_says_so(tmp_path, embedded):
+    """On pictures wider than tall, Browse's verdicts and its wrong-only filter are the default eval's (the model's
+    own preprocess), where the whole view would turn some of them."""
+    from layout_fixtures import sugarcrepe
+
+    from explorer.eval.accuracy import item_outcomes
+    from explorer.eval.browse import reading_note
+    from explorer.methods import get_method
+
+    method = get_method("global", embedded)
+    items = load_items("sugarcrepe", sugarcrepe(tmp_path / "sc"))
+    evaluated = [f["global"].correct for f in item_outcomes([method], items, "sugarcrepe")]
+    whole = [f["global"].correct for f in item_outcomes([method], load_items("sugarcrepe", tmp_path / "sc",
+                                                                              view="whole"), "sugarcrepe")]
+    browsed = [read({"global": method}, it, it.pictures()).verdicts[method.label] for it in items]
+    assert browsed == evaluated != whole
+    assert select(items, None, method) == [i for i, ok in enumerate(evaluated) if not ok]
+    assert reading_note(items).startswith(" Read as its authors' script reads it")

@@ -133,6 +133,8 @@ def test_eval_compare_writes_both_models_and_the_comparison_in_json_csv_and_html
     row = rows[rows["category"] == "id/all"].iloc[0]
     assert (row["diff"], row["low"], row["high"], row["mcnemar_p"]) == (cell["diff"], *cell["ci"], cell["mcnemar_p"])
     assert len(rows) == len(world.KINDS) + 1
+    n = len(world.KINDS) * 2  # both models' outcomes kept, each said read back or scored
+    assert report["resumed"] == report["resumed_b"] == {"read back": 0, "not in the file": n}
     assert pd.read_csv(tmp_path / "r-results_b.csv")["value"].notna().all()
     html = (tmp_path / "r.html").read_text()
     assert html.count("Plotly.newPlot") == 2 and "McNemar" in html and "global (B)" in html  # differences, results

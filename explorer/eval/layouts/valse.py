@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Sequence
 
 from explorer.core.data_roots import OUTSIDE, OutsideRoots
 from explorer.core.items import Item
@@ -42,7 +43,7 @@ def _caption(row: dict, where: str) -> str:
     return _text(row, "caption", where)
 
 
-def _piece(path: Path, piece: str, folder: str, root: Path) -> list[Item]:
+def _piece(path: Path, piece: str, folder: str, roots: Sequence[Path]) -> list[Item]:
     table = _read_json(path)
     if not isinstance(table, dict):
         raise DatasetError(f"{path.name}: expected an object {{id: item}}, got {type(table).__name__}")
@@ -54,7 +55,7 @@ def _piece(path: Path, piece: str, folder: str, root: Path) -> list[Item]:
             continue
         name = _text(row, "image_file", where)
         try:
-            ref = first_inside(root, [Path(folder) / name, Path("images") / name, Path(name)])
+            ref = first_inside(roots[0], [r / f / name for r in roots for f in (Path(folder), Path("images"), Path())])
         except OutsideRoots:
             raise DatasetError(f"{where}: its image path {OUTSIDE}") from None
         items.append(Item(piece, (ImageRef(where, path=ref),), (_caption(row, where), _text(row, "foil", where)),
@@ -64,9 +65,11 @@ def _piece(path: Path, piece: str, folder: str, root: Path) -> list[Item]:
     return items
 
 
-def load_valse(data: Path, images: Path | None = None, limit: int | None = None) -> list[Item]:
-    """Every VALSE piece file in ``data`` (or its ``data/``), a kind each, its validated items; images under
-    ``images`` or the data folder, in the piece's source folder (``visual7w/images/``, ...), ``images/`` or beside."""
+def load_valse(data: Path, images: Path | Sequence[Path] | None = None, limit: int | None = None) -> list[Item]:
+    """Every VALSE piece file in ``data`` (or its ``data/``), a kind each, its validated items; each image looked for
+    under the data folder, then under each of ``images`` (the authors' ``config.py`` reads FOIL-it's COCO images from
+    a folder of their own), in the piece's source folder (``visual7w/images/``, ``val2014/``, ...), ``images/`` or
+    beside."""
     data = Path(data)
     if data.is_file():
         found = [(p, names, f) for p, (names, f) in PIECES.items() if data.name in names][:1]
@@ -78,6 +81,7 @@ def load_valse(data: Path, images: Path | None = None, limit: int | None = None)
     if not files:
         raise DatasetError(f"no VALSE piece file in {data} (expected e.g. existence.json, relations.json, "
                            f"counting-hard.json)")
-    root = Path(images) if images else files[0][0].parent
-    items = [it for path, piece, folder in files for it in _piece(path, piece, folder, root)]
+    given = [images] if isinstance(images, (str, Path)) else list(images or [])
+    roots = [files[0][0].parent, *map(Path, given)]
+    items = [it for path, piece, folder in files for it in _piece(path, piece, folder, roots)]
     return per_category(items, limit)

@@ -10,7 +10,7 @@ preposition."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -58,11 +58,12 @@ def _controlled(rows: list, name: str, subset: str, root: Path) -> list[Item]:
         options = row.get("caption_options")
         if not isinstance(options, list) or len(options) < 2 or not all(isinstance(c, str) for c in options):
             raise DatasetError(f"{where}: field 'caption_options' should be a list of captions, the right one first")
-        parts = Path(path).parts  # the path the authors' code opens from its repository root, whose data/ is ours
+        parts = Path(path).parts  # the path the authors' code opens from its repository root
         try:
             if Path(path).is_absolute() or ".." in parts:
                 raise OutsideRoots(OUTSIDE)
-            ref = first_inside(root, [Path(*parts[k:]) for k in range(len(parts))])
+            # the repository's data/ is ours: data/controlled_images/x first, then shorter, then as written
+            ref = first_inside(root, [Path(*parts[k:]) for k in (*range(1, len(parts)), 0)])
         except OutsideRoots:
             raise DatasetError(f"{where}: its image path {OUTSIDE}") from None
         file = path.split("/")[-1]  # the authors' key: object_preposition[_of]_object.jpeg
@@ -135,8 +136,20 @@ def by_preposition(items: Sequence[Item], correct: Sequence[bool]) -> dict[str, 
     return {k: v for k, v in sorted(cells.items()) if k != "all"}
 
 
+def ties(items: Sequence[Item], outcomes: Sequence) -> dict[str, dict]:
+    """How many of each subset's items rest on a tie, the right caption level with the best other (to 6 places):
+    right by the authors' argmax, a miss with ``--strict-ties``."""
+    counts = Counter(it.kind for it, o in zip(items, outcomes) if o.margin == 0)
+    return {kind: {"ties": counts.get(kind, 0)} for kind in dict.fromkeys(it.kind for it in items)}
+
+
 def extras(items: Sequence[Item], found: Mapping[str, Sequence], encoder: object) -> dict:
-    """Pair and set accuracy beside each method's accuracy on the controlled subsets, and the accuracy of each
-    subset's prepositions."""
-    return {name: {**pair_and_set(items, hits), **by_preposition(items, hits)}
-            for name, hits in ((name, [o.correct for o in outcomes]) for name, outcomes in found.items())}
+    """Pair and set accuracy beside each method's accuracy on the controlled subsets, the accuracy of each subset's
+    prepositions, and each subset's ties."""
+    out = {}
+    for name, outcomes in found.items():
+        hits = [o.correct for o in outcomes]
+        cells = pair_and_set(items, hits)
+        out[name] = {**{k: merged(cells.get(k, {}), v) for k, v in ties(items, outcomes).items()},
+                     **by_preposition(items, hits)}
+    return out
