@@ -28,7 +28,7 @@ from explorer.eval.dataset_loaders import DatasetError
 from explorer import world
 from explorer.eval.benchmark_registry import benchmark as registered
 from explorer.eval.benchmark_registry import load_items
-from explorer.eval.headline import POOLED, mean_over_kinds
+from explorer.eval.headline import POOLED, macro_by_kind, mean_over_kinds
 from explorer.eval.item_keys import item_keys
 from explorer.eval.layouts import with_extras
 from explorer.core.intervals import percent_intervals
@@ -227,6 +227,11 @@ def summary(methods: Sequence[ScoringMethod], items: Sequence[Item], outcomes: S
             cells = results[m.name]
             cells[POOLED] = cells.pop("all")
             cells["all"] = mean_over_kinds(kinds, [f[m.name].correct for f in found], b.metric)
+    if b.groups is not None:  # its paper's figure per kind: the mean over the groups its authors count (ARO's)
+        groups = b.groups([it for it, _ in kept])
+        for m in methods:
+            results[m.name] = macro_by_kind(results[m.name], kinds, groups, [f[m.name].correct for f in found],
+                                            b.metric)
     if b.extras is None or not methods:  # the scores its authors count beside these (What'sUp's pairs, TOT)
         return results
     more = b.extras([it for it, _ in kept], {m.name: [f[m.name] for f in found] for m in methods}, methods[0].encoder)

@@ -14,7 +14,7 @@ from explorer.core import cancel, settings
 from explorer import world
 from explorer.core.data_roots import DataAccess, OutsideRoots, confined
 from explorer.eval.dataset_loaders import DatasetError, load_aro, load_bivlc, load_sugarcrepe, load_winoground
-from explorer.eval.layouts import colorswap, eqben, sugarcrepe_pp, valse, whatsup
+from explorer.eval.layouts import aro, colorswap, eqben, sugarcrepe_pp, valse, whatsup
 from explorer.world import published
 from explorer.core.items import Item
 from explorer.eval.pairs import load_pairs, read_pairs
@@ -43,6 +43,8 @@ class Benchmark:
     tests: str = ""  # what it tests, in a few words
     scores: str = ""  # its metric, in words
     headline: str = "pooled"  # its "all" cell: every item pooled, or (its paper's figure) the mean over its kinds
+    # each item's group where its paper's figure per kind is the mean over groups (ARO's macro accuracy), else None
+    groups: Callable[[Sequence[Item]], list[str | None]] | None = None
     first_wins_ties: bool = False  # its authors' argmax: a tie with the first caption (the right one) counts right
     reads: str | None = None  # the view its authors' script reads a picture in ("raw": the model's own preprocess,
     # which centre-crops), where it has authors' numbers to equal; None: the setting's view (``--view``)
@@ -97,8 +99,9 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
               scores="text, image and group"),
     Benchmark("bivlc", load_bivlc, reads=AUTHORS, citation="Miranda et al., NeurIPS 2024 Datasets and Benchmarks",
               tests="SugarCrepe's negatives with a generated image for each", scores="text, image and group"),
-    Benchmark("aro", load_aro, reads=AUTHORS, citation="Yuksekgonul et al., ICLR 2023",
-              tests="Visual Genome relations and attributions against their swaps", scores="accuracy"),
+    Benchmark("aro", load_aro, reads=AUTHORS, groups=aro.macro_groups, citation="Yuksekgonul et al., ICLR 2023",
+              tests="Visual Genome relations and attributions against their swaps",
+              scores="macro accuracy (over relations, over attribute pairs); the pooled accuracy beside it"),
     Benchmark("colorswap", colorswap.load_colorswap, reads=AUTHORS, citation="Burapacheep et al., 2024",
               tests="colour words moved to other objects, Winoground's schema", scores="text, image and group"),
     Benchmark("whatsup", whatsup.load_whatsup, reads=AUTHORS, headline="mean", first_wins_ties=True,

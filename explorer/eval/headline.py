@@ -29,3 +29,17 @@ def mean_over_kinds(kinds: Sequence[str], hits: Sequence[bool], metric: str) -> 
     low, high = np.percentile(means, [tail, 100 - tail])
     return {metric: round(value, 2), "n": len(hits), "kinds": len(groups),
             "ci": {metric: [round(float(low), 2), round(float(high), 2)]}}
+
+
+def macro_by_kind(cells: dict, kinds: Sequence[str], groups: Sequence[str | None], hits: Sequence[bool],
+                  metric: str) -> dict:
+    """``cells`` with each kind's cell the mean over its items' groups (``mean_over_kinds``; ARO's macro accuracy),
+    its pooled cell kept as ``"KIND pooled"``; items of no group (None) count only there, and a kind with no
+    grouped item keeps its pooled cell alone."""
+    out = dict(cells)
+    for kind in dict.fromkeys(kinds):
+        picked = [(g, h) for k, g, h in zip(kinds, groups, hits) if k == kind and g is not None]
+        if picked:
+            out[f"{kind} {POOLED}"] = out[kind]
+            out[kind] = mean_over_kinds([g for g, _ in picked], [h for _, h in picked], metric)
+    return out

@@ -192,16 +192,24 @@ def bivlc(root: Path) -> Path:
 ARO_BOX = (8, 0, 160, 128)  # x, y, w, h: a box wider than tall, as most of Visual Genome's
 
 
+ARO_RELATIONS = ("left of", "next to", "above")  # "next to" is one of the relations the authors call symmetric
+ARO_PAIRS = 26 * [("red", "blue")] + [("green", "white")]  # one pair seen 25 times or more, one pair too rare
+
+
 def aro(root: Path) -> Path:
-    """``visual_genome_relation.json`` and ``visual_genome_attribution.json`` with ``images/``: each item a box of
-    its picture (``ARO_BOX``) with a true and a false caption."""
-    for file, kind in (("visual_genome_relation.json", "relation"), ("visual_genome_attribution.json", "attribute")):
+    """``visual_genome_relation.json`` (6 items over ``ARO_RELATIONS``) and ``visual_genome_attribution.json`` (27
+    items over ``ARO_PAIRS``) with ``images/``: each item a box of its picture (``ARO_BOX``) with a true and a false
+    caption, its relation or attribute pair named as ARO's files name them."""
+    for file, kind, n in (("visual_genome_relation.json", "relation", 6),
+                          ("visual_genome_attribution.json", "attribute", len(ARO_PAIRS))):
         rows = []
-        for i, item in enumerate(world.swap_items("id", kind, 5)):
+        for i, item in enumerate(world.swap_items("id", kind, n)):
             name = save(item.images[0], root / "images" / f"{kind}_{i}.jpg")
             x, y, w, h = ARO_BOX
+            named = ({"relation_name": ARO_RELATIONS[i % 3]} if kind == "relation"
+                     else {"attributes": list(ARO_PAIRS[i])})
             rows.append({"image_id": i, "image_path": name, "bbox_x": x, "bbox_y": y, "bbox_w": w, "bbox_h": h,
-                         "true_caption": item.captions[0], "false_caption": item.captions[1]})
+                         "true_caption": item.captions[0], "false_caption": item.captions[1], **named})
         dump(root / file, rows)
     return root
 
