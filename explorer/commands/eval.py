@@ -44,9 +44,10 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
     e.add_argument("--benchmark", choices=list(BENCHMARKS), default="world",
                    help="world: two-object swaps of the synthetic world (attribute, size, relation, object); "
                         "world-single: one object, told among every object's caption; sugarcrepe, winoground, bivlc, "
-                        "aro, colorswap, whatsup, sugarcrepe-pp, valse, eqben: the public benchmarks, from their files "
-                        "in their authors' layouts, with their metrics (--data; docs/benchmarks.md); world-colorswap, "
-                        "world-whatsup, ...: each one's idea on the world; pairs: your own CSV or JSONL of "
+                        "aro, colorswap, whatsup, sugarcrepe-pp, valse, eqben, vismin, mmvp-vlm, spec: the public "
+                        "benchmarks, from their files in their authors' layouts, with their metrics (--data; "
+                        "docs/benchmarks.md); world-colorswap, world-whatsup, ..., world-vismin, world-mmvp, "
+                        "world-spec: each one's idea on the world; pairs: your own CSV or JSONL of "
                         "image, caption_a, caption_b[, image_b, category] (default %(default)s)")
     e.add_argument("--data", metavar="PATH",
                    help="the benchmark's files in its own published layout (a folder; for pairs, or a single table, "

@@ -16,7 +16,7 @@ from explorer.core.data_roots import DataAccess, OutsideRoots, confined
 from explorer.eval.dataset_loaders import DatasetError, load_aro, load_bivlc, load_sugarcrepe, load_winoground
 from explorer.eval.layouts import colorswap, eqben, sugarcrepe_pp, valse, whatsup
 from explorer.eval.layouts import mmvp, spec, vismin
-from explorer.world import published
+from explorer.world import published, published_minimal
 from explorer.core.items import Item
 from explorer.eval.pairs import load_pairs, read_pairs
 
@@ -151,6 +151,17 @@ BENCHMARKS.update({b.name: b for b in (
               citation="Peng et al., CVPR 2024",
               tests="absolute and relative size and position, existence and count of an object, synthetic pictures",
               scores="image-to-text and text-to-image accuracy, each averaged over the six subsets"),
+    Benchmark("world-vismin", published_minimal.vismin_items, from_files=False, citation="VisMin's idea on the world",
+              tests="two pictures a minimal change apart: an object, an attribute, a spatial relation, a count",
+              scores="text, image and group"),
+    Benchmark("world-mmvp", published_minimal.mmvp_items, from_files=False, figure="image",
+              citation="MMVP-VLM's idea on the world (its position, colour and count patterns)",
+              tests="pairs of pictures one visual pattern apart, a caption each",
+              scores="pair accuracy (the image score)"),
+    Benchmark("world-spec", published_minimal.spec_items, from_files=False, headline="mean", extras=spec.extras,
+              citation="SPEC's idea on the world (relative position, size, existence, count)",
+              tests="a picture among captions and a caption among pictures that differ in one thing",
+              scores="image-to-text and text-to-image accuracy, each averaged over the subsets"),
 )})
 
 
