@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from explorer import world
 from explorer.commands.common import SPLIT_HELP, print_report
+from explorer.commands.eval_models import add_models_arguments, run_models
 from explorer.commands.model_args import encoder_spec, model_command
 from explorer.eval.benchmark_registry import BENCHMARKS, WORLD_LIMIT, left_out
 from explorer.core.settings import Settings, use
@@ -89,6 +90,7 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
                         "mcnemar_p_holm, n, fixes, breaks}: B - A in points of the group score, its 95%% paired "
                         "bootstrap interval over items (seed 0) and McNemar's exact p on the items one model gets "
                         "right and the other wrong (also Holm-adjusted over every cell)")
+    add_models_arguments(e)
     return e
 
 
@@ -138,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
     from explorer.methods import get_method
     from explorer.models.loader import load_encoder
 
+    if args.models:  # every model against every benchmark: a leaderboard
+        return run_models(args, method_options(args.set))
     if BENCHMARKS[args.benchmark].from_files and not args.data:
         raise SystemExit(f"--data PATH is needed for {args.benchmark}: the benchmark's files in its own layout")
     asked = args.view  # None: each benchmark read as its own
