@@ -69,6 +69,46 @@ def test_a_zoo_entry_loads_from_a_hub_cache_with_the_hub_unreachable(tmp_path):
                      "image_size": 32}
 
 
+HUB_FILE_PROBE = """
+import json, torch
+from dataclasses import replace
+from explorer.engine.model_pool import spec_for_name
+from explorer.models import zoo
+from explorer.models.loader import load_encoder
+zoo.ZOO["FSC-CLIP"] = replace(zoo.ZOO["FSC-CLIP"], model="world-clip")  # the small world model in ViT-B-32's place
+encoder = load_encoder(spec_for_name("FSC-CLIP", "cpu"))
+saved = torch.load({weights!r}, weights_only=True)["state_dict"]
+state = encoder.model.state_dict()
+print(json.dumps({{"mark": zoo.availability("FSC-CLIP")[0], "same": all(torch.equal(state[k[len("module."):]], v)
+                                                                       for k, v in saved.items())}}))
+"""
+
+
+def test_a_zoo_weights_file_on_the_hub_loads_from_the_cache_in_open_clip_training_s_format(tmp_path):
+    """FSC-CLIP's file, an open_clip training checkpoint (``{"epoch", "state_dict": {"module." + key: ...}}``),
+    cached under its repository and file name, random weights of the small world model standing in for ViT-B-32."""
+    import open_clip
+
+    from explorer.models.encoders import register_configs
+
+    register_configs()
+    torch.manual_seed(1)
+    state = open_clip.create_model("world-clip").state_dict()
+    folder = tmp_path / "hub" / "models--ytaek-oh--fsc-clip"
+    snapshot = folder / "snapshots" / ("1" * 40)
+    snapshot.mkdir(parents=True)
+    (folder / "refs").mkdir()
+    (folder / "refs" / "main").write_text("1" * 40)
+    weights = snapshot / "coco_fsc-clip-ViT-B-32.pt"
+    torch.save({"epoch": 5, "state_dict": {f"module.{k}": v for k, v in state.items()}}, weights)
+    env = {**os.environ, "HF_HUB_CACHE": str(tmp_path / "hub"), "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path),
+           "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", HUB_FILE_PROBE.format(weights=str(weights))], capture_output=True,
+                         text=True, env=env, cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {"mark": zoo.CACHED, "same": True}
+
+
 def test_the_menu_marks_an_entry_that_cannot_load_and_says_why(tmp_path, monkeypatch):
     monkeypatch.setenv("EXPLORER_ZOO_DIR", str(tmp_path))
     assert set(zoo.ZOO) <= set(model_choices())  # every entry in the menu, by its published name
