@@ -48,6 +48,7 @@ def run_models(args: argparse.Namespace, options: dict[str, dict]) -> int:
     from explorer.methods import get_method
     from explorer.models.loader import load_encoder
 
+    settings = use(replace(args.settings, view=args.view or args.setting_view))  # first: kept even on a refusal
     if args.compare:
         raise SystemExit("--models and --compare do not go together: the first of --models is every other's A")
     names, benchmarks = [m.strip() for m in args.models.split(",") if m.strip()], benchmarks_asked(args)
@@ -55,7 +56,6 @@ def run_models(args: argparse.Namespace, options: dict[str, dict]) -> int:
         raise SystemExit(f"--models takes two models or more, got {args.models!r}")
     if args.limit is not None and args.limit < 1:
         raise SystemExit(f"--limit must be at least 1, got {args.limit}")
-    settings = use(replace(args.settings, view=args.view or args.setting_view))
 
     def loader(name: str):
         spec = spec_for_name(name, settings.device, precision=settings.precision or "auto", compile=settings.compile)

@@ -9,6 +9,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.core import settings
 from explorer.models.loader import EncoderSpec
 from explorer.models.model_errors import ModelUnavailable
 
@@ -19,9 +20,9 @@ FSC_RESULTS = "ytaek-oh/fsc-clip assets/extended_results.csv"
 
 
 def zoo_dir() -> Path:
-    """Where the zoo's weights files that no hub serves are looked for: ``EXPLORER_ZOO_DIR``, else
-    ``~/.cache/explorer/zoo``."""
-    return Path(os.environ.get("EXPLORER_ZOO_DIR") or "~/.cache/explorer/zoo").expanduser()
+    """Where the zoo's weights files that no hub serves are looked for: the setting ``zoo_dir``
+    (``EXPLORER_ZOO_DIR``), else ``~/.cache/explorer/zoo``."""
+    return Path(settings.current().zoo_dir or "~/.cache/explorer/zoo").expanduser()
 
 
 @dataclass(frozen=True)

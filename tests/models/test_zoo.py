@@ -110,7 +110,11 @@ def test_a_zoo_weights_file_on_the_hub_loads_from_the_cache_in_open_clip_trainin
 
 
 def test_the_menu_marks_an_entry_that_cannot_load_and_says_why(tmp_path, monkeypatch):
-    monkeypatch.setenv("EXPLORER_ZOO_DIR", str(tmp_path))
+    from dataclasses import replace
+
+    from explorer.core import settings
+
+    monkeypatch.setattr(settings, "_current", replace(settings.current(), zoo_dir=str(tmp_path)))
     assert set(zoo.ZOO) <= set(model_choices())  # every entry in the menu, by its published name
     assert zoo.menu_label("DAC-LLM") == "DAC-LLM \u00b7 cannot load here"
     with pytest.raises(ModelUnavailable, match="DAC-LLM cannot load here: .*LoRA on a fork.*SivanDoveh/DAC"):
