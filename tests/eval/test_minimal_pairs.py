@@ -191,3 +191,16 @@ def test_browse_says_a_text_to_image_item_s_rule_and_will_not_send_it(tmp_path):
     with pytest.raises(InputError, match="one caption"):
         for_main_page(item)
     assert "vismin" in BENCHMARKS and BENCHMARKS["spec"].menu.startswith("spec - Peng et al., CVPR 2024")
+
+
+def test_browse_reads_vismin_and_spec_items_as_eval_scores_them(tmp_path, embedded, cosine):
+    """Browse's reading of an item (its cosines and verdict) is the evaluation's, for VisMin's swapped pairing and
+    SPEC's one caption among pictures alike."""
+    from explorer.eval.browse import read
+
+    for name, data in (("vismin", vismin(tmp_path / "v")), ("spec", spec(tmp_path / "s"))):
+        items, found = verdicts(cosine, name, data)
+        for item, outcome in list(zip(items, found))[:6] + list(zip(items, found))[-3:]:
+            reading = read({"global": cosine}, item, item.pictures())
+            assert reading.verdicts[cosine.label] == outcome.correct, (name, item.id)
+            assert reading.cosines.shape == (len(item.captions), len(item.images))
