@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from explorer import world
 from explorer.commands.common import SPLIT_HELP, print_report
+from explorer.commands.eval_models import add_models_arguments, run_models
 from explorer.commands.model_args import encoder_spec, model_command
 from explorer.eval.benchmark_registry import BENCHMARKS, WORLD_LIMIT, left_out
 from explorer.core.settings import Settings, use
@@ -44,9 +45,10 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
     e.add_argument("--benchmark", choices=list(BENCHMARKS), default="world",
                    help="world: two-object swaps of the synthetic world (attribute, size, relation, object); "
                         "world-single: one object, told among every object's caption; sugarcrepe, winoground, bivlc, "
-                        "aro, colorswap, whatsup, sugarcrepe-pp, valse, eqben: the public benchmarks, from their files "
-                        "in their authors' layouts, with their metrics (--data; docs/benchmarks.md); world-colorswap, "
-                        "world-whatsup, ...: each one's idea on the world; pairs: your own CSV or JSONL of "
+                        "aro, colorswap, whatsup, sugarcrepe-pp, valse, eqben, vismin, mmvp-vlm, spec: the public "
+                        "benchmarks, from their files in their authors' layouts, with their metrics (--data; "
+                        "docs/benchmarks.md); world-colorswap, world-whatsup, ..., world-vismin, world-mmvp, "
+                        "world-spec: each one's idea on the world; pairs: your own CSV or JSONL of "
                         "image, caption_a, caption_b[, image_b, category] (default %(default)s)")
     e.add_argument("--data", metavar="PATH",
                    help="the benchmark's files in its own published layout (a folder; for pairs, or a single table, "
@@ -88,6 +90,7 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
                         "mcnemar_p_holm, n, fixes, breaks}: B - A in points of the group score, its 95%% paired "
                         "bootstrap interval over items (seed 0) and McNemar's exact p on the items one model gets "
                         "right and the other wrong (also Holm-adjusted over every cell)")
+    add_models_arguments(e)
     return e
 
 
@@ -137,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
     from explorer.methods import get_method
     from explorer.models.loader import load_encoder
 
+    if args.models:  # every model against every benchmark: a leaderboard
+        return run_models(args, method_options(args.set))
     if BENCHMARKS[args.benchmark].from_files and not args.data:
         raise SystemExit(f"--data PATH is needed for {args.benchmark}: the benchmark's files in its own layout")
     asked = args.view  # None: each benchmark read as its own

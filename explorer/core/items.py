@@ -16,6 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 from PIL import Image
 
 DEFAULT_SIZE = 128  # a world scene's side in pixels when nothing asks for another
+NO_CAPTION = -1  # ``right`` of a candidate image with no caption of its own (one caption told among many images)
 
 
 @runtime_checkable
@@ -31,7 +32,8 @@ def picture(ref: Any, size: int | None = None) -> Image.Image:
 @dataclass(frozen=True)
 class Item:
     """``images`` and ``captions``: image i's own caption is ``captions[right[i]]`` (``right`` left out: caption i is
-    image i's), every other caption a foil for it but those of ``also_right``, which must beat the foils too."""
+    image i's), every other caption a foil for it but those of ``also_right``, which must beat the foils too; an image
+    whose ``right`` is ``NO_CAPTION`` is a candidate the item's one caption is told against (text to image)."""
 
     kind: str
     images: tuple[Any, ...]
@@ -45,8 +47,9 @@ class Item:
     def __post_init__(self) -> None:
         if not self.right:
             object.__setattr__(self, "right", tuple(range(len(self.images))))
-        if len(self.right) != len(self.images) or not all(0 <= c < len(self.captions)
-                                                          for c in self.right + self.also_right):
+        owned = [c for c in self.right if c != NO_CAPTION]
+        if len(self.right) != len(self.images) or not owned or not all(0 <= c < len(self.captions)
+                                                                       for c in owned + list(self.also_right)):
             raise ValueError(f"item {self.id!r}: each of its {len(self.images)} images needs one of its "
                              f"{len(self.captions)} captions, got {self.right}")
 

@@ -64,6 +64,8 @@ class Settings:
                                     shown="`native` on the page and in `bench`, `auto` in the other commands")
     compile: bool = setting(False, "compile the image tower per batch bucket (CUDA graphs on a GPU), warmed in the "
                                    "background", "EXPLORER_COMPILE")
+    zoo_dir: str | None = setting(None, "folder of the model zoo's weights files that no hub serves (docs/zoo.md)",
+                                  "EXPLORER_ZOO_DIR", flag=False, shown="`~/.cache/explorer/zoo`")
     sam_checkpoint: str | None = setting(None, "segment-anything checkpoint: adds SAM regions to SGI",
                                          "EXPLORER_SAM_CHECKPOINT", shown="none: SGI uses multi-scale crops")
     view: str = setting("whole", "what of a picture every method reads: whole (a picture that is not square padded "

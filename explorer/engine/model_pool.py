@@ -11,7 +11,7 @@ from typing import Callable, Sequence
 
 import open_clip
 
-from explorer.models import checkpoints
+from explorer.models import checkpoints, zoo
 from explorer.models.encoders import DualEncoder
 from explorer.models.loader import EncoderSpec, load_encoder
 from explorer.methods import ScoringMethod
@@ -31,9 +31,10 @@ def project_checkpoints() -> dict[str, checkpoints.Checkpoint]:
 
 
 def model_choices(extra: Sequence[str] = ()) -> list[str]:
-    """The embedded model, the project's other encoders, ``extra``, then every open_clip pretrained pair."""
+    """The embedded model, the project's other encoders, ``extra``, the compositional zoo (``explorer.models.zoo``),
+    then every open_clip pretrained pair."""
     pairs = [f"{name} / {tag}" for name, tag in open_clip.list_pretrained()]
-    return list(dict.fromkeys([EMBEDDED_CHOICE, *project_checkpoints(), *extra, *pairs]))
+    return list(dict.fromkeys([EMBEDDED_CHOICE, *project_checkpoints(), *extra, *zoo.ZOO, *pairs]))
 
 
 def choice_for(encoder: DualEncoder) -> str:
@@ -57,6 +58,8 @@ def spec_for_choice(choice: str, device: str | None = None, **options) -> Encode
     project = project_checkpoints()
     if choice in project:
         return EncoderSpec(checkpoint=project[choice].name, device=device, **options)
+    if choice in zoo.ZOO:  # a zoo entry by its published name
+        return zoo.spec(choice, device, **options)
     name, sep, tag = (part.strip() for part in choice.partition("/"))
     if not (sep and name and tag):
         raise ModelUnavailable(f"Unknown model '{choice}': pick one from the menu.")

@@ -32,7 +32,7 @@ from explorer.eval.headline import POOLED, macro_by_kind, mean_over_kinds
 from explorer.eval.item_keys import item_keys
 from explorer.eval.layouts import with_extras
 from explorer.core.intervals import percent_intervals
-from explorer.core.items import Item
+from explorer.core.items import NO_CAPTION, Item
 from explorer.core.image_state import ImageState
 from explorer.core.shards import Progress, Shards
 
@@ -90,7 +90,10 @@ def outcome(item: Item, s: np.ndarray) -> Outcome:
     images or more) against itself on every other image; a 2 x 2 item's four group comparisons, a one-image item's
     right caption against its best foil; an item's ``also_right`` captions count as its own (each must beat every
     foil) and are no foils. An own caption tied with another is not picked: the best other one is (the first of them on
-    a tie)."""
+    a tie). An item with one caption is told among its images: right when its caption scores higher on its own image
+    than on every other (its top-1 image, ``by_image``)."""
+    if len(item.captions) == 1:
+        return by_image(item, s)
     picked, gaps, image = [], [], None if len(item.images) == 1 else True
     for i, own in enumerate(item.right):
         owns = (own, *item.also_right)
@@ -105,6 +108,18 @@ def outcome(item: Item, s: np.ndarray) -> Outcome:
     if item.info.get("ties") == "first":  # the authors' argmax: the first of the highest captions is the answer
         picked = [int(s[:, i].argmax()) for i in range(len(item.right))]
     return Outcome(picked == list(item.right), image, round(float(min(gaps)), 6), tuple(picked))
+
+
+def by_image(item: Item, s: np.ndarray) -> Outcome:
+    """The outcome of an item with one caption and several images (text to image): a hit when the caption scores
+    higher on its own image than on every other (the first of the highest images with the authors' argmax, ``info
+    ["ties"] == "first"``); ``picked`` holds the image it picks."""
+    own = next(i for i, c in enumerate(item.right) if c != NO_CAPTION)
+    others = [j for j in range(s.shape[1]) if j != own]
+    best = others[int(s[0, others].argmax())]
+    first = item.info.get("ties") == "first"
+    pick = int(s[0].argmax()) if first else own if s[0, own] > s[0, best] else best
+    return Outcome(pick == own, None, round(float(s[0, own] - s[0, best]), 6), (pick,))
 
 
 def _size(method: ScoringMethod, render_size: int | None) -> int | None:

@@ -15,7 +15,8 @@ from explorer import world
 from explorer.core.data_roots import DataAccess, OutsideRoots, confined
 from explorer.eval.dataset_loaders import DatasetError, load_aro, load_bivlc, load_sugarcrepe, load_winoground
 from explorer.eval.layouts import aro, colorswap, eqben, sugarcrepe_pp, valse, whatsup
-from explorer.world import published
+from explorer.eval.layouts import mmvp, spec, vismin
+from explorer.world import published, published_minimal
 from explorer.core.items import Item
 from explorer.eval.pairs import load_pairs, read_pairs
 
@@ -48,6 +49,7 @@ class Benchmark:
     first_wins_ties: bool = False  # its authors' argmax: a tie with the first caption (the right one) counts right
     reads: str | None = None  # the view its authors' script reads a picture in ("raw": the model's own preprocess,
     # which centre-crops), where it has authors' numbers to equal; None: the setting's view (``--view``)
+    figure: str = ""  # the score of its "all" cell its paper reports where not the group score or ``metric``
 
     def reading(self, asked: str | None = None) -> str:
         """The view its pictures are read in: ``asked`` (``--view``), else its authors', else the setting's."""
@@ -139,6 +141,31 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
     Benchmark("pairs", load_pairs, skipped=lambda data: [str(row) for row in read_pairs(data)[1]],
               citation="your own file", tests="whatever your pairs swap", scores="text, image and group, or accuracy"),
 )}
+
+
+BENCHMARKS.update({b.name: b for b in (
+    Benchmark("vismin", vismin.load_vismin, reads=AUTHORS, citation="Awal et al., NeurIPS 2024",
+              tests="two images a minimal change apart: an object, an attribute, a spatial relation or a count",
+              scores="text, image and group per category"),
+    Benchmark("mmvp-vlm", mmvp.load_mmvp, reads=AUTHORS, figure="image", citation="Tong et al., CVPR 2024",
+              tests="pairs of images CLIP embeds alike, in nine visual patterns, a statement each",
+              scores="pair accuracy: both statements pick their own image (Winoground's image score)"),
+    Benchmark("spec", spec.load_spec, reads=AUTHORS, headline="mean", first_wins_ties=True, extras=spec.extras,
+              citation="Peng et al., CVPR 2024",
+              tests="absolute and relative size and position, existence and count of an object, synthetic pictures",
+              scores="image-to-text and text-to-image accuracy, each averaged over the six subsets"),
+    Benchmark("world-vismin", published_minimal.vismin_items, from_files=False, citation="VisMin's idea on the world",
+              tests="two pictures a minimal change apart: an object, an attribute, a spatial relation, a count",
+              scores="text, image and group"),
+    Benchmark("world-mmvp", published_minimal.mmvp_items, from_files=False, figure="image",
+              citation="MMVP-VLM's idea on the world (its position, colour and count patterns)",
+              tests="pairs of pictures one visual pattern apart, a caption each",
+              scores="pair accuracy (the image score)"),
+    Benchmark("world-spec", published_minimal.spec_items, from_files=False, headline="mean", extras=spec.extras,
+              citation="SPEC's idea on the world (relative position, size, existence, count)",
+              tests="a picture among captions and a caption among pictures that differ in one thing",
+              scores="image-to-text and text-to-image accuracy, each averaged over the subsets"),
+)})
 
 
 def benchmark(name: str) -> Benchmark:

@@ -11,7 +11,7 @@ from PIL import Image
 
 from explorer.eval.accuracy import outcome, score_chunk, similarities, view_of
 from explorer.images.fit import view_state
-from explorer.images.inputs import whole_number
+from explorer.images.inputs import InputError, whole_number
 from explorer.core.items import DEFAULT_SIZE, Item
 from explorer.methods import ScoringMethod
 from explorer.core.shards import chunks
@@ -38,6 +38,8 @@ class Reading:
 
 def rule(item: Item) -> str:
     """When an item counts as right, in words."""
+    if len(item.captions) == 1:
+        return f"the caption scored higher on image {item.right.index(0)} than on every other image"
     if len(item.images) == 1:
         owns = " and ".join(map(str, (item.right[0], *item.also_right)))
         return f"caption{'s' if item.also_right else ''} {owns} scored above every other caption"
@@ -65,6 +67,9 @@ def reading_note(items: Sequence[Item]) -> str:
 def for_main_page(item: Item) -> tuple[Any, str, str]:
     """The image and the two captions the main page compares: image 0, its own caption and the first other one
     (a swap item's two captions)."""
+    if len(item.captions) == 1:
+        raise InputError("this item tells one caption among pictures; the main page compares two captions on one "
+                         "picture: send an item with two captions")
     own = item.right[0]
     return item.images[0], item.captions[own], next(c for i, c in enumerate(item.captions) if i != own)
 

@@ -38,7 +38,7 @@ def cosine_grid(cosines: np.ndarray, captions: Sequence[str], right: Sequence[in
         margin=dict(l=10, r=10, t=40 + 20 * len(heading), b=10),
         shapes=[dict(type="rect", x0=i - 0.5, x1=i + 0.5, y0=own - 0.5, y1=own + 0.5, line=dict(color=f"rgb{INK}",
                                                                                               width=3))
-                for i, own in enumerate(right)])
+                for i, own in enumerate(right) if own >= 0])  # a candidate image of one caption: none
     fig.update_yaxes(autorange="reversed", type="category", automargin=True)
     fig.update_xaxes(type="category", side="top")
     return fig

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 import open_clip
+from open_clip.factory import HF_HUB_PREFIX  # a model whose config and weights are a hub repository's
 import torch
 import torch.nn.functional as F
 from huggingface_hub import try_to_load_from_cache
@@ -177,8 +178,9 @@ class DualEncoder:
 
     @property
     def random_weights(self) -> bool:
-        """Made with random weights: a registry model with no pretrained tag and no weights file."""
-        return self.checkpoint is None and not self.pretrained
+        """Made with random weights: a registry model with no pretrained tag and no weights file (a hub model brings
+        its own)."""
+        return self.checkpoint is None and not self.pretrained and not self.name.startswith(HF_HUB_PREFIX)
 
     @property
     def label(self) -> str:
@@ -187,10 +189,12 @@ class DualEncoder:
             return f"{EMBEDDED_MODEL} (embedded)"
         if self.checkpoint is not None:
             return f"{self.name} @ {self.checkpoint.name}"
+        if self.name.startswith(HF_HUB_PREFIX):
+            return self.name
         return f"{self.name} / {'random weights' if self.random_weights else self.pretrained}"
 
     def _create(self):
-        if self.name not in open_clip.list_models():
+        if not self.name.startswith(HF_HUB_PREFIX) and self.name not in open_clip.list_models():
             raise ModelUnavailable(
                 f"Unknown model '{self.name}': choose one of open_clip.list_models(), e.g. ViT-B-32."
             )

@@ -10,7 +10,7 @@ from pathlib import Path
 import skimage
 
 from explorer import world
-from explorer.world import published
+from explorer.world import published, published_minimal
 
 
 def examples_dir() -> Path:
@@ -72,6 +72,9 @@ PUBLISHED = {
     "SugarCrepe++": ("sugarcrepe-pp", published.sugarcrepe_pp_items, 2),
     "VALSE": ("valse", published.valse_items, 1),
     "EqBen": ("eqben", published.eqben_items, 1),
+    "VisMin": ("vismin", published_minimal.vismin_items, 1),
+    "MMVP-VLM": ("mmvp", published_minimal.mmvp_items, 1),
+    "SPEC": ("spec", published_minimal.spec_items, 1),
 }
 
 

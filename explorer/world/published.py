@@ -110,17 +110,24 @@ def eqben_items(split: str, n: int, coverage: float = DEFAULT_COVERAGE,
     (location), one object recoloured to a colour not in the picture (attribute), one more object drawn (count)."""
     base, seen, rng = _stream(split, "eqben", coverage, seed)
     items = [replace(swap_item(rng, "relation", base, seen), kind="location", split=split) for _ in range(n)]
-    for kind in ("attribute", "count"):
-        for _ in range(n):
-            a, b = swap_item(rng, "object", base, seen).images[0].objects
-            if kind == "attribute":
-                colour = str(rng.choice([c for c in COLORS if c not in (a.color, b.color)]))
-                after: tuple[WorldObject, ...] = (replace(a, color=colour), b)
-            else:
-                after = (a, b, _third(rng, a, b))
-            pictures = _pictures(rng, base, (a, b), after)
-            items.append(Item(kind, pictures, (list_caption([a, b]), list_caption(list(after))), split=split))
+    items += [minimal_change(rng, base, seen, kind, split) for kind in ("attribute", "count") for _ in range(n)]
     return [replace(it, id=f"{split}/{it.kind}/{i % n}") for i, it in enumerate(items)]
+
+
+def minimal_change(rng: np.random.Generator, base: str, seen: frozenset, kind: str, split: str) -> Item:
+    """Two objects' picture and the same picture a minimal change apart, a caption each naming its objects: one
+    object recoloured to a colour not in the picture (attribute), one drawn as a shape not in it (object), one more
+    object drawn (count)."""
+    a, b = swap_item(rng, "object", base, seen).images[0].objects
+    if kind == "attribute":
+        after: tuple[WorldObject, ...] = (replace(a, color=str(rng.choice([c for c in COLORS
+                                                                           if c not in (a.color, b.color)]))), b)
+    elif kind == "object":
+        after = (a, replace(b, shape=str(rng.choice([s for s in SHAPES if s not in (a.shape, b.shape)]))))
+    else:
+        after = (a, b, _third(rng, a, b))
+    pictures = _pictures(rng, base, (a, b), after)
+    return Item(kind, pictures, (list_caption([a, b]), list_caption(list(after))), split=split)
 
 
 def _third(rng: np.random.Generator, a: WorldObject, b: WorldObject) -> WorldObject:

@@ -1,0 +1,75 @@
+"""``eval --models A,B,...``: every model against every benchmark (``--benchmarks``, else ``--benchmark``), one
+leaderboard of headline figures with intervals and each model's paired difference from the first with McNemar's
+exact p (``explorer.eval.leaderboard``), printed as JSON and with ``--json`` written as JSON, CSV and HTML."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import replace
+
+from explorer.core.settings import use
+from explorer.eval.benchmark_registry import BENCHMARKS, WORLD_LIMIT
+
+
+def add_models_arguments(e: argparse.ArgumentParser) -> None:
+    e.add_argument("--models", metavar="A,B,...",
+                   help="several models scored on the same items, each named as --compare takes it (world-clip, "
+                        "world-clip-finetune, 'ViT-B-32 / openai', a weights file): one table of models x "
+                        "benchmarks x headline figures (each paper's figure, with its 95%% interval) and each "
+                        "model's paired difference from the first with McNemar's exact p; --json writes it as JSON, "
+                        "JSON.csv (the table), JSON-paired.csv and a leaderboard page JSON.html. No resume")
+    e.add_argument("--benchmarks", metavar="B,C,...",
+                   help="with --models, several benchmarks in one table (default: --benchmark); at most one of them "
+                        "read from files (--data)")
+
+
+def benchmarks_asked(args: argparse.Namespace) -> list[str]:
+    names = (args.benchmarks or args.benchmark).split(",")
+    unknown = [n for n in names if n not in BENCHMARKS]
+    if unknown:
+        raise SystemExit(f"unknown benchmark {unknown[0]!r}; known: {', '.join(BENCHMARKS)}")
+    public = [n for n in names if BENCHMARKS[n].from_files]
+    if len(public) > 1:
+        raise SystemExit(f"--benchmarks reads one benchmark from files (--data), got {', '.join(public)}")
+    if public and not args.data:
+        raise SystemExit(f"--data PATH is needed for {public[0]}: the benchmark's files in its own layout")
+    return names
+
+
+def run_models(args: argparse.Namespace, options: dict[str, dict]) -> int:
+    """The leaderboard of ``--models`` on ``--benchmarks``; ``options``: each method's (``--set``)."""
+    from pathlib import Path
+
+    from explorer.core.data_roots import DataAccess
+    from explorer.engine.model_pool import spec_for_name
+    from explorer.eval.leaderboard import evaluate_models
+    from explorer.eval.leaderboard_report import write_leaderboard
+    from explorer.methods import get_method
+    from explorer.models.loader import load_encoder
+
+    settings = use(replace(args.settings, view=args.view or args.setting_view))  # first: kept even on a refusal
+    if args.compare:
+        raise SystemExit("--models and --compare do not go together: the first of --models is every other's A")
+    names, benchmarks = [m.strip() for m in args.models.split(",") if m.strip()], benchmarks_asked(args)
+    if len(names) < 2:
+        raise SystemExit(f"--models takes two models or more, got {args.models!r}")
+    if args.limit is not None and args.limit < 1:
+        raise SystemExit(f"--limit must be at least 1, got {args.limit}")
+
+    def loader(name: str):
+        spec = spec_for_name(name, settings.device, precision=settings.precision or "auto", compile=settings.compile)
+
+        def load() -> list:
+            encoder = load_encoder(spec)
+            return [get_method(m, encoder, **options.get(m, {})) for m in args.methods.split(",")]
+        return load
+
+    limit = args.limit if args.limit is not None or all(BENCHMARKS[b].from_files for b in benchmarks) else WORLD_LIMIT
+    report = evaluate_models([(n, loader(n)) for n in names], benchmarks, limit, args.split.split(","), args.data,
+                             args.images, DataAccess(outside=args.allow_outside), args.view, args.strict_ties)
+    report = {"limit": limit, **report}
+    print(json.dumps(report, indent=2))
+    if args.json:
+        write_leaderboard(report, Path(args.json))
+    return 0
