@@ -41,6 +41,10 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
     g.add_argument("--no-check", action="store_true",
                    help="skip measuring the verdicts near their threshold again on the other render seeds (0, 1, 2); "
                         "by default a reading whose verdict differs there reads \"unstable\", with the seeds' spread")
+    g.add_argument("--controls", action="store_true",
+                   help="read the controls instead of the model (explorer/readings/controls.py: encoders that cannot "
+                        "bind, the ground truth, and the noisy positive control at each noise level, its power "
+                        "curve), each written to --json as it finishes")
     g.add_argument("--widths", default="16,64,256", metavar="W,W,...",
                    help="comma-separated probe widths, each probe's chosen on validation scenes (default "
                         "%(default)s)")
@@ -51,7 +55,23 @@ def run(args: argparse.Namespace) -> int:
     from explorer.models.loader import load_encoder
     from explorer.readings import binding_report
 
+    widths = tuple(int(w) for w in args.widths.split(","))
+    if args.controls:
+        import json
+        from pathlib import Path
+
+        from explorer.readings import binding_controls
+
+        def write(report: dict) -> None:
+            if args.json:
+                Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+
+        report = binding_controls.run(command(args.argv), write, args.colors, args.shapes, args.null_draws,
+                                      args.renders, widths)
+        print(json.dumps(report["power"], indent=2))
+        return 0
+
     report = binding_report.report(load_encoder(encoder_spec(args.settings)), command(args.argv),
                                    args.colors, args.shapes, args.null_draws, args.renders,
-                                   tuple(int(w) for w in args.widths.split(",")), args.render_seed, not args.no_check)
+                                   widths, args.render_seed, not args.no_check)
     return print_report(report, args.json)
