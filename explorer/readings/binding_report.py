@@ -84,7 +84,8 @@ def report(encoder, command: str, n_colors: int = 8, n_shapes: int = 3, draws: i
 
 
 def cell(entry: dict) -> str:
-    """One figure as the docs show it: value [interval] | null mean [range] | p, adjusted p: reading."""
+    """One figure as the docs show it: value [interval] (of its units, for a sign test) | null mean [range] | p,
+    adjusted p: reading (and each render seed's figures where it is unstable)."""
     interval = f" [{entry['interval'][0]:.1f}, {entry['interval'][1]:.1f}]" if "interval" in entry else ""
     null = entry["null"]
     ps = "not tested" if null.get("p") is None else f"{null['p']:.2g}, {null['p_adjusted']:.2g}"
@@ -92,8 +93,9 @@ def cell(entry: dict) -> str:
     if entry["reading"] == UNSTABLE:
         spread = " (" + "; ".join(f"seed {s}: {b['value']:.1f}, {b['p_adjusted']:.2g}, {b['reading']}"
                                   for s, b in entry["seeds"].items()) + ")"
-    return (f"{entry['value']:.1f}{interval} | {null['mean']:.1f} [{null['range'][0]:.1f}, {null['range'][1]:.1f}] | "
-            f"{ps}: {entry['reading']}{spread}")
+    units = f" of {null['units']} {null['unit']}" if "units" in null else ""
+    return (f"{entry['value']:.1f}{interval}{units} | {null['mean']:.1f} [{null['range'][0]:.1f}, "
+            f"{null['range'][1]:.1f}] | {ps}: {entry['reading']}{spread}")
 
 
 def markdown(report: dict) -> str:

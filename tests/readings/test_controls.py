@@ -86,3 +86,20 @@ def test_the_ground_truth_control_reads_above_chance(monkeypatch):
             else:  # 11 test scenes and 10 flipped tables: above its null, not always past Holm's correction
                 assert entry["value"] > entry["null"]["range"][1] and entry["null"]["p"] < 0.05, (name, kind, entry)
         assert found[f"swap.additive.heldout_objects.{kind}"]["null"]["p"] == 1.0  # blind to swaps by its form
+
+
+def test_the_controls_record_gives_the_noisy_controls_power_curve():
+    from explorer.readings.binding_controls import encoders, power
+
+    labels = [e.label for e in encoders()]
+    assert len(labels) == len(set(labels)) == len(controls.NEGATIVE) + 1 + len(controls.NOISES)
+
+    def figures(read: str) -> dict:
+        return {"figures": {f"{name}.{kind}": {"reading": read} for name in controls.BINDING + ("r2.concepts",)
+                            for kind in ("image", "text")}}
+
+    record = {labels[0]: figures("above chance"), "control: bag + colour (x) shape, noise 0.5": figures("above chance"),
+              "control: bag + colour (x) shape, noise 2": figures("at chance")}
+    curve = power(record)
+    assert set(curve) == {f"{n}.{k}" for n in controls.BINDING for k in ("image", "text")}  # negatives left out
+    assert all(levels == {"0.5": 1, "2": 0} for levels in curve.values())
