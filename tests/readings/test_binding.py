@@ -6,7 +6,7 @@ import pytest
 
 from conftest import quick_probes
 from explorer.readings.binding import (
-    SceneTable, additive_r2, all_pairs, composition_probes, edit_top1, probe_accuracy, readings,
+    PROBES, SceneTable, additive_r2, all_pairs, composition_probes, edit_top1, probe_accuracy, readings,
 )
 from explorer.readings import DRAWS
 from explorer.readings.binding_report import FAMILY, read_model
@@ -343,3 +343,18 @@ def test_docs_binding_md_shows_the_records_figures_beside_their_nulls():
     tests = {name: e for name, e in report["figures"].items() if e["null"]["p"] is not None}
     assert holm({name: e["null"]["p"] for name, e in tests.items()}) == \
         {name: e["null"]["p_adjusted"] for name, e in tests.items()}
+
+
+def test_a_probes_null_fits_every_copy_as_the_models_own_fit(monkeypatch):
+    """Each flipped table's probe starts from the model's own weights, so a 'flipped' table that flips nothing reads
+    exactly the model's figure (the statistic is the same function of the table); drawing stops at ``STOP``."""
+    from explorer.readings import STOP
+    from explorer.readings.binding import probe_outcomes
+    from explorer.readings.binding_null import probe_null
+
+    quick_probes(monkeypatch, 30)
+    t = _noisy(_bound_in, 1.0)
+    (model,), _ = probe_outcomes([t], None, {"product": 16}, probes={"product": PROBES["product"]})
+    unflipped = np.tile(np.arange(len(t.pairs)), (60, 1))
+    values, stopped = probe_null(t, "product", 16, model["product"], unflipped)
+    assert stopped and len(values) == STOP and values == [model["product"]] * STOP
