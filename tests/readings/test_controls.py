@@ -12,7 +12,8 @@ from explorer.readings.binding import world_scenes
 from explorer.readings.equal_area import mask, picture, placed, target_pixels
 
 GRID = {"n_colors": 4, "n_shapes": 3, "draws": 500, "renders": 3, "widths": (16,)}  # 66 scenes, 18 swap pairs
-SURE = ("r2.objects", "swap.mlp.heldout_objects", "swap.product.heldout_objects")  # above chance even on this grid
+SURE = ("r2.objects", "edit.top1", "probe.objects", "swap.mlp.heldout_objects",
+        "swap.product.heldout_objects")  # above chance even on this grid, past Holm's correction
 
 
 def test_every_object_covers_the_same_pixels_and_a_swap_the_same_share_of_each_colour():
@@ -71,7 +72,7 @@ def test_a_control_without_binding_reads_at_chance_on_every_reading(control, mon
     found = binding_readings(control(), **GRID)
     assert len(found) == 22
     for name, entry in found.items():
-        assert entry["reading"] != "above chance" and entry["null"]["p_adjusted"] > 0.05, (name, entry)
+        assert entry["reading"] != "above chance" and (entry["null"]["p_adjusted"] or 1.0) > 0.05, (name, entry)
 
 
 @pytest.mark.slow
@@ -83,9 +84,9 @@ def test_the_ground_truth_control_reads_above_chance(monkeypatch):
             entry = found[f"{name}.{kind}"]
             if name in SURE:
                 assert entry["reading"] == "above chance", (name, kind, entry)
-            else:  # 11 test scenes and 10 flipped tables: above its null, not always past Holm's correction
-                assert entry["value"] > entry["null"]["range"][1] and entry["null"]["p"] < 0.05, (name, kind, entry)
-        assert found[f"swap.additive.heldout_objects.{kind}"]["null"]["p"] == 1.0  # blind to swaps by its form
+            else:  # the product probe's retrieval of 11 test scenes, a weak test: nominally, not past Holm's correction
+                assert entry["value"] > entry["null"]["mean"] and entry["null"]["p"] < 0.05, (name, kind, entry)
+        assert found[f"swap.additive.heldout_objects.{kind}"]["reading"] == "not tested"  # blind to swaps: none decided
 
 
 def test_the_controls_record_gives_the_noisy_controls_power_curve():
