@@ -205,8 +205,9 @@ EDITS = {  # kind of edit: (the cell, the edit; None where the row has nothing o
     "null": ("null, adjusted p", _edit_number(rf"(?:null|exact permutation p) {_N}")),
     "adjusted p": ("null, adjusted p", _edit_number(rf"adjusted p {_N}")),
     "seed": ("every seed", _edit_number(rf"[:/] {_N}")),
-    "mixed wording": ("verdict", lambda v: v.replace("images", "@").replace("captions", "images").replace("@", "captions")
-                      if v.startswith("mixed") and "images" in v and "captions" in v else None),
+    "mixed wording": ("verdict", lambda v: v.replace("images", "@").replace("captions", "images")
+                      .replace("@", "captions") if v.startswith("mixed") and "images" in v and "captions" in v
+                      else None),
     "record dropped": ("record", lambda r: r.rsplit(" ", 1)[0] if len(SPAN.findall(r)) > 1 else None),
     "record missing": ("record", lambda r: r.replace(".json:", "-gone.json:", 1)),
 }

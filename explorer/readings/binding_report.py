@@ -78,7 +78,8 @@ def report(encoder, command: str, n_colors: int = 8, n_shapes: int = 3, draws: i
     family = sum(e["null"].get("p_adjusted") is not None for e in found.values())
     return {"model": encoder.label, "command": command, "figures": stable(found, render_seed, others),
             "null": {"method": METHOD, "alpha": ALPHA, "tests": len(found), "family": family,
-                     "render_seed": render_seed, "checked": {"near": NEAR, "seeds": sorted(others), "readings": checked},
+                     "render_seed": render_seed,
+                     "checked": {"near": NEAR, "seeds": sorted(others), "readings": checked},
                      **info},
             "seconds": round(time.perf_counter() - start, 1)}
 
