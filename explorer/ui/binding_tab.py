@@ -41,8 +41,9 @@ COLUMNS_NOTE = (
 )
 
 
-def _score(x: float) -> str:
-    return f"{x:.1f}"
+def _digits(value: float, mean: float) -> int:
+    """Decimals enough to show a value apart from its chance (1 to 3): 94.16 against 94.14, not 94.2 against 94.1."""
+    return next((d for d in (1, 2) if f"{value:.{d}f}" != f"{mean:.{d}f}"), 3)
 
 
 def verdict(entry: dict) -> str:
@@ -50,23 +51,27 @@ def verdict(entry: dict) -> str:
     null, value = entry["null"], entry["value"]
     if entry["reading"] == UNTESTED:
         return f"Cannot tell: {null['untested']}."
-    chance, ps = _score(null["mean"]), f"(p {null['p']:.2g}, adjusted {null['p_adjusted']:.2g})"
+    d = _digits(value, null["mean"])
+    chance, score = f"{null['mean']:.{d}f}", f"{value:.{d}f}"
+    ps = f"(p {null['p']:.2g}, adjusted {null['p_adjusted']:.2g})"
     if entry["reading"] == "above chance":
         return (f"Shows binding: an encoder that cannot bind scores {chance} here; {null['at_or_above']} of "
-                f"{null['draws']} shuffled tables reach the model's {_score(value)} {ps}.")
+                f"{null['draws']} shuffled tables reach the model's {score} {ps}.")
     if entry["reading"] == "below chance":
         return (f"Says nothing about binding: an encoder that cannot bind scores {chance} here, even more than the "
-                f"model's {_score(value)} {ps}.")
-    return (f"Says nothing about binding: an encoder that cannot bind scores {chance} here too, so "
-            f"{_score(value)} is no sign of binding {ps}.")
+                f"model's {score} {ps}.")
+    return (f"Says nothing about binding: an encoder that cannot bind scores {chance} here too, so {score} is no "
+            f"sign of binding {ps}.")
 
 
 def _beside(entry: dict) -> dict:
     """A reading's row cells: its value, its null (``significance.against_draws``) and the verdict, four cells in
-    all, so that a phone's width shows the value beside its chance without scrolling."""
+    all, so that a phone's width shows the value beside its chance without scrolling; both with the decimals that
+    tell them apart."""
     null = entry["null"]
-    return {"value": round(entry["value"], 1),
-            CHANCE: f"{null['mean']:.1f} ({null['range'][0]:.1f} to {null['range'][1]:.1f})",
+    d = _digits(entry["value"], null["mean"])
+    return {"value": round(entry["value"], d),
+            CHANCE: f"{null['mean']:.{d}f} ({null['range'][0]:.{d}f} to {null['range'][1]:.{d}f})",
             VERDICT: verdict(entry)}
 
 
