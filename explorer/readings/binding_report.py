@@ -89,7 +89,7 @@ def cell(entry: dict) -> str:
     adjusted p: reading (and each render seed's figures where it is unstable)."""
     interval = f" [{entry['interval'][0]:.1f}, {entry['interval'][1]:.1f}]" if "interval" in entry else ""
     null = entry["null"]
-    ps = "not tested" if null.get("p") is None else f"{null['p']:.2g}, {null['p_adjusted']:.2g}"
+    ps = "no p" if null.get("p") is None else f"{null['p']:.2g}, {null['p_adjusted']:.2g}"
     spread = ""
     if entry["reading"] == UNSTABLE:
         spread = " (" + "; ".join(f"seed {s}: {b['value']:.1f}, {b['p_adjusted']:.2g}, {b['reading']}"
