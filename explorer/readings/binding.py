@@ -6,6 +6,7 @@ to any model's image or caption embeddings, and to synthetic embeddings in tests
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 from dataclasses import dataclass
@@ -14,7 +15,9 @@ import numpy as np
 import torch
 
 from explorer.core import cancel
-from explorer.readings.binding_swaps import SwapTable, fold_plan, object_folds, swap_cosine, table_swaps, told_apart
+from explorer.readings.binding_swaps import (
+    SwapTable, fold_plan, object_folds, swap_cosine, table_swaps, told_apart_renders,
+)
 from explorer.core.intervals import percent_intervals
 from explorer.models.modeling.probes import ConceptProbe, SlotMLP, fit_copies
 
@@ -50,14 +53,19 @@ def r2(target: np.ndarray, prediction: np.ndarray) -> float:
     return float(100 * (1 - sse / sst))
 
 
+@functools.lru_cache(maxsize=8)
+def _incidence(pairs: tuple[tuple[Obj, Obj], ...], n_colors: int, n_shapes: int) -> np.ndarray:
+    """(objects, scenes): each object's row averages the scenes that hold it."""
+    objs = [(c, s) for c in range(n_colors) for s in range(n_shapes)]
+    m = np.array([[obj in p for p in pairs] for obj in objs], dtype=float)
+    return m / np.maximum(m.sum(1, keepdims=True), 1)
+
+
 def object_embeddings(table: SceneTable) -> dict[Obj, np.ndarray]:
     """Each object's embedding: the centred mean of the scenes that contain it."""
-    centred = table.embeddings - table.embeddings.mean(0)
-    out = {}
-    for obj in table.objects:
-        rows = [i for i, p in enumerate(table.pairs) if obj in p]
-        out[obj] = centred[rows].mean(0)
-    return out
+    found = _incidence(tuple(table.pairs), table.n_colors, table.n_shapes) @ (table.embeddings -
+                                                                             table.embeddings.mean(0))
+    return dict(zip(table.objects, found))
 
 
 def additive_r2(table: SceneTable) -> dict[str, float]:
@@ -79,23 +87,28 @@ def concept_reconstruction(table: SceneTable, objs: dict[Obj, np.ndarray]) -> tu
     return observed, np.stack([colors[c] + shapes[s] for c, s in table.objects])
 
 
+@functools.lru_cache(maxsize=8)
+def _edit_plan(pairs: tuple[tuple[Obj, Obj], ...], n_colors: int, n_shapes: int) -> tuple[np.ndarray, ...]:
+    """Every recolouring of one object of a scene into another scene of the table: (scene, object recoloured, its
+    recoloured object, the scene it should become), objects as indices into ``SceneTable.objects``."""
+    index = {frozenset(p): i for i, p in enumerate(pairs)}
+    plan = [(i, a[0] * n_shapes + a[1], new_color * n_shapes + a[1], index[frozenset(((new_color, a[1]), b))])
+            for i, (a, b) in enumerate(pairs) for new_color in range(n_colors)
+            if new_color != a[0] and frozenset(((new_color, a[1]), b)) in index]
+    return tuple(np.array(column, dtype=int).reshape(-1) for column in zip(*plan)) if plan else \
+        tuple(np.zeros(0, dtype=int) for _ in range(4))
+
+
 def edit_top1(table: SceneTable) -> float:
     """Counterfactual edits e' = e - e(a1, o1) + e(a_t, o1), scored by retrieving the edited scene (percent)."""
-    objs = object_embeddings(table)
-    index = {frozenset(p): i for i, p in enumerate(table.pairs)}
+    scene, old, new, target = _edit_plan(tuple(table.pairs), table.n_colors, table.n_shapes)
+    if not len(scene):
+        return 0.0
+    objs = np.stack(list(object_embeddings(table).values()))
     emb = table.embeddings / np.linalg.norm(table.embeddings, axis=1, keepdims=True)
-    hits = total = 0
-    for i, (a, b) in enumerate(table.pairs):
-        for new_color in range(table.n_colors):
-            edited = (new_color, a[1])
-            target = index.get(frozenset((edited, b)))
-            if new_color == a[0] or target is None:
-                continue
-            e = table.embeddings[i] - objs[a] + objs[edited]
-            e = e / np.linalg.norm(e)
-            hits += int(np.argmax(emb @ e) == target)
-            total += 1
-    return float(100 * hits / max(total, 1))
+    edited = table.embeddings[scene] - objs[old] + objs[new]
+    edited /= np.linalg.norm(edited, axis=1, keepdims=True)
+    return float(100 * (np.argmax(edited @ emb.T, axis=1) == target).mean())
 
 
 @dataclass(frozen=True)
@@ -146,8 +159,8 @@ def ridge_scores(x: np.ndarray, y: np.ndarray, test: np.ndarray, penalty: float 
     (copies, M, D); returns the decision function on ``test``, (copies, M, L)."""
     mean = x.mean(1, keepdims=True)
     xc, target = x - mean, 2 * y - 1
-    gram = np.einsum("bnd,bne->bde", xc, xc) + penalty * np.eye(x.shape[2])
-    w = np.linalg.solve(gram, np.einsum("bnd,nl->bdl", xc, target - target.mean(0)))
+    gram = xc.transpose(0, 2, 1) @ xc + penalty * np.eye(x.shape[2])
+    w = np.linalg.solve(gram, xc.transpose(0, 2, 1) @ (target - target.mean(0)))
     return (test - mean) @ w + target.mean(0)
 
 
@@ -183,10 +196,11 @@ def probe_accuracy_many(tables: list[SceneTable]) -> list[dict[str, float]]:
             varying = [j for j in range(len(classes)) if y[train, j].min() != y[train, j].max()]
             if varying:  # a label constant over the training scenes keeps that constant as its score
                 scores[..., varying] = ridge_scores(x[:, train], y[train][:, varying], x[:, test])
-            for row, i in enumerate(test):
-                k = len(labels[i])
-                top = np.argsort(-scores[:, row], axis=1)[:, :k]
-                right[:, row] &= [{classes[j] for j in picked} == labels[i] for picked in top]
+            # a scene is right when its top-k labels (k: how many it has) are all its own
+            order = np.argsort(-scores, axis=2)
+            own = np.take_along_axis(np.broadcast_to(y[test][None] > 0, scores.shape), order, axis=2)
+            within = np.arange(len(classes)) < y[test].sum(1, keepdims=True)
+            right &= (own | ~within).all(2)
         for b in range(len(tables)):
             out[b][name] = float(100 * right[b].mean())
     return out
@@ -250,8 +264,9 @@ def probe_outcomes(tables: list[SceneTable], swaps: list[SwapTable] | None, widt
     each probe: retrieval among the test scenes (scenes with held-out objects, ``probe_splits``) and, unless
     ``swaps`` is None, the share of ``swaps`` told apart, each pair judged in its fold by a probe that saw neither of
     its scenes (``binding_swaps``). Returns each table's figures (percent) and the per-item outcomes (copies, items)
-    behind them: ``NAME`` per test scene, ``swap.NAME`` per swap pair, and ``reversed.NAME`` the share of each pair's
-    renders told the wrong way round.
+    behind them: ``NAME`` per test scene, ``swap.NAME`` the share of each swap pair's renders told apart, and
+    ``apart.NAME`` and ``reversed.NAME`` whether each render (copies, pairs, renders) is told apart, and told the
+    wrong way round.
     """
     t0, n = tables[0], len(tables)
     train, val, test = probe_splits(t0, seed)
@@ -274,8 +289,9 @@ def probe_outcomes(tables: list[SceneTable], swaps: list[SwapTable] | None, widt
         for b in range(n):
             figures[b] |= {name: float(100 * hits[b].mean()), f"{name}.width": int(chosen[b])}
         if swaps is not None:
-            outcomes[f"swap.{name}"], outcomes[f"reversed.{name}"] = _swap_verdicts(t0, swaps, make, chosen, y, seed,
-                                                                                   folds)
+            outcomes[f"apart.{name}"], outcomes[f"reversed.{name}"] = _swap_verdicts(t0, swaps, make, chosen, y, seed,
+                                                                                    folds)
+            outcomes[f"swap.{name}"] = outcomes[f"apart.{name}"].mean(-1)
             for b in range(n):
                 figures[b][f"swap.{name}"] = float(100 * outcomes[f"swap.{name}"][b].mean())
     for b, s in enumerate(swaps or []):
@@ -285,11 +301,11 @@ def probe_outcomes(tables: list[SceneTable], swaps: list[SwapTable] | None, widt
 
 def _swap_verdicts(t0: SceneTable, swaps: list[SwapTable], make, chosen: np.ndarray, y: torch.Tensor, seed: int,
                    folds: int) -> tuple[np.ndarray, np.ndarray]:
-    """(copies, pairs) shares of each pair's renders told apart, and told the wrong way round, by one probe at each
+    """(copies, pairs, renders): whether each render is told apart, and told the wrong way round, by one probe at each
     copy's ``chosen`` width, each pair judged in its fold (``binding_swaps.fold_plan``)."""
     plan = fold_plan(t0.pairs, swaps[0].pairs, object_folds(t0.n_colors, t0.n_shapes, folds, seed), seed)
     swap_emb = np.stack([s.embeddings for s in swaps])
-    apart, wrong = (np.zeros((len(chosen), len(swaps[0].pairs))) for _ in range(2))
+    apart, wrong = (np.zeros((len(chosen), *swap_emb.shape[1:3]), dtype=bool) for _ in range(2))
     for w in np.unique(chosen):
         copies = np.nonzero(chosen == w)[0]
         for rows, judged in plan:
@@ -299,8 +315,8 @@ def _swap_verdicts(t0: SceneTable, swaps: list[SwapTable], make, chosen: np.ndar
                                  _indices(t0.pairs, rows), y[copies][:, rows], seed=seed)
             sides = [side for p in judged for side in swaps[0].pairs[p]]
             pred = predict(_indices(sides)).numpy().reshape(len(copies), len(judged), 2, -1)
-            apart[np.ix_(copies, judged)] = told_apart(pred, swap_emb[copies][:, judged])
-            wrong[np.ix_(copies, judged)] = told_apart(pred, swap_emb[copies][:, judged][..., ::-1, :])
+            apart[np.ix_(copies, judged)] = told_apart_renders(pred, swap_emb[copies][:, judged])
+            wrong[np.ix_(copies, judged)] = told_apart_renders(pred, swap_emb[copies][:, judged][..., ::-1, :])
     return apart, wrong
 
 

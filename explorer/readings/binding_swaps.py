@@ -11,8 +11,9 @@ pair judged in the fold. So every pair of the grid is judged once, by a probe th
 earlier version judged test scenes against partners the probe had been fitted on).
 
 A pair can be seen several times (``swap_renders``: each time new places, the two sides drawn in the same places
-with the colours swapped, and their captions naming the places in one order), so a pair's verdict is the share of
-its renders told apart, and an interval resamples pairs, not renders.
+with the colours swapped, and their captions naming the objects in one order), so a pair's verdict is the share of
+its distinct renders told apart (``distinct_units``: captions name no places, so a pair's captions come in at most
+two orders and its renders repeat them), and an interval resamples pairs, not renders.
 """
 
 from __future__ import annotations
@@ -89,13 +90,28 @@ def _unit(x: np.ndarray) -> np.ndarray:
     return x / np.linalg.norm(x, axis=-1, keepdims=True)
 
 
-def told_apart(predicted: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
-    """Share of each pair's renders told apart: ``predicted`` (..., P, 2, D), one prediction a side, against
+def told_apart_renders(predicted: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
+    """Whether each render is told apart (..., P, R): ``predicted`` (..., P, 2, D), one prediction a side, against
     ``embeddings`` (..., P, R, 2, D); both sides must lie nearer their own prediction than the other side does."""
     p, e = _unit(predicted)[..., None, :, :], _unit(embeddings)
     own = (p * e).sum(-1)
     other = (p * e[..., ::-1, :]).sum(-1)
-    return (own > other + MARGIN).all(-1).mean(-1)
+    return (own > other + MARGIN).all(-1)
+
+
+def told_apart(predicted: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
+    """Share of each pair's renders told apart (..., P) (``told_apart_renders``)."""
+    return told_apart_renders(predicted, embeddings).mean(-1)
+
+
+def distinct_units(embeddings: np.ndarray, tol: float = 1e-6) -> np.ndarray:
+    """(P, R) bool: the renders that count as independent units, each pair's first render of every distinct one (a
+    render whose two sides embed as an earlier render's of the same pair, as a caption naming the same objects in
+    the same order does, is the same draw, not a new one). ``embeddings``: (P, R, 2, D)."""
+    flat = embeddings.reshape(embeddings.shape[0], embeddings.shape[1], -1)
+    gaps = np.abs(flat[:, :, None] - flat[:, None]).max(-1)  # (P, R, R)
+    earlier = np.tril(np.ones(gaps.shape[1:], dtype=bool), -1)
+    return ~((gaps <= tol) & earlier).any(-1)
 
 
 def swap_cosine(embeddings: np.ndarray) -> float:
@@ -104,28 +120,39 @@ def swap_cosine(embeddings: np.ndarray) -> float:
     return float((e[..., 0, :] * e[..., 1, :]).sum(-1).mean())
 
 
-def swap_renders(encoder, n_colors: int = 8, n_shapes: int = 3, renders: int = 3, seed: int = 1
-                 ) -> dict[str, SwapTable]:
-    """Image and caption embeddings of the grid's swap pairs, each drawn ``renders`` times (new scenes: the scene
-    table's renders are not among them), every object covering the same pixels (``equal_area``), so that the two
-    sides hold the same share of each colour."""
+def swap_scenes(n_colors: int = 8, n_shapes: int = 3, renders: int = 3, seed: int = 1) -> tuple[list, list[str]]:
+    """The grid's swap pairs, each drawn ``renders`` times (new places; the two sides in the same places with the
+    colours swapped, each object over the same pixels, ``equal_area``) with a caption for each side naming its objects
+    in one order for both sides: the objects of every side (pairs x renders x 2) and their captions, in that order."""
     from dataclasses import replace
 
     from explorer import world
-    from explorer.readings.equal_area import picture, placed
+    from explorer.readings.equal_area import placed
 
     colors, shapes = list(world.COLORS)[:n_colors], list(world.SHAPES)[:n_shapes]
-    swaps = grid_swaps(n_colors, n_shapes)
     rng = np.random.default_rng(seed)
-    images, captions = [], []
-    for (a, b), _ in swaps:
+    sides, captions = [], []
+    for (a, b), _ in grid_swaps(n_colors, n_shapes):
         for _ in range(renders):
             objs = placed(rng, [(colors[c], shapes[s]) for c, s in (a, b)])
             swapped = [replace(objs[0], color=objs[1].color), replace(objs[1], color=objs[0].color)]
             order = rng.permutation(2)
             for side in (objs, swapped):  # the shapes keep their places and pixels, the colours swap
-                images.append(picture(side, encoder.image_size))
+                sides.append(side)
                 captions.append(world.list_caption([side[i] for i in order]))
+    return sides, captions
+
+
+def swap_renders(encoder, n_colors: int = 8, n_shapes: int = 3, renders: int = 3, seed: int = 1
+                 ) -> dict[str, SwapTable]:
+    """Image and caption embeddings of the grid's swap pairs, each drawn ``renders`` times (``swap_scenes``: new
+    scenes, the scene table's renders are not among them), so that the two sides hold the same share of each
+    colour."""
+    from explorer.readings.equal_area import picture
+
+    sides, captions = swap_scenes(n_colors, n_shapes, renders, seed)
+    swaps = grid_swaps(n_colors, n_shapes)
     shape = (len(swaps), renders, 2, -1)
-    found = {"image": encoder.embed_images(images).numpy(), "text": encoder.embed_texts(captions).numpy()}
+    found = {"image": encoder.embed_images([picture(side, encoder.image_size) for side in sides]).numpy(),
+             "text": encoder.embed_texts(captions).numpy()}
     return {kind: SwapTable(swaps, emb.reshape(shape)) for kind, emb in found.items()}

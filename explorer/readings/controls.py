@@ -151,6 +151,42 @@ class RandomFeatures(Control):
         return self._features(self.text_w, word_counts(caption), caption.encode())
 
 
+def _regions(image: Image.Image) -> list[tuple[int, float]]:
+    """Each palette colour's region in a world picture: (colour, its bounding box's distance from the centre)."""
+    pixels = np.asarray(image.convert("RGB"), dtype=int)
+    out = []
+    for c, rgb in enumerate(world.COLORS.values()):
+        ys, xs = np.nonzero((np.abs(pixels - np.array(rgb)).sum(-1) == 0))
+        if len(ys) >= MIN_PIXELS:
+            cy, cx = (ys.min() + ys.max() + 1) / 2, (xs.min() + xs.max() + 1) / 2
+            out.append((c, float(np.hypot(cy - pixels.shape[0] / 2, cx - pixels.shape[1] / 2))))
+    return out
+
+
+class Placement(Control):
+    """Negative, unless places follow colours: the bag of concepts and which colour sits nearer the picture's centre
+    (pictures), or which colour is named first (captions). Its only cue beyond the bag is where an object is put
+    (or named): with places given to objects at random it cannot bind; were the first object of a scene (the lower
+    colour index) put nearer the centre more often, it would read a binding-like cue."""
+
+    label = "control: bag of concepts + which colour is nearer the centre"
+
+    def image_features(self, image: Image.Image) -> np.ndarray:
+        regions = sorted(_regions(image), key=lambda r: r[1])
+        return self._with_first(read_scene(image), regions[0][0] if regions else None)
+
+    def text_features(self, caption: str) -> np.ndarray:
+        named = read_caption(caption)
+        return self._with_first(named, named[0][0] if named else None)
+
+    @staticmethod
+    def _with_first(objects: list[Obj], colour: int | None) -> np.ndarray:
+        first = np.zeros(len(COLOURS))
+        if colour is not None:
+            first[colour] = 1.0
+        return np.concatenate([_bag(objects), first])
+
+
 class GroundTruth(Control):
     """Positive: the sum over the scene's objects of its colour's vector (x) its shape's (a tensor product, 64), from
     the objects read back from the picture or the caption: which colour sits on which shape, by construction."""
@@ -173,5 +209,28 @@ class GroundTruth(Control):
         return self._embed(read_caption(caption))
 
 
-NEGATIVE = (ColourShares, BagOfConcepts, RandomFeatures)
+class NoisyBinding(GroundTruth):
+    """Positive, weakened: the bag of concepts plus the ground truth's colour (x) shape term, with noise of its own
+    per picture and caption (seeded by its bytes) at ``noise`` times the binding term's typical size: its power
+    falls as the noise rises."""
+
+    def __init__(self, noise: float = 0.5, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.noise = noise
+        self.label = f"control: bag + colour (x) shape, noise {noise:g}"
+
+    def _noisy(self, objects: list[Obj], data: bytes) -> np.ndarray:
+        term = self._embed(objects)
+        scale = self.noise * np.sqrt(2.0)  # the term's spread a dimension: two objects, each a product of unit normals
+        return np.concatenate([_bag(objects), term + scale * _seeded(data).standard_normal(term.shape)])
+
+    def image_features(self, image: Image.Image) -> np.ndarray:
+        return self._noisy(read_scene(image), image.tobytes())
+
+    def text_features(self, caption: str) -> np.ndarray:
+        return self._noisy(read_caption(caption), caption.encode())
+
+
+NEGATIVE = (ColourShares, BagOfConcepts, RandomFeatures, Placement)
 POSITIVE = GroundTruth
+NOISES = (0.25, 0.5, 1.0, 2.0)  # the noisy positive control's levels, for its power curve

@@ -76,9 +76,12 @@ def mask(obj: world.WorldObject, size: int) -> np.ndarray:
 
 def placed(rng: np.random.Generator, combos: list[tuple[str, str]]) -> list[SizedObject]:
     """Objects of the given (colour, shape) at random places, every object placed as the largest shape's box, so
-    that the places do not depend on the shapes."""
+    that the places do not depend on the shapes, and each object given one of the places at random: the world's
+    ``place_objects`` puts its first box nearer the centre more often than its second, and the objects come in
+    colour order, so without the shuffle where an object sits would follow its colour index."""
     box = EXTENT * max(shape_scale(s) for s in {s for _, s in combos} | set(world.SHAPES[:3])) * 1.02
     places = world.place_objects(rng, [box] * len(combos))
+    places = [places[i] for i in rng.permutation(len(places))]
     return [SizedObject(c, s, "large", x, y, EXTENT * shape_scale(s)) for (c, s), (x, y) in zip(combos, places)]
 
 

@@ -8,7 +8,9 @@ import dataclasses
 import gradio as gr
 import pandas as pd
 
-from explorer.readings import binding, binding_null
+from explorer.readings import DRAWS, binding
+from explorer.readings.binding_report import FAMILY, read_model
+from explorer.readings.significance import UNTESTED
 from explorer.readings.equal_area import picture
 from explorer.figures import viz
 from explorer import world
@@ -20,29 +22,57 @@ from explorer.ui.serving import Serving
 N_COLORS, N_SHAPES = 8, 3  # the 24-object grid of the binding paper
 COLUMNS = {"r2.objects": "R2 scene ~ objects", "r2.concepts": "R2 object ~ colour + shape", "edit.top1": "edit top-1",
            "probe.concepts": "probe: concepts", "probe.objects": "probe: objects"}  # binding.readings' names
-CHANCE, VERDICT = "chance", "verdict"  # chance: the null's mean (its 95% range); verdict (its p and adjusted p)
+CHANCE, VERDICT = "chance", "verdict"  # chance: the null's mean (its 95% range); verdict: a sentence, with p
 COLUMNS_NOTE = (
     "**Readings** (percent). *R2 scene ~ objects*: how much of each scene's embedding the sum of its two objects' "
     "embeddings explains. *R2 object ~ colour + shape*: how much of each object's embedding its colour plus its "
     "shape explains (additive concepts). *edit top-1*: recolour one object in embedding space (e - colour-shape + "
     "new colour-shape) and retrieve: how often the nearest scene is the edited one. *probe: concepts / objects*: "
     "linear probes that read the colours and shapes, or the coloured objects, back from the embedding. "
-    f"**Chance** (the null): the mean, and in brackets the 95% range, of the same reading on {binding_null.DRAWS} "
-    "copies of the scene table with the two scenes of each swap pair (the same colours and shapes, bound the other "
-    "way, every object over the same pixels) exchanged at random: an encoder without binding cannot tell them apart, "
-    "so what the copies read is chance. *Verdict*, with its one-sided *p* (a normal fitted to the copies) and its "
-    "*adjusted p* (Holm's correction over all the readings shown): above chance at adjusted p <= 0.05, below chance "
-    "under the null's range, else at chance. The probes and swaps told apart are in `python -m explorer binding`."
+    f"**Chance**: what an encoder that cannot bind scores on the same reading: the mean, and in brackets the 95% "
+    f"range, over {DRAWS} copies of the scene table with the two scenes of each swap pair (the same colours and "
+    "shapes, bound the other way, every object over the same pixels) exchanged at random; such an encoder cannot "
+    "tell those copies from the real table. **Verdict**: whether the model's score says anything about binding. Its "
+    "*p* is the share of copies that score at least as high as the model, (k + 1) / (copies + 1); its *adjusted p* "
+    f"is Holm's correction as one of the {FAMILY} readings `python -m explorer binding` tests (the probe readings it "
+    "adds, not run here, counted at p 1), so a verdict here is never bolder than the command's: it shows binding at "
+    "adjusted p <= 0.05. The probes and the swaps told apart, and the check of each verdict on other drawings of "
+    "the scenes, are in `python -m explorer binding` (docs/binding.md)."
 )
 
 
+def _digits(value: float, mean: float) -> int:
+    """Decimals enough to show a value apart from its chance (1 to 3): 94.16 against 94.14, not 94.2 against 94.1."""
+    return next((d for d in (1, 2) if f"{value:.{d}f}" != f"{mean:.{d}f}"), 3)
+
+
+def verdict(entry: dict) -> str:
+    """A reading's verdict as a sentence a teacher reads, its p and adjusted p after it."""
+    null, value = entry["null"], entry["value"]
+    if entry["reading"] == UNTESTED:
+        return f"Cannot tell: {null['untested']}."
+    d = _digits(value, null["mean"])
+    chance, score = f"{null['mean']:.{d}f}", f"{value:.{d}f}"
+    ps = f"(p {null['p']:.2g}, adjusted {null['p_adjusted']:.2g})"
+    if entry["reading"] == "above chance":
+        return (f"Shows binding: an encoder that cannot bind scores {chance} here; {null['at_or_above']} of "
+                f"{null['draws']} shuffled tables reach the model's {score} {ps}.")
+    if entry["reading"] == "below chance":
+        return (f"Says nothing about binding: an encoder that cannot bind scores {chance} here, even more than the "
+                f"model's {score} {ps}.")
+    return (f"Says nothing about binding: an encoder that cannot bind scores {chance} here too, so {score} is no "
+            f"sign of binding {ps}.")
+
+
 def _beside(entry: dict) -> dict:
-    """A reading's row cells: its value, its null (``significance.against_draws``) and the verdict with its p and
-    adjusted p, four cells in all, so that a phone's width shows the value beside its chance without scrolling."""
+    """A reading's row cells: its value, its null (``significance.against_draws``) and the verdict, four cells in
+    all, so that a phone's width shows the value beside its chance without scrolling; both with the decimals that
+    tell them apart."""
     null = entry["null"]
-    return {"value": round(entry["value"], 1),
-            CHANCE: f"{null['mean']:.1f} ({null['range'][0]:.1f} to {null['range'][1]:.1f})",
-            VERDICT: f"{entry['reading']} (p {null['p']:.2g}, adjusted {null['p_adjusted']:.2g})"}
+    d = _digits(entry["value"], null["mean"])
+    return {"value": round(entry["value"], d),
+            CHANCE: f"{null['mean']:.{d}f} ({null['range'][0]:.{d}f} to {null['range'][1]:.{d}f})",
+            VERDICT: verdict(entry)}
 
 
 def build(engine: Engine, choice: gr.State, serving: Serving) -> None:
@@ -54,7 +84,7 @@ def build(engine: Engine, choice: gr.State, serving: Serving) -> None:
     @guarded(lambda message: (None, None, None, message), serving.time_limit_s)
     def analyze(model: str, progress=gr.Progress()):
         loaded = engine.model(model)
-        found = binding_null.read_model(loaded.encoder, N_COLORS, N_SHAPES,
+        found = read_model(loaded.encoder, N_COLORS, N_SHAPES,
                                         lambda done, total, what: progress((done, total), desc=f"{what}..."))
         rows = [{"reading": f"{kind}: {column}", **_beside(r[key])}
                 for kind, r in found.readings.items() for key, column in COLUMNS.items()]

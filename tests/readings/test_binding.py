@@ -6,9 +6,10 @@ import pytest
 
 from conftest import quick_probes
 from explorer.readings.binding import (
-    SceneTable, additive_r2, all_pairs, composition_probes, edit_top1, probe_accuracy, readings,
+    PROBES, SceneTable, additive_r2, all_pairs, composition_probes, edit_top1, probe_accuracy, readings,
 )
-from explorer.readings.binding_null import read_model
+from explorer.readings import DRAWS
+from explorer.readings.binding_report import FAMILY, read_model
 from explorer.readings.significance import holm
 
 
@@ -115,11 +116,11 @@ def test_binding_cli_figures_are_a_recomputation_and_carry_their_nulls(tmp_path,
     quick_probes(monkeypatch)
     out = tmp_path / "b.json"
     assert main(["binding", "--json", str(out), "--colors", "4", "--shapes", "2", "--null-draws", "4",
-                 "--renders", "2", "--widths", "16"]) == 0
+                 "--renders", "2", "--widths", "16", "--no-check"]) == 0
     report = json.loads(out.read_text())
     assert report["model"] == "world-clip (embedded)"
     assert report["command"] == (f"python -m explorer binding --json {out} --colors 4 --shapes 2 --null-draws 4 "
-                                 "--renders 2 --widths 16")
+                                 "--renders 2 --widths 16 --no-check")
     figures = report["figures"]
     tables, swaps = world_tables(embedded, 4, 2), swap_renders(embedded, 4, 2, 2)
     for kind, table in tables.items():
@@ -131,11 +132,16 @@ def test_binding_cli_figures_are_a_recomputation_and_carry_their_nulls(tmp_path,
                 assert null["widths"][name.split(".")[0]] == value
             elif name.startswith("swap.cosine"):
                 assert null["swap_cosine"] == pytest.approx(value, abs=1e-4)
+            elif name.startswith("swap.") and kind == "text":  # captions count each distinct caption pair once
+                entry = figures[f"{name}.{kind}"]["null"]
+                assert entry["unit"] == "caption pairs" and entry["units"] == null["units"] <= 12
             else:
                 assert figures[f"{name}.{kind}"]["value"] == pytest.approx(value, abs=0.01), (name, kind)
         assert null["draws"] == 4 and null["pairs"] == 6 and null["renders"] == 2
-    tests = {name: entry for name, entry in figures.items() if "null" in entry}
-    assert len(tests) == report["null"]["tests"] == 22  # 11 readings of each kind, all with a null
+    assert len(figures) == report["null"]["tests"] == 22  # 11 readings of each kind, all with a null
+    tests = {name: entry for name, entry in figures.items() if entry["null"]["p"] is not None}
+    assert len(tests) == report["null"]["family"] and all(e["reading"] == "not tested" for n, e in figures.items()
+                                                          if n not in tests)
     assert holm({name: e["null"]["p"] for name, e in tests.items()}) == \
         {name: e["null"]["p_adjusted"] for name, e in tests.items()}
     for name, entry in tests.items():
@@ -144,13 +150,16 @@ def test_binding_cli_figures_are_a_recomputation_and_carry_their_nulls(tmp_path,
             ("above chance" if null["p_adjusted"] <= 0.05 else "below chance" if entry["value"] < null["range"][0]
              else "at chance"), name
         if name.startswith("swap."):  # the exact sign test, from the counts it records
-            assert null["apart"] + null["reversed"] <= null["renders"] == 12
-            assert entry["value"] == pytest.approx(100 * null["apart"] / 12, abs=0.01)
-        else:
+            assert null["apart"] + null["reversed"] <= null["units"] <= 12
+            assert entry["value"] == pytest.approx(100 * null["apart"] / null["units"], abs=0.01)
+        else:  # the Monte-Carlo p, from the draws it records
             values = np.array(null["values"])
-            assert len(values) == 4 and null["mean"] == pytest.approx(values.mean(), abs=0.01)
+            assert len(values) <= 4 and null["mean"] == pytest.approx(values.mean(), abs=0.01)
+            k = int((values >= null["observed"] - 1e-6).sum())
+            assert null["p"] == pytest.approx(k / len(values) if "sequential" in null["test"]
+                                              else (k + 1) / (len(values) + 1), rel=1e-3)
     assert figures["swap.additive.heldout_objects.image"]["interval"] == [0, 0]
-    assert figures["swap.additive.heldout_objects.image"]["null"]["p"] == 1.0
+    assert figures["swap.additive.heldout_objects.image"]["reading"] == "not tested"  # blind to swaps: none decided
 
 
 def test_single_edit_and_mds_on_additive_objects():
@@ -178,8 +187,11 @@ def test_a_model_reading_is_what_the_binding_tab_draws(embedded):
     for kind, table in found.tables.items():
         entries = found.readings[kind]
         assert {name: e["value"] for name, e in entries.items()} == pytest.approx(readings(table), abs=0.01)
-        assert all(e["null"]["draws"] == 30 and len(e["null"]["values"]) == 30 for e in entries.values())
-        assert all(e["null"]["p"] <= e["null"]["p_adjusted"] for e in entries.values())
+        assert all(e["null"]["draws"] == DRAWS and len(e["null"]["values"]) == DRAWS for e in entries.values())
+        tested = [e for e in entries.values() if e["null"]["p"] is not None]
+        for e in tested:  # Holm within 22: at least p, at most 22 p
+            assert min(1.0, e["null"]["p"] * FAMILY) * 1.001 >= e["null"]["p_adjusted"] >= e["null"]["p"]
+        assert all(e["null"]["family"] == FAMILY for e in tested)  # adjusted as members of the command's family
     assert found.observed.shape == found.reconstructed.shape == (8, 3) and len(found.labels) == 8
 
 
@@ -202,7 +214,7 @@ def test_a_bag_of_concepts_scores_within_its_null(monkeypatch):
     from explorer.readings.significance import adjusted
 
     quick_probes(monkeypatch, 200)
-    found, info = measured(_noisy(additive, 1.0), draws=19, widths=(16,))
+    found, info = measured(_noisy(additive, 1.0), draws=500, widths=(16,))
     assert 0.8 < info["swap_cosine"] < 0.99
     for name, entry in adjusted(found).items():
         assert entry["reading"] != "above chance", (name, entry)
@@ -214,10 +226,11 @@ def test_a_binding_term_exceeds_its_null(monkeypatch):
     from explorer.readings.significance import adjusted
 
     quick_probes(monkeypatch, 200)
-    found = adjusted(measured(_noisy(_bound_in, 1.0), draws=19, widths=(16,))[0])
+    found = adjusted(measured(_noisy(_bound_in, 1.0), draws=500, widths=(16,))[0])
+    assert found["swap.product.heldout_objects"]["null"]["p_adjusted"] < 0.001
     for name in ("swap.product.heldout_objects", "edit.top1", "r2.objects"):
         entry = found[name]
-        assert entry["reading"] == "above chance" and entry["null"]["p_adjusted"] < 0.001, (name, entry)
+        assert entry["reading"] == "above chance" and entry["null"].get("at_or_above", 0) == 0, (name, entry)
     swaps = found["swap.product.heldout_objects"]
     assert swaps["interval"][0] > swaps["null"]["range"][1]  # the whole interval clear of chance
     assert found["swap.additive.heldout_objects"]["value"] == 0  # blind to swaps, whatever the data
@@ -322,12 +335,27 @@ def test_docs_binding_md_shows_the_records_figures_beside_their_nulls():
     import json
     from pathlib import Path
 
-    from explorer.readings.binding_null import markdown
+    from explorer.readings.binding_report import markdown
 
     root = Path(__file__).resolve().parents[2]
     report = json.loads((root / "docs" / "results" / "binding-embedded.json").read_text())
     assert report["command"] == "python -m explorer binding --json docs/results/binding-embedded.json"
     assert markdown(report) in (root / "docs" / "binding.md").read_text()
-    tests = {name: e for name, e in report["figures"].items() if "null" in e}
+    tests = {name: e for name, e in report["figures"].items() if e["null"]["p"] is not None}
     assert holm({name: e["null"]["p"] for name, e in tests.items()}) == \
         {name: e["null"]["p_adjusted"] for name, e in tests.items()}
+
+
+def test_a_probes_null_fits_every_copy_as_the_models_own_fit(monkeypatch):
+    """Each flipped table's probe starts from the model's own weights, so a 'flipped' table that flips nothing reads
+    exactly the model's figure (the statistic is the same function of the table); drawing stops at ``STOP``."""
+    from explorer.readings import STOP
+    from explorer.readings.binding import probe_outcomes
+    from explorer.readings.binding_null import probe_null
+
+    quick_probes(monkeypatch, 30)
+    t = _noisy(_bound_in, 1.0)
+    (model,), _ = probe_outcomes([t], None, {"product": 16}, probes={"product": PROBES["product"]})
+    unflipped = np.tile(np.arange(len(t.pairs)), (60, 1))
+    values, stopped = probe_null(t, "product", 16, model["product"], unflipped)
+    assert stopped and len(values) == STOP and values == [model["product"]] * STOP

@@ -1,0 +1,145 @@
+"""What ``binding --json`` writes and docs/binding.md shows: a model's binding readings, each verdict checked on other
+drawings of the scenes where it is near its threshold, and what the binding tab reads of a model.
+
+A verdict whose Holm-adjusted p lies within a factor ``NEAR`` of ``ALPHA`` is measured again on the other render
+seeds of ``CHECK_SEEDS`` (new places and caption orders; the same code and null); its adjustment there keeps the
+other readings' p of the run's own seed. Where the seeds' verdicts differ, the reading is "unstable", with each seed's
+value, adjusted p and verdict beside it (``seeds``), not a verdict.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.core import cancel
+from explorer.readings import DRAWS, RENDERS
+from explorer.readings.binding import SceneTable, mds_points, world_tables
+from explorer.readings.binding_null import METHOD, figures, flip_orders, measured_kinds, table_readings
+from explorer.readings.significance import ALPHA, adjusted, against_draws
+
+NEAR = 10  # a verdict whose adjusted p is within this factor of ALPHA is checked on other render seeds
+CHECK_SEEDS = (0, 1, 2)  # the render seeds a verdict near its threshold is checked on (the run's own among them)
+UNSTABLE = "unstable"
+ROWS = {"r2.objects": "R2 scene ~ sum of its two objects", "r2.concepts": "R2 object ~ colour + shape",
+        "edit.top1": "counterfactual edit, top-1", "probe.concepts": "linear probe: colours and shapes present",
+        "probe.objects": "linear probe: objects present",
+        "mlp.heldout_objects": "slot MLP: retrieval among test scenes",
+        "product.heldout_objects": "product probe: retrieval", "additive.heldout_objects": "additive probe: retrieval",
+        "swap.mlp.heldout_objects": "swaps told apart: slot MLP",
+        "swap.product.heldout_objects": "swaps told apart: product probe",
+        "swap.additive.heldout_objects": "swaps told apart: additive probe"}
+FAMILY = 2 * len(ROWS)  # every reading of a model, image and caption: the family Holm's correction runs over
+TABLE = ("r2.objects", "r2.concepts", "edit.top1", "probe.concepts", "probe.objects")  # the tab's: no probe fitted
+
+
+def near(entry: dict) -> bool:
+    """Whether a verdict is near its threshold: adjusted p within a factor ``NEAR`` of ``ALPHA``."""
+    p = entry["null"].get("p_adjusted")
+    return p is not None and ALPHA / NEAR <= p <= ALPHA * NEAR
+
+
+def stable(found: dict[str, dict], seed: int, others: dict[int, dict[str, dict]]) -> dict[str, dict]:
+    """``found`` (render seed ``seed``, adjusted) with each reading measured again in ``others`` (seed: unadjusted
+    entries) adjusted in ``found``'s family, its seeds beside it, and "unstable" where their verdicts differ."""
+    out = dict(found)
+    for other, entries in others.items():
+        again = adjusted({name: entries.get(name, found[name]) for name in found})
+        for name in entries:
+            seen = out[name].get("seeds") or {str(seed): _brief(found[name])}
+            out[name] = out[name] | {"seeds": seen | {str(other): _brief(again[name])}}
+    for name, entry in out.items():
+        verdicts = {s["reading"] for s in entry.get("seeds", {}).values()}
+        if len(verdicts) > 1:
+            out[name] = entry | {"reading": UNSTABLE}
+    return out
+
+
+def _brief(entry: dict) -> dict:
+    return {"value": entry["value"], "p": entry["null"]["p"], "p_adjusted": entry["null"]["p_adjusted"],
+            "reading": entry["reading"]}
+
+
+def report(encoder, command: str, n_colors: int = 8, n_shapes: int = 3, draws: int = DRAWS, renders: int = RENDERS,
+           widths: tuple[int, ...] = (16, 64, 256), render_seed: int = 0, check: bool = True) -> dict:
+    """What ``binding --json`` writes: the model, the command, every figure with its null, how the nulls were
+    drawn, the verdicts near their threshold checked on the other render seeds (``check``), and the seconds it
+    took."""
+    from tqdm import tqdm
+
+    start = time.perf_counter()
+    found, info = figures(encoder, n_colors, n_shapes, draws, renders, widths,
+                          progress=lambda it: tqdm(it, desc="binding", unit="modality"), render_seed=render_seed)
+    checked = sorted(name for name, e in found.items() if near(e)) if check else []
+    others = {s: measured_kinds(encoder, n_colors, n_shapes, draws, renders, widths, render_seed=s,
+                                only=set(checked))[0] for s in CHECK_SEEDS if s != render_seed and checked}
+    family = sum(e["null"].get("p_adjusted") is not None for e in found.values())
+    return {"model": encoder.label, "command": command, "figures": stable(found, render_seed, others),
+            "null": {"method": METHOD, "alpha": ALPHA, "tests": len(found), "family": family,
+                     "render_seed": render_seed,
+                     "checked": {"near": NEAR, "seeds": sorted(others), "readings": checked},
+                     **info},
+            "seconds": round(time.perf_counter() - start, 1)}
+
+
+def cell(entry: dict) -> str:
+    """One figure as the docs show it: value [interval] (of its units, for a sign test) | null mean [range] | p,
+    adjusted p: reading (and each render seed's figures where it is unstable)."""
+    interval = f" [{entry['interval'][0]:.1f}, {entry['interval'][1]:.1f}]" if "interval" in entry else ""
+    null = entry["null"]
+    ps = "no p" if null.get("p") is None else f"{null['p']:.2g}, {null['p_adjusted']:.2g}"
+    spread = ""
+    if entry["reading"] == UNSTABLE:
+        spread = " (" + "; ".join(f"seed {s}: {b['value']:.1f}, {b['p_adjusted']:.2g}, {b['reading']}"
+                                  for s, b in entry["seeds"].items()) + ")"
+    units = f" of {null['units']} {null['unit']}" if "units" in null else ""
+    return (f"{entry['value']:.1f}{interval}{units} | {null['mean']:.1f} [{null['range'][0]:.1f}, "
+            f"{null['range'][1]:.1f}] | {ps}: {entry['reading']}{spread}")
+
+
+def markdown(report: dict) -> str:
+    """A ``report``'s figures as docs/binding.md shows them: each kind's value [interval] beside its null, its p and
+    its Holm-adjusted p."""
+    lines = ["| figure (percent) | image [95%] | its null: mean [range] | p, adjusted p | caption [95%] | "
+             "its null: mean [range] | p, adjusted p |", "|---|---|---|---|---|---|---|"]
+    f = report["figures"]
+    return "\n".join(lines + [f"| {label} | {cell(f[f'{key}.image'])} | {cell(f[f'{key}.text'])} |"
+                              for key, label in ROWS.items()]) + "\n"
+
+
+@dataclass(frozen=True)
+class ModelReading:
+    """A model's image and caption tables, each one's table readings with their nulls, p and Holm-adjusted p
+    (as members of the full family, ``FAMILY``), and the image objects' 3D MDS (observed and additively
+    reconstructed) with their names."""
+
+    tables: dict[str, SceneTable]
+    readings: dict[str, dict[str, dict]]
+    observed: np.ndarray
+    reconstructed: np.ndarray
+    labels: list[str]
+
+
+def read_model(encoder, n_colors: int = 8, n_shapes: int = 3, tick=lambda done, total, what: None,
+               draws: int = DRAWS) -> ModelReading:
+    """What the binding tab shows of a model: the table readings, no probes, adjusted as members of the family of
+    every reading ``binding`` tests (``FAMILY``), the probe readings it does not run counted at p 1, so that a
+    verdict here is never bolder than the command's; ``tick(done, total, what)`` before each stage."""
+    from explorer import world
+
+    tick(0, 3, "encoding the two-object scenes")
+    tables = world_tables(encoder, n_colors, n_shapes)
+    found = {}
+    for i, (kind, table) in enumerate(tables.items()):
+        cancel.check()
+        tick(i + 1, len(tables) + 1, f"analyzing the {kind} embeddings and {draws} flipped tables")
+        model, null = table_readings(table, flip_orders(table, draws))
+        found |= {f"{name}.{kind}": against_draws(value, [n[name] for n in null]) for name, value in model.items()}
+    found = adjusted(found, family=FAMILY)
+    by_kind = {kind: {name.rsplit(".", 1)[0]: e for name, e in found.items() if name.endswith(f".{kind}")}
+               for kind in tables}
+    observed, reconstructed = mds_points(tables["image"])
+    labels = [f"{list(world.COLORS)[c]} {world.SHAPES[s]}" for c, s in tables["image"].objects]
+    return ModelReading(tables, by_kind, observed, reconstructed, labels)

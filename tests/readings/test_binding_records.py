@@ -1,0 +1,42 @@
+"""Binding verdicts reproduce (docs/binding.md, "Verdicts that reproduce"): the same ``binding`` run twice on one
+machine gives the same record, figure for figure, and a run on another drawing of the scenes (``--render-seed 1``)
+gives every reading the same verdict, or one of the two runs reads it "unstable" with the seeds' spread beside it. A
+reading that cannot be tested on one drawing (its flipped tables all read what it reads), or reads under its null's
+range there ("below chance": a description, no test with a correction), and reads at chance on the other claims no
+binding either way: the two agree."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results"
+RUNS = {"small": ("binding-small.json", "binding-small-rerun.json", "binding-small-seed1.json"),
+        "default": ("binding-embedded.json", "binding-embedded-rerun.json", "binding-embedded-seed1.json")}
+
+
+def _figures(name: str) -> dict:
+    return json.loads((RESULTS / name).read_text())["figures"]
+
+
+def _same(entry: dict) -> tuple:
+    null = entry["null"]
+    return entry["value"], entry.get("interval"), null.get("p"), null.get("p_adjusted"), entry["reading"]
+
+
+@pytest.mark.parametrize("grid", RUNS)
+def test_a_run_twice_on_one_machine_gives_the_same_record(grid):
+    first, again, _ = (_figures(name) for name in RUNS[grid])
+    assert {n: _same(e) for n, e in first.items()} == {n: _same(e) for n, e in again.items()}
+
+
+@pytest.mark.parametrize("grid", RUNS)
+def test_another_render_seed_gives_the_same_verdicts_or_says_unstable(grid):
+    first, _, other = (_figures(name) for name in RUNS[grid])
+    quiet = {"not tested": "at chance", "below chance": "at chance"}  # no binding claimed either way
+    for name, entry in first.items():
+        verdicts = {quiet.get(e["reading"], e["reading"]) for e in (entry, other[name])}
+        if len(verdicts) > 1:
+            marked = [e for e in (entry, other[name]) if e["reading"] == "unstable"]
+            assert marked, (name, verdicts)
+            assert all(len({s["reading"] for s in e["seeds"].values()}) > 1 for e in marked)
