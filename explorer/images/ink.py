@@ -29,9 +29,9 @@ EIGHT = np.ones((3, 3), bool)
 
 def on_paper(image: Image.Image) -> tuple[int, int, int] | None:
     """The paper's colour where the picture's frame (2 px, at its own size) is plain, else None."""
-    pixels = np.asarray(image.convert("RGB"), dtype=np.float32)
+    pixels = np.asarray(image.convert("RGB"))
     frame = np.concatenate([pixels[:2].reshape(-1, 3), pixels[-2:].reshape(-1, 3), pixels[:, :2].reshape(-1, 3),
-                            pixels[:, -2:].reshape(-1, 3)])
+                            pixels[:, -2:].reshape(-1, 3)]).astype(np.float32)
     paper = background(image)
     plain = float(np.mean(np.linalg.norm(frame - np.asarray(paper, np.float32), axis=1) < INK))
     return paper if plain >= PLAIN_FRAME else None

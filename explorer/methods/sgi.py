@@ -28,6 +28,7 @@ from explorer.images.regions import (
     DEFAULT_SCALES, DEFAULT_STRIDE, Box, CropMode, Region, crop_view, fill_color, multiscale_crops, visible_extent,
 )
 from explorer.images.fit import reads_raw
+from explorer.images.ink import on_paper
 from explorer.images.views import crop_views, image_tensor
 
 
@@ -98,6 +99,24 @@ def zoom_window(box: Box, extent: Box | None, size: tuple[int, int]) -> Box | No
     return (left, top, left + side, top + side)
 
 
+OBJECT_MARGIN = 0.1  # of an object's longer side: its window reaches this far past its box on every side
+
+
+def object_regions(state: ImageState) -> list[Region]:
+    """A window fitting each object drawn on plain paper (``proposals.objects``), its box grown by ``OBJECT_MARGIN``:
+    a segment that names one object can be matched to it alone, at any size and place in the picture. None for a
+    picture whose frame is not plain (a photo): its objects are not flat shapes."""
+    if on_paper(state.image) is None:
+        return []
+    w, h = state.image.size
+    out = []
+    for found in shared.objects(state).objects:
+        x0, y0, x1, y1 = found.box
+        m = round(OBJECT_MARGIN * max(x1 - x0, y1 - y0))
+        out.append(Region((max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m)), "object"))
+    return out
+
+
 def _inside(box: Box, window: Box) -> Box:
     """``box`` cut to ``window`` (what it cuts away is fill: the window holds all of the box's drawing)."""
     return (max(box[0], window[0]), max(box[1], window[1]), min(box[2], window[2]), min(box[3], window[3]))
@@ -142,7 +161,7 @@ class StructureGuided(ScoringMethod):
             regions += shared.regions(state, proposer)
         if self.proposals == "segments":
             regions = [r for r in regions if r.source != "crop"]
-        return regions
+        return regions + object_regions(state)
 
     def views(self, image: Image.Image, regions: Sequence[Region]) -> list[Image.Image]:
         """The regions' views as PIL images: the published path (``score_naive``) and the tests' reference."""
@@ -209,7 +228,8 @@ class StructureGuided(ScoringMethod):
         else:
             seg_emb = torch.stack([t.embedding for t in self.encoder.encode_texts(prompts, companions=False)])
         matrix = (seg_emb @ regions.embeddings.T).numpy()
-        best = matrix.argmax(axis=1)
+        areas = [r.area for r in regions.regions]  # regions that share a view tie: the tightest is the match
+        best = [min(np.flatnonzero(row == row.max()), key=lambda k: areas[k]) for row in matrix]
         matches = tuple(
             SegmentMatch(seg, prompt, int(b), float(matrix[i, b]))
             for i, ((seg, prompt), b) in enumerate(zip(pairs, best))

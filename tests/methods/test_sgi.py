@@ -78,7 +78,12 @@ def test_a_relation_prompt_fits_its_article_to_the_word_left_after_the_modifiers
 def test_sgi_runs_on_a_registry_model(random_vit):
     scene, right, wrong = known_scene()
     scores = get_method("sgi", random_vit, scales=(1.0, 0.5)).score(scene.render(224), [right, wrong])
-    assert len(scores[0].evidence.regions) == 10 and np.isfinite([s.value for s in scores]).all()
+    regions = scores[0].evidence.regions
+    assert np.isfinite([s.value for s in scores]).all()
+    assert [r.source for r in regions] == ["image"] + ["crop"] * 9 + ["object"] * 2  # a window fits each object
+    for obj in scene.objects:
+        cx, cy = obj.cx * 224, obj.cy * 224
+        assert sum(r.box[0] <= cx < r.box[2] and r.box[1] <= cy < r.box[3] for r in regions[10:]) == 1
 
 
 @pytest.mark.parametrize("mode", ["mask", "resize"])
