@@ -13,10 +13,11 @@ from explorer.language import text
 
 
 def _slide() -> Image.Image:
+    """A 16:9 slide with a red square at its left side and a blue circle at its right."""
     slide = Image.new("RGB", (1600, 900), "white")
     draw = ImageDraw.Draw(slide)
-    draw.rectangle((60, 380, 240, 560), fill=world.COLORS["red"])
-    draw.ellipse((1360, 380, 1540, 560), fill=world.COLORS["blue"])
+    for paint, left in ((draw.rectangle, 60), (draw.ellipse, 1360)):
+        paint((left, 380, left + 180, 560), fill=world.COLORS["red" if left < 800 else "blue"])
     return slide
 
 
