@@ -100,21 +100,33 @@ def zoom_window(box: Box, extent: Box | None, size: tuple[int, int]) -> Box | No
 
 
 OBJECT_MARGIN = 0.1  # of an object's longer side: its window reaches this far past its box on every side
+# On a drawing, a crop that cuts an object is left out: the objects' windows stand in for its pieces
 
 
-def object_regions(state: ImageState) -> list[Region]:
-    """A window fitting each object drawn on plain paper (``proposals.objects``), its box grown by ``OBJECT_MARGIN``:
-    a segment that names one object can be matched to it alone, at any size and place in the picture. None for a
-    picture whose frame is not plain (a photo): its objects are not flat shapes."""
+def object_boxes(state: ImageState) -> list[Box]:
+    """The boxes of the objects drawn on the state's plain paper (``proposals.objects``); none for a picture whose
+    frame is not plain (a photo): its objects are not flat shapes."""
     if on_paper(state.image) is None:
         return []
-    w, h = state.image.size
+    return [found.box for found in shared.objects(state).objects]
+
+
+def object_regions(boxes: Sequence[Box], size: tuple[int, int]) -> list[Region]:
+    """A window fitting each object, its box grown by ``OBJECT_MARGIN``: a segment that names one object can be
+    matched to it alone, at any size and place in the picture."""
+    w, h = size
     out = []
-    for found in shared.objects(state).objects:
-        x0, y0, x1, y1 = found.box
+    for x0, y0, x1, y1 in boxes:
         m = round(OBJECT_MARGIN * max(x1 - x0, y1 - y0))
         out.append(Region((max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m)), "object"))
     return out
+
+
+def cuts(box: Box, objects: Sequence[Box]) -> bool:
+    """Whether ``box`` holds a piece of an object and not all of it: its view would show a shape the picture does not
+    (a star's two points read as a triangle)."""
+    return any(min(box[2], o[2]) > max(box[0], o[0]) and min(box[3], o[3]) > max(box[1], o[1])
+               and not (box[0] <= o[0] and box[1] <= o[1] and o[2] <= box[2] and o[3] <= box[3]) for o in objects)
 
 
 def _inside(box: Box, window: Box) -> Box:
@@ -161,7 +173,9 @@ class StructureGuided(ScoringMethod):
             regions += shared.regions(state, proposer)
         if self.proposals == "segments":
             regions = [r for r in regions if r.source != "crop"]
-        return regions + object_regions(state)
+        objects = object_boxes(state)
+        regions = [r for r in regions if r.source != "crop" or not cuts(r.box, objects)]
+        return regions + object_regions(objects, state.image.size)
 
     def views(self, image: Image.Image, regions: Sequence[Region]) -> list[Image.Image]:
         """The regions' views as PIL images: the published path (``score_naive``) and the tests' reference."""
