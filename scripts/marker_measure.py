@@ -74,12 +74,15 @@ def read(engine: Engine, image, truth: list[Drawn]) -> dict:
             "sgi_prefers_true": sgi_a.value > sgi_b.value, "notes": list(proposal.notes)}
 
 
-def measure(which: str, per_look: int, looks=LOOKS) -> dict:
-    """Every look's figures on the ``which`` set: shares of pictures named, of segments on their object."""
+def measure(which: str, per_look: int, looks=LOOKS) -> tuple[dict, list[dict]]:
+    """Every look's figures on the ``which`` set (shares of pictures named, of segments on their object) and each
+    picture's own outcome."""
     engine = Engine(DualEncoder(), ["global", "sgi"])
     out: dict[str, dict] = {}
+    each = []
     for look, i, image, truth in pictures(which, per_look, looks):
         found = read(engine, image, truth)
+        each.append({"look": look, "index": i, **{k: found[k] for k in ("named", "on_object", "sgi_prefers_true")}})
         row = out.setdefault(look, {"pictures": 0, "named": 0, "segments": 0, "on_object": 0, "sgi_prefers_true": 0})
         row["pictures"] += 1
         row["named"] += found["named"]
@@ -89,7 +92,7 @@ def measure(which: str, per_look: int, looks=LOOKS) -> dict:
     for row in out.values():
         row["named_share"] = round(row["named"] / row["pictures"], 4)
         row["on_object_share"] = round(row["on_object"] / max(1, row["segments"]), 4)
-    return out
+    return out, each
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -99,9 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="where to write the record")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    looks = measure(args.set, args.per_look)
+    looks, each = measure(args.set, args.per_look)
     record = {"set": args.set, "seed": SEEDS[args.set], "per_look": args.per_look, "model": "world-clip (embedded)",
-              "most_times": MOST_TIMES, "looks": looks, "seconds": round(time.perf_counter() - start, 1)}
+              "most_times": MOST_TIMES, "looks": looks, "pictures": each,
+              "seconds": round(time.perf_counter() - start, 1)}
     for name, row in looks.items():
         print(f"{name:12s} named {row['named_share']:.0%}  on object {row['on_object_share']:.0%} "
               f"({row['on_object']}/{row['segments']})  SGI prefers true {row['sgi_prefers_true']}/{row['pictures']}")
