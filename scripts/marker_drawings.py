@@ -142,8 +142,8 @@ def picture(look: Look, rng: np.random.Generator) -> tuple[Image.Image, list[Dra
 
 def pictures(which: str, per_look: int, looks: tuple[Look, ...] = LOOKS):
     """``per_look`` pictures of every look of the ``which`` set (``SEEDS``): (look's name, index, image, truth)."""
-    for n, look in enumerate(looks):
-        rng = np.random.default_rng([SEEDS[which], n])
+    for look in looks:
+        rng = np.random.default_rng([SEEDS[which], LOOKS.index(look)])  # a look's pictures whatever others are asked
         for i in range(per_look):
             image, truth = picture(look, rng)
             yield look.name, i, image, truth
