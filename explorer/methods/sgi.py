@@ -100,7 +100,8 @@ def zoom_window(box: Box, extent: Box | None, size: tuple[int, int]) -> Box | No
 
 
 OBJECT_MARGIN = 0.1  # of an object's longer side: its window reaches this far past its box on every side
-# On a drawing, a crop that cuts an object is left out: the objects' windows stand in for its pieces
+PIECE = "piece"  # the source of a crop that cuts a drawn object: an object segment never matches it (the objects'
+# windows stand in for its pieces); a relation's or a caption's segment reads every crop, as it always has
 
 
 def object_boxes(state: ImageState) -> list[Box]:
@@ -127,6 +128,16 @@ def cuts(box: Box, objects: Sequence[Box]) -> bool:
     (a star's two points read as a triangle)."""
     return any(min(box[2], o[2]) > max(box[0], o[0]) and min(box[3], o[3]) > max(box[1], o[1])
                and not (box[0] <= o[0] and box[1] <= o[1] and o[2] <= box[2] and o[3] <= box[3]) for o in objects)
+
+
+def _best(row: np.ndarray, regions: Sequence[Region], kind: str) -> int:
+    """The region a segment of ``kind`` matches: an object's the best of the whole objects' regions (no piece), a
+    relation's or a caption's the best crop as ever (no object window); of regions that share a view (a tie), the
+    tightest."""
+    skip = PIECE if kind == "object" else "object"
+    allowed = np.asarray([r.source != skip for r in regions])
+    top = row[allowed].max()
+    return int(min(np.flatnonzero(allowed & (row == top)), key=lambda k: regions[k].area))
 
 
 def _inside(box: Box, window: Box) -> Box:
@@ -174,7 +185,7 @@ class StructureGuided(ScoringMethod):
         if self.proposals == "segments":
             regions = [r for r in regions if r.source != "crop"]
         objects = object_boxes(state)
-        regions = [r for r in regions if r.source != "crop" or not cuts(r.box, objects)]
+        regions = [Region(r.box, PIECE, r.mask) if r.source == "crop" and cuts(r.box, objects) else r for r in regions]
         return regions + object_regions(objects, state.image.size)
 
     def views(self, image: Image.Image, regions: Sequence[Region]) -> list[Image.Image]:
@@ -242,8 +253,7 @@ class StructureGuided(ScoringMethod):
         else:
             seg_emb = torch.stack([t.embedding for t in self.encoder.encode_texts(prompts, companions=False)])
         matrix = (seg_emb @ regions.embeddings.T).numpy()
-        areas = [r.area for r in regions.regions]  # regions that share a view tie: the tightest is the match
-        best = [min(np.flatnonzero(row == row.max()), key=lambda k: areas[k]) for row in matrix]
+        best = [_best(row, regions.regions, seg.kind) for (seg, _), row in zip(pairs, matrix)]
         matches = tuple(
             SegmentMatch(seg, prompt, int(b), float(matrix[i, b]))
             for i, ((seg, prompt), b) in enumerate(zip(pairs, best))
