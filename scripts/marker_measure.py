@@ -104,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     looks, each = measure(args.set, args.per_look)
     record = {"set": args.set, "seed": SEEDS[args.set], "per_look": args.per_look, "model": "world-clip (embedded)",
-              "most_times": MOST_TIMES, "looks": looks, "pictures": each,
+              "most_times": MOST_TIMES, "sizes": {look.name: list(look.size) for look in LOOKS}, "looks": looks,
+              "pictures": each,
               "seconds": round(time.perf_counter() - start, 1)}
     for name, row in looks.items():
         print(f"{name:12s} named {row['named_share']:.0%}  on object {row['on_object_share']:.0%} "

@@ -72,3 +72,15 @@ def test_a_sample_of_the_record_reads_the_same_again(drawings, measure, embedded
         said = next(p for p in record["pictures"] if (p["look"], p["index"]) == (look, i))
         assert (found["named"], found["on_object"], found["sgi_prefers_true"]) == (
             said["named"], said["on_object"], said["sgi_prefers_true"])
+
+
+def test_the_drawings_page_shows_the_record():
+    record = json.loads(RECORD.read_text())
+    page = (ROOT / "docs" / "drawings.md").read_text()
+    for look, row in record["looks"].items():
+        w, h = record["sizes"][look]
+        cells = next(line for line in page.splitlines() if line.startswith("|") and f"{w} x {h} |" in line)
+        assert cells.split("|")[2:6] == [
+            f" {row['pictures']} ", f" {row['named_share']:.0%} ",
+            f" {row['on_object_share']:.0%} ({row['on_object']} of {row['segments']}) ",
+            f" {row['sgi_prefers_true']} of {row['pictures']} "], look
