@@ -132,8 +132,8 @@ def cuts(box: Box, objects: Sequence[Box]) -> bool:
 
 def _best(row: np.ndarray, regions: Sequence[Region], kind: str) -> int:
     """The region a segment of ``kind`` matches: an object's the best of the whole objects' regions (no piece), a
-    relation's or a caption's the best crop as ever (no object window); of regions that share a view (a tie), the
-    tightest."""
+    relation's or a caption's the best crop as ever (no object window; so too every segment of a caption with a
+    relation, whose objects' crops hold where they stand); of regions that share a view (a tie), the tightest."""
     skip = PIECE if kind == "object" else "object"
     allowed = np.asarray([r.source != skip for r in regions])
     top = row[allowed].max()
@@ -253,7 +253,9 @@ class StructureGuided(ScoringMethod):
         else:
             seg_emb = torch.stack([t.embedding for t in self.encoder.encode_texts(prompts, companions=False)])
         matrix = (seg_emb @ regions.embeddings.T).numpy()
-        best = [_best(row, regions.regions, seg.kind) for (seg, _), row in zip(pairs, matrix)]
+        related = any(seg.kind == "relation" for seg, _ in pairs)  # where things stand: every segment reads crops
+        best = [_best(row, regions.regions, "relation" if related else seg.kind)
+                for (seg, _), row in zip(pairs, matrix)]
         matches = tuple(
             SegmentMatch(seg, prompt, int(b), float(matrix[i, b]))
             for i, ((seg, prompt), b) in enumerate(zip(pairs, best))
