@@ -21,6 +21,8 @@ from explorer.images.fit import View, fit_of, frame_of, view_state
 from explorer.images.model_input import seen_box
 from explorer.models.model_configs import EMBEDDED_MODEL
 from explorer.methods import REGISTRY, Score, ScoringMethod, get_method, page_methods
+from explorer.engine import cautions
+from explorer.engine.cautions import Caution
 from explorer.engine.model_pool import LoadedModel, ModelPool, choice_for, model_choices
 
 log = logging.getLogger(__name__)
@@ -65,6 +67,12 @@ class Analysis:
     # past its edges where padded)
     model_fill: tuple[int, int, int] = (0, 0, 0)  # the padding's colour where the box reaches past the image
     view: str = "whole"  # the view every method read (``explorer.images.fit``)
+    cautions: tuple[Caution, ...] = ()  # each method's weak evidence on a drawing, a sentence to show beside its
+    # verdict (``explorer.engine.cautions``); one about the model's input (method "") is among the notices too
+
+    def cautions_of(self, method: str) -> tuple[str, ...]:
+        """The sentences to show beside ``method``'s verdict: its own cautions, A's before B's."""
+        return tuple(c.text for c in sorted(self.cautions, key=lambda c: c.caption) if c.method == method)
 
     def rows(self) -> list[dict[str, object]]:
         """One row per method (its name and label): both scores, their delta, and the caption it prefers ("A",
@@ -157,5 +165,7 @@ class Engine:
         frame = frame_of(state)
         fit = frame[0] if frame else fit_of(source.image, "raw")
         box, note = seen_box(fit, loaded.encoder.preprocessing)
+        weak = [*cautions.input_caution(source, box), *cautions.judge(state, scores, untrained)]
+        notices += [c.text for c in weak if not c.method]
         return Analysis((a, b), scores, loaded.label, loaded.device, untrained, tuple(notices), note, box, fit.fill,
-                        view)
+                        view, tuple(weak))

@@ -4,18 +4,22 @@ caption among the world's colours x shapes, caption A naming them all, and B its
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 from PIL import Image
+from scipy import ndimage
 
 from explorer import world
 from explorer.core import image_state
 from explorer.core.image_state import ImageState
 from explorer.engine import Engine
 from explorer.engine.model_pool import EMBEDDED_CHOICE
-from explorer.images.objects import Found, FoundObject, find_objects
+from explorer.images.fit import INK, PROBE_SIDE, content_box
+from explorer.images.ink import on_paper
+from explorer.images.objects import Found, FoundObject, blend
 from explorer.images.regions import Box
 from explorer.language import text
 from explorer.methods import proposals
@@ -29,12 +33,20 @@ log = logging.getLogger(__name__)
 DRAWING_LIKE = 0.8  # world.flat_frame: a drawing's frame is plain (near 1.0), a photo's 0.26 to 0.66
 OBJECT_SHARE = 0.3  # an object's side in its view, as a share of the view's: the world draws objects 0.24 to 0.36
 MOST_OBJECTS = 4  # the world's scenes hold 1 to 4 objects
+MOST_TILT = 20  # degrees: a shape drawn up to this far askew is set upright before it is named (the world model reads
+# a square 10 degrees askew as a circle: measured on the tune set of scripts/marker_drawings.py)
 UNSURE = 0.5  # a name whose probability is below this is flagged as unsure
 # objects are named on the world's own grey, where a world model learnt them (chosen on the val- drawn splits:
 # a green star on a dark canvas reads as a square on its own background); None names each on its own background
 NAMING_BACKGROUND: tuple[int, int, int] | None = BACKGROUND
 EMPTY = ("No objects found: the picture is one plain colour (an empty canvas?). Draw or upload shapes in the world's "
          "colours, on a plain background, and propose again.")
+SPECKS = ("No objects found: only specks or faint marks stand out from the background. Draw shapes larger, in the "
+          "world's colours, and propose again.")
+BUSY = 0.3  # share of neighbouring pixels far apart: a picture this busy with no plain frame is a photo or a texture
+PHRASE = re.compile(rf"\b(?:a|an|the)\s+(?:(?:small|large)\s+)?({'|'.join(world.COLORS)})\s+"
+                    rf"({'|'.join(world.SHAPES)})\b", re.IGNORECASE)
+Phrase = tuple[str, str]  # (colour, shape)
 PHOTO = ("This picture looks like a photo, not flat shapes on a plain background (its border is not plain): the "
          "proposals name the world's shapes only. Type both captions yourself.")
 OFF_WORLD_MODEL = ("The page's model ({}) was not trained on the world's shapes, so the objects were named by the "
@@ -84,34 +96,83 @@ def namer(engine: Engine, choice: str | None = None) -> tuple[DualEncoder, str]:
 
 
 def object_view(image: Image.Image, found: FoundObject) -> Image.Image:
-    """The object alone (its mask's pixels), centred on the naming background (``NAMING_BACKGROUND``, or its own
-    where that is None), at the share of the frame the world draws objects."""
+    """The object alone (its mask's pixels, the paper showing through a scribbled or outlined inside painted in its
+    fill), centred on the naming background (``NAMING_BACKGROUND``, or its own where that is None), at the share of
+    the frame the world draws objects."""
     x0, y0, x1, y1 = found.box
     side = max(8, int(round(max(x1 - x0, y1 - y0) / OBJECT_SHARE)))
     view = Image.new("RGB", (side, side), NAMING_BACKGROUND or found.background)
-    cut = image.convert("RGB").crop(found.box)
-    mask = Image.fromarray(found.mask[y0:y1, x0:x1].astype(np.uint8) * 255)
-    view.paste(cut, ((side - cut.width) // 2, (side - cut.height) // 2), mask)
+    mask = found.mask[y0:y1, x0:x1]
+    cut = np.asarray(image.convert("RGB").crop(found.box)).copy()
+    gaps = ndimage.binary_erosion(mask, iterations=2) & (blend(cut.astype(float), found.background, found.rgb) < 0.5)
+    cut[gaps] = found.rgb
+    view.paste(Image.fromarray(cut), ((side - cut.shape[1]) // 2, (side - cut.shape[0]) // 2),
+               Image.fromarray(mask.astype(np.uint8) * 255))
     return view
 
 
+def upright(mask: np.ndarray) -> float:
+    """The turn (degrees, counter-clockwise as ``Image.rotate`` turns) within ``MOST_TILT`` that sets a hand-drawn
+    shape upright: the one whose box is the tightest (a square drawn askew, a triangle on its base), the least turn
+    among boxes within 1% of that."""
+    ys, xs = np.nonzero(mask)
+    xs, ys = xs - xs.mean(), ys - ys.mean()
+    turns = np.arange(-MOST_TILT, MOST_TILT + 1, 2, dtype=float)
+    areas = []
+    for t in np.radians(turns):
+        u, v = xs * np.cos(t) + ys * np.sin(t), -xs * np.sin(t) + ys * np.cos(t)
+        areas.append(np.ptp(u) * np.ptp(v))
+    close = np.flatnonzero(np.asarray(areas) <= 1.01 * min(areas))
+    return float(turns[close[np.argmin(np.abs(turns[close]))]])
+
+
 def name_objects(encoder: DualEncoder, image: Image.Image, found: Found) -> list[SeenObject]:
-    """Each object named by the encoder's top caption among the world's colours x shapes, with its probability."""
+    """Each object named by the encoder's top caption among the world's colours x shapes, with its probability, in
+    its view set upright (``upright``: the world's shapes are; a hand-drawn one seldom is)."""
     if not found.objects:
         return []
     captions = object_captions()
     combos = [(c, s) for c in world.COLORS for s in world.SHAPES]  # object_captions' order
-    views = encoder.embed_images([object_view(image, o) for o in found.objects])
+    views = [object_view(image, o).rotate(upright(o.mask), Image.Resampling.BICUBIC,
+                                          fillcolor=NAMING_BACKGROUND or o.background) for o in found.objects]
     scale = float(getattr(encoder.model, "logit_scale", torch.tensor(np.log(100.0))).detach().exp())
-    probs = torch.softmax(scale * views @ encoder.embed_texts(captions).T, dim=-1)
+    probs = torch.softmax(scale * encoder.embed_images(views) @ encoder.embed_texts(captions).T, dim=-1)
     best = probs.argmax(dim=-1)
     return [SeenObject(*combos[int(k)], o.box, round(float(p[k]), 4)) for o, k, p in zip(found.objects, best, probs)]
 
 
 def found_objects(state: ImageState) -> Found:
-    """The flat objects of the state's picture, from the segmentation SGI and PowerCLIP share (kept in the state)."""
-    return state.get_or_compute(("objects", "found"),
-                                lambda: find_objects(state.image, proposals.regions(state, proposals.segmentation())))
+    """The flat objects of the state's picture (``proposals.objects``), kept in the state."""
+    return proposals.objects(state)
+
+
+def phrases(caption: str) -> list[Phrase]:
+    """The world's objects a caption names, in order ("a red circle and a blue square": red circle, blue square)."""
+    return [(c.lower(), s.lower()) for c, s in PHRASE.findall(caption)]
+
+
+def false_swap(caption_a: str) -> text.Swap | None:
+    """Caption A's first swap that is false of its picture: one naming other objects than A's ("a red square and a
+    blue square" has none: its colours exchanged name the same two squares)."""
+    named = sorted(phrases(caption_a))
+    return next((s for s in text.propose_swaps(caption_a) if sorted(phrases(s.caption)) != named), None)
+
+
+def why_nothing(image: Image.Image) -> str:
+    """Why no object was found: the picture is a photo or a texture (its frame is not plain and its pixels are
+    busy), one plain colour, or holds only specks."""
+    paper = on_paper(image)
+    if paper is None and busy(image) >= BUSY:
+        return PHOTO
+    return EMPTY if paper is not None and content_box(image, paper) is None else SPECKS
+
+
+def busy(image: Image.Image) -> float:
+    """The share of pixels (on a copy at most ``PROBE_SIDE`` a side, every pixel its own) whose right neighbour
+    differs by more than ``INK``: near 0 for flat shapes on any background, about 0.9 for noise."""
+    step = max(1, max(image.size) // PROBE_SIDE)
+    pixels = np.asarray(image.convert("RGB"), dtype=np.float32)[::step, ::step]
+    return float(np.mean(np.linalg.norm(np.diff(pixels, axis=1), axis=-1) > INK)) if pixels.shape[1] > 1 else 0.0
 
 
 def propose(encoder: DualEncoder, image: Image.Image | ImageState, substitute: str = "") -> Proposal:
@@ -129,13 +190,17 @@ def propose(encoder: DualEncoder, image: Image.Image | ImageState, substitute: s
     where = {old: new for new, old in enumerate(order)}
     touching = tuple(sorted((min(where[i], where[j]), max(where[i], where[j])) for i, j in found.touching))
     if not seen:
-        return Proposal("", "", (), label, (*notes, EMPTY))
+        return Proposal("", "", (), label, (*notes, why_nothing(state.image)))
     notes += _notes(seen, touching)
     caption_a = world.list_caption([world.WorldObject(o.color, o.shape, "small", 0.5, 0.5) for o in seen])
-    swap = text.propose_swap(caption_a)
-    if swap is None:
+    swap = false_swap(caption_a)
+    if swap is None and len(seen) == 1:
         notes.append("Only one object was found, so caption A has no swap inside it: type caption B yourself, e.g. "
                      "the same shape in another colour, and the page makes that picture too.")
+    elif swap is None:
+        notes.append("Every swap of caption A's words is still true of the picture (its objects differ in one word "
+                     "only): type caption B yourself, e.g. one shape in another colour, and the page makes that "
+                     "picture too.")
     return Proposal(caption_a, swap.caption if swap else "", seen, label, tuple(notes), touching)
 
 

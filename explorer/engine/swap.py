@@ -3,7 +3,6 @@ that caption B describes it, then the full 2 x 2 (Winoground's text, image and g
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,20 +14,12 @@ from explorer import world
 from explorer.core import image_state
 from explorer.core.items import Item
 from explorer.engine import Analysis, Engine
-from explorer.engine.propose import DRAWING_LIKE, PHOTO, found_objects, name_objects, namer
+from explorer.engine.propose import DRAWING_LIKE, PHOTO, Phrase, found_objects, name_objects, namer, phrases
 from explorer.eval.accuracy import SWAP_SCORES, Outcome, outcome
 from explorer.images.inputs import clean_caption_pair
 from explorer.images.recolour import recolour, reshape
 
-PHRASE = re.compile(rf"\b(?:a|an|the)\s+(?:(?:small|large)\s+)?({'|'.join(world.COLORS)})\s+"
-                    rf"({'|'.join(world.SHAPES)})\b", re.IGNORECASE)
 LOOK_SHIFT = 60.0  # RGB: a fill this close to its palette colour keeps its offset (a look's tint) when recoloured
-Phrase = tuple[str, str]  # (colour, shape)
-
-
-def phrases(caption: str) -> list[Phrase]:
-    """The world's objects a caption names, in order ("a red circle and a blue square": red circle, blue square)."""
-    return [(c.lower(), s.lower()) for c, s in PHRASE.findall(caption)]
 
 
 def _changes(a: list[Phrase], b: list[Phrase], caption_a: str, caption_b: str) -> list[tuple[int, Phrase]]:

@@ -25,6 +25,8 @@ from PIL import Image
 from explorer.core import cancel
 from explorer.models.cores import one_thread
 from explorer.core.image_state import ImageState
+from explorer.images.ink import ink_objects
+from explorer.images.objects import Found, find_objects
 from explorer.images.regions import Region, sam_regions, segment_regions
 
 _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="proposals")
@@ -154,3 +156,13 @@ def start_ahead(states: Sequence[ImageState], proposers: Sequence[Named], device
     for state in states:
         for proposer in proposers:
             start(state, proposer)
+
+
+def objects(state: ImageState) -> Found:
+    """The flat objects of the state's picture, kept in the state: drawn on plain paper, read at the drawing's own
+    scale (``ink.ink_objects``); else from the segmentation SGI and PowerCLIP share (``objects.find_objects``)."""
+    def find() -> Found:
+        drawn = ink_objects(state.image)
+        return drawn if drawn is not None else find_objects(state.image, regions(state, segmentation()))
+
+    return state.get_or_compute(("objects", "found"), find)

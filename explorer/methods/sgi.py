@@ -28,6 +28,7 @@ from explorer.images.regions import (
     DEFAULT_SCALES, DEFAULT_STRIDE, Box, CropMode, Region, crop_view, fill_color, multiscale_crops, visible_extent,
 )
 from explorer.images.fit import reads_raw
+from explorer.images.ink import on_paper
 from explorer.images.views import crop_views, image_tensor
 
 
@@ -98,6 +99,47 @@ def zoom_window(box: Box, extent: Box | None, size: tuple[int, int]) -> Box | No
     return (left, top, left + side, top + side)
 
 
+OBJECT_MARGIN = 0.1  # of an object's longer side: its window reaches this far past its box on every side
+PIECE = "piece"  # the source of a crop that cuts a drawn object: an object segment never matches it (the objects'
+# windows stand in for its pieces); a relation's or a caption's segment reads every crop, as it always has
+
+
+def object_boxes(state: ImageState) -> list[Box]:
+    """The boxes of the objects drawn on the state's plain paper (``proposals.objects``); none for a picture whose
+    frame is not plain (a photo): its objects are not flat shapes."""
+    if on_paper(state.image) is None:
+        return []
+    return [found.box for found in shared.objects(state).objects]
+
+
+def object_regions(boxes: Sequence[Box], size: tuple[int, int]) -> list[Region]:
+    """A window fitting each object, its box grown by ``OBJECT_MARGIN``: a segment that names one object can be
+    matched to it alone, at any size and place in the picture."""
+    w, h = size
+    out = []
+    for x0, y0, x1, y1 in boxes:
+        m = round(OBJECT_MARGIN * max(x1 - x0, y1 - y0))
+        out.append(Region((max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m)), "object"))
+    return out
+
+
+def cuts(box: Box, objects: Sequence[Box]) -> bool:
+    """Whether ``box`` holds a piece of an object and not all of it: its view would show a shape the picture does not
+    (a star's two points read as a triangle)."""
+    return any(min(box[2], o[2]) > max(box[0], o[0]) and min(box[3], o[3]) > max(box[1], o[1])
+               and not (box[0] <= o[0] and box[1] <= o[1] and o[2] <= box[2] and o[3] <= box[3]) for o in objects)
+
+
+def _best(row: np.ndarray, regions: Sequence[Region], kind: str) -> int:
+    """The region a segment of ``kind`` matches: an object's the best of the whole objects' regions (no piece), a
+    relation's or a caption's the best crop as ever (no object window; so too every segment of a caption with a
+    relation, whose objects' crops hold where they stand); of regions that share a view (a tie), the tightest."""
+    skip = PIECE if kind == "object" else "object"
+    allowed = np.asarray([r.source != skip for r in regions])
+    top = row[allowed].max()
+    return int(min(np.flatnonzero(allowed & (row == top)), key=lambda k: regions[k].area))
+
+
 def _inside(box: Box, window: Box) -> Box:
     """``box`` cut to ``window`` (what it cuts away is fill: the window holds all of the box's drawing)."""
     return (max(box[0], window[0]), max(box[1], window[1]), min(box[2], window[2]), min(box[3], window[3]))
@@ -142,7 +184,9 @@ class StructureGuided(ScoringMethod):
             regions += shared.regions(state, proposer)
         if self.proposals == "segments":
             regions = [r for r in regions if r.source != "crop"]
-        return regions
+        objects = object_boxes(state)
+        regions = [Region(r.box, PIECE, r.mask) if r.source == "crop" and cuts(r.box, objects) else r for r in regions]
+        return regions + object_regions(objects, state.image.size)
 
     def views(self, image: Image.Image, regions: Sequence[Region]) -> list[Image.Image]:
         """The regions' views as PIL images: the published path (``score_naive``) and the tests' reference."""
@@ -209,7 +253,9 @@ class StructureGuided(ScoringMethod):
         else:
             seg_emb = torch.stack([t.embedding for t in self.encoder.encode_texts(prompts, companions=False)])
         matrix = (seg_emb @ regions.embeddings.T).numpy()
-        best = matrix.argmax(axis=1)
+        related = any(seg.kind == "relation" for seg, _ in pairs)  # where things stand: every segment reads crops
+        best = [_best(row, regions.regions, "relation" if related else seg.kind)
+                for (seg, _), row in zip(pairs, matrix)]
         matches = tuple(
             SegmentMatch(seg, prompt, int(b), float(matrix[i, b]))
             for i, ((seg, prompt), b) in enumerate(zip(pairs, best))

@@ -143,12 +143,45 @@ def tflocal_finding(image: Image.Image, analysis: Analysis) -> str:
             f"{_prefers(analysis, 'tflocal')}: it reads the whole attention, not where one token looks most.")
 
 
+def global_finding(image: Image.Image, analysis: Analysis) -> str:
+    """Both captions' global cosines, their difference and what it says: all read from ``analysis``."""
+    if "global" not in analysis.scores:
+        return "This page runs no global cosine: there is nothing of it to see here."
+    a, b = (s.value for s in analysis.scores["global"])
+    gap = a - b
+    verdict = ("it prefers the swapped caption B: the false caption scores higher" if gap < 0 else
+               "A wins by a hair: a swap moves one vector for the whole picture very little" if gap < SMALL_GAP else
+               "A wins clearly here, yet the binding tab shows how little of the picture's vector is about which "
+               "colour goes with which shape")
+    return f"**On this picture, {analysis.model}**: A {a:.3f}, B {b:.3f}, A - B {gap:+.3f}: {verdict}."
+
+
+def powerset_finding(image: Image.Image, analysis: Analysis) -> str:
+    """Each noun phrase of A beside B's phrase in its place, with its best subset's cosine, and what a false phrase
+    matching better means; then the caption PowerCLIP prefers: all read from ``analysis``."""
+    if "powerset" not in analysis.scores:
+        return "This page runs no PowerCLIP: there is nothing of it to see here."
+    phrases = [[al for al in s.evidence.alignments if al.node.label == "NP"] for s in analysis.scores["powerset"]]
+    pairs = [(x, y) for x, y in zip(*phrases) if x.node.text != y.node.text]
+    said = [f"A's '{x.node.text}' {x.exact:.3f} against B's '{y.node.text}' {y.exact:.3f}" for x, y in pairs]
+    out = f"**On this picture, {analysis.model}**, each swapped phrase's best subset: " + "; ".join(said) + "."
+    wrong = [(x, y) for x, y in pairs if y.exact > x.exact]
+    if wrong:
+        x, y = max(wrong, key=lambda p: p[1].exact - p[0].exact)
+        out += (f" B's '{y.node.text}' names an object the picture does not show, yet its best subset matches it "
+                f"better ({y.exact:.3f}) than A's true '{x.node.text}' matches its own ({x.exact:.3f}): each phrase "
+                f"takes the best of many sets of regions, and one of them can fit a false phrase, so a high cosine "
+                f"for one phrase is no sign that the picture shows it.")
+    return out + f" PowerCLIP scores a caption by all its phrases together and {_prefers(analysis, 'powerset')}."
+
+
+SMALL_GAP = 0.02  # a global cosine gap under this is called a hair
 EXAMPLE = "world: attribute swap (id)"  # a red and a blue object, and captions that swap their colours
 STEPS: tuple[Step, ...] = (
     Step("1. The global cosine cannot tell the swap", EXAMPLE, "main",
          "Caption A describes the picture; B swaps the colours. In the table, the global cosine gives A and B nearly "
          "the same score (A - B close to 0), and it may even prefer B: one vector for the whole picture says which "
-         "colours and shapes are there, not which colour goes with which shape."),
+         "colours and shapes are there, not which colour goes with which shape.", global_finding),
     Step("2. Why: a bag of concepts", EXAMPLE, "binding",
          "Press 'Analyze the loaded model'. 'R2 object ~ colour + shape' near 100 means each object's embedding is "
          "almost its colour's plus its shape's: swap the colours between two objects and the sum barely moves. In the "
@@ -163,7 +196,8 @@ STEPS: tuple[Step, ...] = (
          tflocal_finding),
     Step("5. PowerCLIP aligns phrases with sets of regions", EXAMPLE, "powerset",
          "Each node of the caption's phrase tree takes the subset of regions whose pooled features match it best. "
-         "Pick a noun phrase in A and in B and compare where their subsets lie and how well they match."),
+         "Pick a noun phrase in A and in B and compare where their subsets lie and how well they match.",
+         powerset_finding),
     Step("6. The same model fails the image side too", EXAMPLE, "main",
          "Open 'Draw a picture, have captions proposed, and see both sides of the swap' under the results and press "
          "'Make image B and score both sides': the page recolours the picture so that caption B describes it, and "

@@ -6,7 +6,7 @@ from PIL import Image, ImageDraw
 
 from explorer import world
 from explorer.engine import Engine
-from explorer.engine.propose import EMPTY, PHOTO, is_world_model, namer, propose
+from explorer.engine.propose import EMPTY, PHOTO, false_swap, is_world_model, namer, propose
 from explorer.world.drawings import DRAWN_BACKGROUNDS, Drawing
 
 
@@ -68,3 +68,34 @@ def test_a_model_off_the_world_has_its_objects_named_by_the_embedded_one(embedde
     assert encoder.is_embedded and substitute == random_vit.label
     proposal = propose(encoder, _drawing([("red", "circle", 0.3, 0.5), ("blue", "star", 0.7, 0.5)]), substitute)
     assert "embedded world-clip" in proposal.notes[0] and proposal.caption_a == "a red circle and a blue star"
+
+
+def test_a_large_noise_picture_is_a_photo_not_an_empty_canvas(embedded):
+    noise = np.random.default_rng(1).integers(0, 256, (1024, 1024, 3), dtype=np.uint8)
+    proposal = propose(embedded, Image.fromarray(noise))
+    assert proposal.caption_a == "" and PHOTO in proposal.notes and EMPTY not in proposal.notes
+    assert EMPTY in propose(embedded, Image.new("RGB", (1600, 900), "white")).notes
+
+
+def test_two_squares_of_two_colours_get_no_swap_that_is_true_of_them(embedded):
+    canvas = Image.new("RGB", (512, 512), "white")
+    draw = ImageDraw.Draw(canvas)
+    draw.rectangle((100, 200, 220, 320), fill=world.COLORS["red"])
+    draw.rectangle((221, 200, 341, 320), fill=world.COLORS["blue"])  # touching
+    proposal = propose(embedded, canvas)
+    assert proposal.caption_a == "a red square and a blue square" and proposal.touching == ((0, 1),)
+    assert proposal.caption_b == "" and any("still true of the picture" in n for n in proposal.notes)
+    assert false_swap("a red square and a blue circle").caption == "a blue square and a red circle"
+
+
+@pytest.mark.parametrize("size", [(300, 300), (1024, 1024), (3000, 3000), (1600, 900)])
+def test_the_same_drawing_is_read_alike_at_any_size(embedded, size):
+    w, h = size
+    canvas = Image.new("RGB", size, (248, 247, 240))
+    draw = ImageDraw.Draw(canvas)
+    side = 0.2 * min(w, h)
+    draw.ellipse((0.06 * w, h / 2 - side / 2, 0.06 * w + side, h / 2 + side / 2), outline=world.COLORS["green"],
+                 width=max(2, round(side / 15)))  # a ring drawn with a thick pen: its inside is the paper's
+    draw.regular_polygon((0.85 * w, h / 2, side / 2), 3, fill=world.COLORS["purple"])
+    proposal = propose(embedded, canvas)
+    assert proposal.caption_a == "a green circle and a purple triangle" and proposal.caption_b

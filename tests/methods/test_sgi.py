@@ -7,10 +7,11 @@ from PIL import Image
 from skimage import data
 
 from explorer import world
+from explorer.core import image_state
 from explorer.core.image_state import image_key
 from explorer.methods import get_method
-from explorer.methods.sgi import RegionFeatures, segment_prompts
-from explorer.images.regions import crop_view, fill_color
+from explorer.methods.sgi import RegionFeatures, cuts, object_boxes, segment_prompts
+from explorer.images.regions import crop_view, fill_color, multiscale_crops
 
 
 def known_scene():
@@ -39,7 +40,8 @@ def test_sgi_finds_each_object_and_prefers_the_right_caption(embedded):
     for m, obj_box, other in zip(ev.matches, boxes, boxes[::-1]):
         best = ev.regions[m.crop].box
         assert covered(best, obj_box) >= 0.5 > covered(best, other), (m.segment.text, best, obj_box)
-        assert m.similarity == pytest.approx(ev.matrix.max(axis=1)[ev.matches.index(m)])
+        whole = [k for k, r in enumerate(ev.regions) if r.source != "piece"]  # an object's segment reads no piece
+        assert m.similarity == pytest.approx(ev.matrix[ev.matches.index(m), whole].max())
     assert good.value == pytest.approx(np.mean([m.similarity for m in ev.matches]))
 
 
@@ -78,7 +80,19 @@ def test_a_relation_prompt_fits_its_article_to_the_word_left_after_the_modifiers
 def test_sgi_runs_on_a_registry_model(random_vit):
     scene, right, wrong = known_scene()
     scores = get_method("sgi", random_vit, scales=(1.0, 0.5)).score(scene.render(224), [right, wrong])
-    assert len(scores[0].evidence.regions) == 10 and np.isfinite([s.value for s in scores]).all()
+    regions = scores[0].evidence.regions
+    assert np.isfinite([s.value for s in scores]).all()
+    windows = [r.box for r in regions if r.source == "object"]  # a window fits each object
+    assert len(windows) == 2 and regions[0].source == "image"
+    for obj in scene.objects:
+        cx, cy = obj.cx * 224, obj.cy * 224
+        assert sum(b[0] <= cx < b[2] and b[1] <= cy < b[3] for b in windows) == 1
+    objects = object_boxes(image_state.of(scene.render(224)))
+    crops = {r.source: [x.box for x in regions if x.source == r.source] for r in regions}
+    assert len(crops["crop"]) + len(crops["piece"]) == len(multiscale_crops(224, 224, (1.0, 0.5))) - 1
+    assert all(not cuts(box, objects) for box in crops["crop"]) and all(cuts(box, objects) for box in crops["piece"])
+    for match in scores[0].evidence.matches:  # an object's segment never matches a piece, a relation's no window
+        assert regions[match.crop].source != ("piece" if match.segment.kind == "object" else "object")
 
 
 @pytest.mark.parametrize("mode", ["mask", "resize"])

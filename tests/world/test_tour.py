@@ -80,3 +80,25 @@ def test_the_tflocal_step_says_where_each_colour_word_looks(shown):
         assert "each colour word looks most at the object of its colour" not in text
     if len(set(most.values())) == 1:
         assert f"looks most at the same object, the {objects[next(iter(most.values()))]}" in text
+
+
+def test_the_global_step_says_both_cosines_and_which_wins(shown):
+    _, analysis = shown
+    a, b = (s.value for s in analysis.scores["global"])
+    text = words("1.", shown)
+    assert f"A {a:.3f}, B {b:.3f}, A - B {a - b:+.3f}" in text
+    assert ("prefers the swapped caption B" in text) == (b > a)
+
+
+def test_the_powerclip_step_says_each_swapped_phrase_and_a_false_one_that_wins(shown):
+    """It showed B's swapped phrase scoring above A's true one with no word on it; now the numbers and the word."""
+    _, analysis = shown
+    text = words("5.", shown)
+    nodes = [[al for al in s.evidence.alignments if al.node.label == "NP"] for s in analysis.scores["powerset"]]
+    pairs = [(x, y) for x, y in zip(*nodes) if x.node.text != y.node.text]
+    assert pairs
+    for x, y in pairs:
+        assert f"A's '{x.node.text}' {x.exact:.3f} against B's '{y.node.text}' {y.exact:.3f}" in text
+    assert ("does not show" in text) == any(y.exact > x.exact for x, y in pairs), text
+    a, b = (s.value for s in analysis.scores["powerset"])
+    assert f"prefers {'A' if a > b else 'B'} ({a:.3f} against {b:.3f})" in text

@@ -1,0 +1,124 @@
+"""Objects drawn on plain paper, found at the drawing's own scale: flat shapes, line drawings and marker strokes alike.
+
+A picture whose frame is plain (``PLAIN_FRAME`` of its pixels within ``INK`` of their median colour) is paper. What
+is drawn on it (``fit.content_box``) is read on a copy ``WORK_SIDE`` pixels along its longer side, whatever the
+picture's size, so a 300 px pad, a 3000 px scan and a slide with small shapes at its sides are read alike. There,
+every pixel far from the paper is ink; each joined stroke of ink with its holes filled is an object's silhouette (a
+scribbled or outlined inside becomes whole), a stroke of two colours is split by colour (a red and a blue shape that
+touch), and a speck (less than ``LEAST_SHARE`` of the largest object) is dropped. A picture whose frame is not plain
+(a gradient, a photo) gets None: the segmentation reads it (``objects.find_objects``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PIL import Image
+from scipy import ndimage
+
+from explorer.images.fit import INK, background, content_box
+from explorer.images.objects import TOUCH, Found, FoundObject, box_of
+
+PLAIN_FRAME = 0.9  # share of the frame's pixels within INK of the paper's colour: a plain sheet
+WORK_SIDE = 512  # the drawing is read on a copy this long (its longer side), never enlarged
+LEAST_SHARE = 0.04  # of the largest object's silhouette: a smaller one is a speck
+LEAST_PIXELS = 24  # on the working copy: a silhouette smaller than this is a speck whatever the others
+SPLIT = 60.0  # RGB: a stroke whose two colour clusters lie this far apart is two objects that touch
+SPLIT_SHARE = 0.1  # each cluster holds at least this share of the stroke's ink
+EIGHT = np.ones((3, 3), bool)
+
+
+def on_paper(image: Image.Image) -> tuple[int, int, int] | None:
+    """The paper's colour where the picture's frame (2 px, at its own size) is plain, else None."""
+    pixels = np.asarray(image.convert("RGB"))
+    frame = np.concatenate([pixels[:2].reshape(-1, 3), pixels[-2:].reshape(-1, 3), pixels[:, :2].reshape(-1, 3),
+                            pixels[:, -2:].reshape(-1, 3)]).astype(np.float32)
+    paper = background(image)
+    plain = float(np.mean(np.linalg.norm(frame - np.asarray(paper, np.float32), axis=1) < INK))
+    return paper if plain >= PLAIN_FRAME else None
+
+
+def _two_colours(colours: np.ndarray, paper: np.ndarray) -> np.ndarray | None:
+    """Labels 0/1 for a stroke's ink where its colours form two clusters far apart (2-means), neither a blend of the
+    other with the paper (a soft edge), else None."""
+    centres = colours[[int(np.argmin(colours.sum(1))), int(np.argmax(colours.sum(1)))]].astype(float)
+    for _ in range(8):
+        label = np.linalg.norm(colours[:, None] - centres[None], axis=2).argmin(1)
+        if label.min() == label.max():
+            return None
+        centres = np.stack([colours[label == k].mean(0) for k in (0, 1)])
+    shares = np.bincount(label, minlength=2) / len(label)
+    if np.linalg.norm(centres[0] - centres[1]) < SPLIT or shares.min() < SPLIT_SHARE:
+        return None
+    for k in (0, 1):  # a soft edge's colours lie between the paper's and the fill's
+        towards = centres[1 - k] - paper
+        along = np.clip((centres[k] - paper) @ towards / max(1.0, float(towards @ towards)), 0, 1)
+        if np.linalg.norm(centres[k] - paper - along * towards) < SPLIT / 2:
+            return None
+    return label
+
+
+def _silhouettes(work: np.ndarray, ink: np.ndarray, paper: np.ndarray) -> list[np.ndarray]:
+    """Each joined stroke of ink (split by colour where it holds two), its holes filled."""
+    labels, n = ndimage.label(ink, EIGHT)
+    out = []
+    for k in range(1, n + 1):
+        stroke = labels == k
+        split = _two_colours(work[stroke], paper) if stroke.sum() >= 2 * LEAST_PIXELS else None
+        parts = [stroke] if split is None else [_part(stroke, split == c) for c in (0, 1)]
+        for part in parts:
+            pieces, m = ndimage.label(part, EIGHT)
+            out += [ndimage.binary_fill_holes(pieces == j) for j in range(1, m + 1)]
+    return out
+
+
+def _part(stroke: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+    part = np.zeros_like(stroke)
+    part[stroke] = chosen
+    return part
+
+
+def _object(pixels: np.ndarray, silhouette: np.ndarray, paper: tuple[int, int, int]) -> FoundObject | None:
+    """The object of a silhouette (over the picture's own pixels): its ink is what lies far from the paper inside
+    it, its fill the median of its strongest ink."""
+    x0, y0, x1, y1 = box_of(silhouette)
+    near = pixels[y0:y1, x0:x1].astype(np.float32)
+    far = np.linalg.norm(near - np.asarray(paper, np.float32), axis=-1)
+    core = np.zeros_like(silhouette)
+    core[y0:y1, x0:x1] = silhouette[y0:y1, x0:x1] & (far > INK)
+    if not core.any():
+        return None
+    inside = core[y0:y1, x0:x1]
+    strong = inside & (far >= np.median(far[inside]))
+    rgb = tuple(int(v) for v in np.median(near[strong], axis=0))
+    return FoundObject(silhouette, core, box_of(core), rgb, paper)  # type: ignore[arg-type]
+
+
+def ink_objects(image: Image.Image) -> Found | None:
+    """The objects drawn on the picture's plain paper, largest first, and the pairs that touch; None where the frame
+    is not plain."""
+    paper = on_paper(image)
+    if paper is None:
+        return None
+    drawn = content_box(image, paper)
+    if drawn is None:
+        return Found((), ())
+    x0, y0, x1, y1 = drawn
+    scale = min(1.0, WORK_SIDE / max(x1 - x0, y1 - y0))
+    size = (max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale)))
+    work = np.asarray(image.convert("RGB").crop(drawn).resize(size, Image.Resampling.BOX), dtype=np.float32)
+    ink = np.linalg.norm(work - np.asarray(paper, np.float32), axis=-1) > INK
+    shapes = sorted(_silhouettes(work, ink, np.asarray(paper, np.float32)), key=lambda s: -int(s.sum()))
+    least = max(LEAST_PIXELS, LEAST_SHARE * shapes[0].sum()) if shapes else 0
+    shapes = [s for s in shapes if s.sum() >= least]
+    pixels = np.asarray(image.convert("RGB"))
+    objects: list[FoundObject] = []
+    kept: list[np.ndarray] = []
+    for shape in shapes:
+        whole = np.zeros(pixels.shape[:2], bool)
+        whole[y0:y1, x0:x1] = np.asarray(Image.fromarray(shape).resize((x1 - x0, y1 - y0), Image.Resampling.NEAREST))
+        if (found := _object(pixels, whole, paper)) is not None:
+            objects.append(found)
+            kept.append(shape)
+    grown = [ndimage.binary_dilation(s, iterations=TOUCH) for s in kept]
+    touching = tuple((i, j) for i in range(len(kept)) for j in range(i + 1, len(kept)) if (grown[i] & kept[j]).any())
+    return Found(tuple(objects), touching)
