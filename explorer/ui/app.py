@@ -46,6 +46,13 @@ CSS = """
 .gradio-container label[data-testid="block-label"].float { position: static; display: inline-flex;
   max-width: calc(100% - 7.5rem); margin: var(--block-label-margin); white-space: normal; }
 .gradio-container .image-container:has(> .top-panel) { position: static; }
+/* a picture's block: its label line, then the picture in the height left (never pushed past the block's bottom) */
+.gradio-container .block:has(> label[data-testid="block-label"].float + .image-container) { display: flex;
+  flex-direction: column; flex-wrap: nowrap; }
+.gradio-container .block > label[data-testid="block-label"].float + .image-container { flex: 0 1 auto;
+  min-height: 0; }
+.gradio-container .block > .image-container > button, .gradio-container .block > .image-container .image-frame {
+  height: 100%; max-height: 100%; min-height: 0; }
 #image-read img, #model-sees img, #browse-image-0 img, #browse-image-1 img { outline: 1px solid #8c8c8c; outline-offset: -1px;
   object-fit: contain; width: auto; max-width: 100%; height: auto; max-height: 100%; }
 #heatmap { max-width: 820px; margin-left: auto; margin-right: auto; }  /* a caption's few segments across */
