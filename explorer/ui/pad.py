@@ -33,19 +33,16 @@ def hex_colour(rgb: tuple[int, int, int]) -> str:
     return "#{:02x}{:02x}{:02x}".format(*rgb)
 
 
-class Pad(gr.ImageEditor):
-    """gradio's image editor, its pictures handed to the handler as files, unread: a picture too large for the page
-    is refused by the page's reader with its message, not by a decoder inside gradio with a bare "Error"."""
-
-    is_template = True  # drawn in the browser as the editor it is
-
-    def convert_and_format_image(self, file: FileData | bytes | None, flatten_on_white: bool = False) -> str | None:
-        if file is None or isinstance(file, FileData):
-            return file.path if file else None
-        path = PAD_DIR / f"sent-{hashlib.sha1(file).hexdigest()[:16]}"  # a picture the browser sent as bytes
-        if not path.exists():
-            path.write_bytes(file)
-        return str(path)
+def unread(file: FileData | bytes | None, flatten_on_white: bool = False) -> str | None:
+    """The editor's converter for the pad: each picture handed to the handler as a file, unread, so that one too large
+    for the page is refused by the page's reader with its message, not by a decoder inside gradio with a bare
+    "Error"."""
+    if file is None or isinstance(file, FileData):
+        return file.path if file else None
+    path = PAD_DIR / f"sent-{hashlib.sha1(file).hexdigest()[:16]}"  # a picture the browser sent as bytes
+    if not path.exists():
+        path.write_bytes(file)
+    return str(path)
 
 
 def drawing_image(value: dict | Image.Image | str | None) -> Image.Image | None:
@@ -105,9 +102,10 @@ def build(upload: gr.File, serving: Serving) -> gr.ImageEditor:
     """The pad, inside the current layout block; each change of the drawing becomes the page's image."""
     colours = [hex_colour(rgb) for rgb in world.COLORS.values()]
     gr.Markdown(HINT, elem_id="pad-hint")
-    pad = Pad(value=canvases()["white"], type="filepath", image_mode="RGBA", label="Drawing pad",
-              brush=gr.Brush(colors=colours, default_color=colours[0], color_mode="fixed", default_size=16),
-              canvas_size=(CANVAS, CANVAS), height=380, elem_id="pad", layers=False)
+    pad = gr.ImageEditor(value=canvases()["white"], type="filepath", image_mode="RGBA", label="Drawing pad",
+                         brush=gr.Brush(colors=colours, default_color=colours[0], color_mode="fixed", default_size=16),
+                         canvas_size=(CANVAS, CANVAS), height=380, elem_id="pad", layers=False)
+    pad.convert_and_format_image = unread  # this editor's own converter (a subclass would make gradio write a .pyi)
     note = gr.Markdown(elem_id="pad-note")  # why a picture on the pad was not taken
 
     @guarded(lambda message: (gr.update(), message), serving.time_limit_s, " with a smaller picture")
