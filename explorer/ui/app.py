@@ -56,6 +56,13 @@ CSS = """
 #image-read img, #model-sees img, #browse-image-0 img, #browse-image-1 img { outline: 1px solid #8c8c8c; outline-offset: -1px;
   object-fit: contain; width: auto; max-width: 100%; height: auto; max-height: 100%; }
 #heatmap { max-width: 820px; margin-left: auto; margin-right: auto; }  /* a caption's few segments across */
+.two-by-two-grids { display: flex; flex-wrap: wrap; gap: 12px; }  /* the 2 x 2's grids, one a method */
+.two-by-two-grid { margin: 0; flex: 1 1 240px; max-width: 340px; }
+.two-by-two-grid table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
+.two-by-two-grid :is(td, th) { border: 1px solid #c8c8c8; padding: 4px 6px; text-align: center; white-space: nowrap; }
+.two-by-two-grid td.own { outline: 2px solid #333; outline-offset: -2px; font-weight: 600; }
+.two-by-two-grid .mark { color: #1a6b35; margin-left: 2px; }
+.two-by-two-grid .reason { font-size: 0.9em; margin: 4px 0 0; }
 .notice { border: 1px solid #b26b00; border-left-width: 6px; background: #fff4e0; color: #4a2c00;
   padding: 8px 12px; border-radius: 4px; margin-top: 6px; }
 """

@@ -58,12 +58,18 @@ class MainInputs:
     model: gr.Dropdown  # the model menu, showing ``choice``
     device: gr.Markdown  # which model the page uses, and where
     link: gr.Markdown  # the link to the comparison shown, or why it has none
+    view: gr.Radio  # what every method reads of the image (``explorer.images.fit.VIEWS``)
 
 
 def device_line(engine: Engine, choice: str) -> str:
     """Which model this page uses, and where it runs."""
     loaded = engine.model(choice)
     return f"Model: **{plain(loaded.label)}** on **{loaded.device}** (this page only: other users pick their own)"
+
+
+def shown_scores(table: pd.DataFrame):
+    """A score table as every table of the page shows scores: 4 places, 0.8200 written out (not 0.82)."""
+    return table.style.format(precision=4)
 
 
 SCORE_WIDTHS = ["23%", "23%", "18%", "18%", "18%"]  # TABLE_COLUMNS' shares of the table: all five seen on a phone
@@ -174,7 +180,7 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
                         for same, s in zip(same_overlay, sgi)]
             heat = viz.sgi_heatmap({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", sgi)})
         result = dataclasses.replace(result, notices=(*said, *result.notices))  # the image's notices first
-        table = result.table()
+        table = shown_scores(result.table())
         shown = gr.update() if same_image else quick_webp(image)
         return _done(result), shown, table, overlays[0], overlays[1], heat, (image, result)
 
@@ -286,4 +292,4 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
                      api_name="report", **serving.light)
     # a report is of the comparison it was made from: a new one clears the files and their note together
     result.change(lambda: (None, ""), None, [report_files, report_note], **serving.light)
-    return MainInputs(upload, caption_a, caption_b, choice, result, following, model, device, link)
+    return MainInputs(upload, caption_a, caption_b, choice, result, following, model, device, link, view)

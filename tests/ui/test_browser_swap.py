@@ -105,12 +105,26 @@ def url(embedded):
         yield address
 
 
-def test_shapes_drawn_with_the_mouse_are_proposed_swapped_and_read_in_the_2x2(url):
+def four_scores(page) -> dict[str, dict[str, float]]:
+    """The 2 x 2's four scores of each method as the page shows them (caption and image letters, e.g. "AB")."""
+    found = {}
+    for grid in page.locator("#two-by-two-scores figure").all():
+        label = grid.locator("figcaption strong").inner_text()
+        found[label] = {cell.get_attribute("data-cell"): float(cell.inner_text().split()[0])
+                        for cell in grid.locator("td").all()}
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("width", [1440, 390])
+def test_shapes_drawn_with_the_mouse_are_proposed_swapped_and_read_in_the_2x2(url, width):
     from playwright.sync_api import expect, sync_playwright
+
+    from tests.ui.test_browser import _fits
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=PAD_FLAGS)
-        page = browser.new_page(viewport={"width": 1440, "height": 900})
+        page = browser.new_page(viewport={"width": width, "height": 900})
         page.goto(url)
         draw_propose_swap(page)
         caption_a = page.locator("#caption-a textarea").input_value()
@@ -123,4 +137,17 @@ def test_shapes_drawn_with_the_mouse_are_proposed_swapped_and_read_in_the_2x2(ur
         for label in ("global cosine", "SGI"):
             expect(table).to_contain_text(label)
         assert table.get_by_text("yes").count() + table.get_by_text("no").count() >= 6  # 3 verdicts x 2 methods
+        scores = four_scores(page)
+        assert set(scores) == {"global cosine", "SGI"} and all(set(s) == {"AA", "AB", "BA", "BB"}
+                                                                 for s in scores.values()), scores
+        grids = page.locator("#two-by-two-scores").bounding_box()
+        assert grids["x"] >= 0 and grids["x"] + grids["width"] <= width  # every grid on the screen
+        _fits(page, "#two-by-two")  # every column of the verdicts inside the table's box
+        page.locator("#run").click()  # the same inputs compared: the page's table reads image A's own scores
+        expect(page.locator("#status")).to_contain_text("Done", timeout=120_000)
+        page.wait_for_timeout(1000)  # the table drawn whole
+        cells = [t.strip() for t in page.locator("#scores").get_by_role("gridcell").all_inner_texts()]
+        for label, four in scores.items():  # method, prefers, A, B, A - B: A and B as the 2 x 2 writes them
+            at = cells.index(label)
+            assert cells[at + 2:at + 4] == [f"{four['AA']:.4f}", f"{four['BA']:.4f}"], (label, cells, four)
         browser.close()

@@ -3,6 +3,7 @@
 import base64
 import io
 import json
+import re
 import struct
 import zlib
 from pathlib import Path
@@ -80,18 +81,23 @@ def test_the_page_proposes_captions_makes_image_b_and_reads_the_2x2(client, tmp_
     assert "red square" in said and "sure" in said
     kept = client.predict(handle_file(drawn), "my own caption", "", api_name="/propose")
     assert kept[0] == {"__type__": "update"} and "Your captions are kept" in kept[2]  # the typed box untouched
-    note, image_a, image_b, table, files = client.predict(handle_file(drawn), a, b, api_name="/make_b")
+    note, image_a, image_b, table, cosines, files = client.predict(handle_file(drawn), a, b, api_name="/make_b")
     assert note.startswith("Image B: the red square made a blue square"), note
     made = Image.open(image_b).convert("RGB")
     assert made.getpixel((85, 155)) == world.COLORS["blue"] and made.getpixel((215, 155)) == world.COLORS["red"]
-    assert table["headers"][:4] == ["method", "text", "image", "group"]
+    assert table["headers"] == ["method", "text", "image", "group", "prefers", "why"]
     assert [row[0] for row in table["data"]] == ["global cosine", "SGI"]
     assert all(cell in ("\u2713 yes", "\u2717 no") for row in table["data"] for cell in row[1:4])
+    assert all(row[5] for row in table["data"])  # every verdict with its reason
+    for label in ("global cosine", "SGI"):  # each method's four scores, 4 places each
+        grid = cosines.split(f"<strong>{label}</strong>")[1].split("</figure>")[0]
+        assert len(re.findall(r'data-cell="[AB][AB]">\d\.\d{4}', grid)) == 4, grid
     taken = json.loads(Path(next(f for f in files if f.endswith(".json"))).read_text())
     assert set(taken["two_by_two"]) == {"global", "sgi"} and taken["image_a"]["captions"] == {"A": a, "B": b}
     carried = Image.open(io.BytesIO(base64.b64decode(taken["pictures_png_base64"]["A"]))).convert("RGB")
     assert carried.tobytes() == flat.tobytes()  # the drawing travels with the report
-    refused = client.predict(handle_file(drawn), a, "a red square to the left of a blue circle", api_name="/make_b")
+    refused = client.predict(handle_file(drawn), a, "a red square to the left of a blue circle",
+                             api_name="/make_b")
     assert "Cannot run" in refused[0] and refused[2] is None and refused[3]["data"] == []
 
 
