@@ -40,6 +40,30 @@ def _difference(table: pd.DataFrame, method: str, baseline: str) -> str:
             f"over {d['n']} items, McNemar's exact p {d['mcnemar_p']:.2g}.")
 
 
+def described(rows: pd.DataFrame, loaded_items: list) -> pd.DataFrame:
+    """The slice with each item's captions and image names after its category, so that an exported row says what
+    the item is, not only its id."""
+    chosen = [loaded_items[int(i)] for i in rows["item"]]
+    out = rows.copy()
+    at = list(out.columns).index("category") + 1
+    columns = {}
+    for n in range(max((len(item.captions) for item in chosen), default=0)):
+        columns[f"caption {n}"] = [item.captions[n] if n < len(item.captions) else "" for item in chosen]
+    for n in range(max((len(item.images) for item in chosen), default=0)):
+        columns[f"image {n}"] = [_image_name(item, n) for item in chosen]
+    for offset, (name, values) in enumerate(columns.items()):
+        out.insert(at + offset, name, values)
+    return out
+
+
+def _image_name(item, n: int) -> str:
+    """Image ``n`` of ``item`` by its file's name, or, for a picture rendered from the world, by the item's id."""
+    if n >= len(item.images):
+        return ""
+    path = getattr(item.images[n], "path", None)
+    return path.name if path is not None else getattr(item.images[n], "source", "") or f"{item.id} image {n}"
+
+
 def second_model(choice: str | None) -> str | None:
     """The second model's menu entry, None when none is picked."""
     return None if choice in (None, "", ONE_MODEL) else choice
@@ -113,10 +137,10 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
 
     @guarded(lambda message: (None, message))
     def export(table, category_shown: str, method: str, baseline: str, cell: str | None, closest: bool,
-               models: dict | None):
-        if table is None:
+               models: dict | None, loaded_items: list | None):
+        if table is None or not loaded_items:
             return None, "Score the loaded items first."
-        rows = _slice(table, category_shown, method, baseline, cell, closest)
+        rows = described(_slice(table, category_shown, method, baseline, cell, closest), loaded_items)
         paths = overview.export(rows, Path(tempfile.mkdtemp(dir=EXPORT_DIR)), models=models)
         return [str(p) for p in paths], f"Exported {len(rows)} items."
 
@@ -153,5 +177,5 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
                 [table_state, cell_state, models_state, matrix_view, rows_view, note, files], **serving.light)
     matrix_view.select(pick_cell, None, cell_state, **serving.light).then(refresh, [*shown, models_state], drawn,
                                                                           **serving.light)
-    export_btn.click(export, [*shown, models_state], [files, note], api_name="overview_export", **serving.light)
+    export_btn.click(export, [*shown, models_state, items], [files, note], api_name="overview_export", **serving.light)
     return rows_view.select(open_item, shown, [selection, position, note], **serving.light), model_b

@@ -344,7 +344,8 @@ def test_browse_overview_filters_through_a_matrix_cell_opens_an_item_and_exports
         for suffix in (".csv", ".json"):
             expect(files).to_contain_text(suffix)
         csv = page.request.get(files.locator("a").first.get_attribute("href")).text()
-        assert csv.startswith("item,id,category,global cosine,global cosine margin,SGI,SGI margin")
+        assert csv.startswith("item,id,category,caption 0,caption 1,image 0,image 1,global cosine,global cosine "
+                              "margin,SGI,SGI margin")  # each item with its captions and pictures' names
         assert len(csv.strip().splitlines()) == fixes + 1 and first_id in csv
         page.locator("#browse-limit input").fill("1")
         page.locator("#browse-load").click()  # other items: the overview of the former ones goes
