@@ -23,6 +23,11 @@ BASELINE = REGISTRY["global"].label  # the method the others are set against at 
 ONE_MODEL = "none: the page's model alone"  # the second model's menu, when no second model is picked
 
 
+def hidden() -> dict:
+    """A table with nothing to show yet, hidden: no empty "1 | 2 | 3" grid before a run."""
+    return gr.update(value=None, visible=False)
+
+
 def _slice(table: pd.DataFrame | None, category: str, method: str, baseline: str, cell: str | None,
            closest: bool) -> pd.DataFrame:
     if table is None:
@@ -111,17 +116,18 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
         return (table, gr.update(choices=labels, value=method), gr.update(choices=labels, value=baseline), None,
                 None, f"Scored {len(table)} items with **{plain(loaded.label)}** (each once per model).")
 
-    @guarded(lambda message: (None, None, message))
+    @guarded(lambda message: (hidden(), hidden(), message))
     def refresh(table, category_shown: str, method: str, baseline: str, cell: str | None, closest: bool,
                 models: dict | None):
         if table is None:
-            return None, None, ""
+            return hidden(), hidden(), ""
         rows = _slice(table, category_shown, method, baseline, cell, closest)
         said = f"{len(rows)} of {len(table)} items" + (f": {method} against {baseline}, {cell}" if cell else "")
         if models:
             said += f" (A: {plain(models['A'])}; B: {plain(models['B'])})"
-        return overview.matrix(table, method, baseline), rows, said + ". " + _difference(table, method, baseline) + \
-            " Click a row to open it above."
+        return (gr.update(value=overview.matrix(table, method, baseline), visible=True),
+                gr.update(value=rows, visible=True),
+                said + ". " + _difference(table, method, baseline) + " Click a row to open it above.")
 
     def pick_cell(evt: gr.SelectData):
         return MATRIX_CELLS.get(tuple(evt.index))  # the first column (the baseline's verdict): every item again
@@ -157,10 +163,12 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
                                   elem_id="overview-closest")
         matrix_view = gr.Dataframe(label="The method against the other: click a cell to list its items (the first "
                                          "column lists them all)", interactive=False, elem_id="overview-matrix",
-                                  column_widths=["40%", "30%", "30%"], wrap=True)  # three columns: seen on a phone
+                                  column_widths=["40%", "30%", "30%"], wrap=True,  # three columns: seen on a phone
+                                  visible=False)
         note = gr.Markdown(elem_id="overview-note")
         rows_view = gr.Dataframe(label="Items: verdict and margin per method (margin > 0: right, by that much)",
-                                 interactive=False, max_height=420, elem_id="overview-table", wrap=True)
+                                 interactive=False, max_height=420, elem_id="overview-table", wrap=True,
+                                 visible=False)
         with gr.Row():
             export_btn = gr.Button("Export this slice (CSV and JSON)", elem_id="overview-export")
             files = gr.File(label="The slice", file_count="multiple", interactive=False, height=110,
@@ -173,7 +181,7 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
     for control in (category, method, baseline, closest):
         control.change(refresh, [*shown, models_state], drawn, **serving.light)
     for changed in (items.change, choice.change, model_b.change):  # new items or models: the overview was of others
-        changed(lambda: (None, None, None, None, None, "", None), None,
+        changed(lambda: (None, None, None, hidden(), hidden(), "", None), None,
                 [table_state, cell_state, models_state, matrix_view, rows_view, note, files], **serving.light)
     matrix_view.select(pick_cell, None, cell_state, **serving.light).then(refresh, [*shown, models_state], drawn,
                                                                           **serving.light)

@@ -25,6 +25,7 @@ from explorer.images.model_input import model_input
 from explorer.images.inputs import InputError, clean_caption, clean_caption_pair, read_image_kept
 from explorer.methods import REGISTRY
 from explorer.ui.guard import guarded, plain, warn
+from explorer.ui.own_pixels import scale, sizes_note
 from explorer.ui.quick_webp import quick_webp
 from explorer.ui.serving import Serving
 
@@ -136,7 +137,7 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
             return None, ""
         image, _ = read_image_kept(path)
         seen = model_input(image, engine.model(choice).encoder.preprocessing, view)
-        note = seen.note[:1].upper() + seen.note[1:] + "."
+        note = (sizes_note(path, image) + " " + seen.note[:1].upper() + seen.note[1:] + ".").strip()
         if seen.box[0] > 0 or seen.box[1] > 0 or seen.box[2] < image.width or seen.box[3] < image.height:
             note += " Greyed above: the part cut before the model reads the image."
         return viz.model_view(image, seen.box, seen.fill), plain(note)
@@ -178,7 +179,7 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
             sgi = result.scores["sgi"]
             overlays = [gr.update() if same else quick_webp(viz.sgi_overlay(state, s.evidence))
                         for same, s in zip(same_overlay, sgi)]
-            heat = viz.sgi_heatmap({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", sgi)})
+            heat = viz.sgi_heatmap({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", sgi)}, scale(path, image))
         result = dataclasses.replace(result, notices=(*said, *result.notices))  # the image's notices first
         table = shown_scores(result.table())
         shown = gr.update() if same_image else quick_webp(image)

@@ -22,6 +22,7 @@ from explorer.images.inputs import InputError, read_image_kept
 from explorer.methods import REGISTRY
 from explorer.ui.guard import guarded, plain, warn
 from explorer.ui.main_tab import REPORT_DIR, MainInputs, notices, shows_inputs
+from explorer.ui.own_pixels import own_box, scale
 from explorer.ui.serving import Serving
 
 TWO_BY_TWO_COLUMNS = ["method", *SWAP_SCORES, "prefers", "why"]
@@ -33,9 +34,11 @@ LEGEND = ("**Reading the 2 x 2.** Image A is your picture, image B the one made 
 MARK = {True: "\u2713 yes", False: "\u2717 no", None: "n/a"}
 
 
-def proposal_text(found: Proposal) -> str:
-    """What the page saw and proposes, one object a line, with the notes as warnings."""
-    seen = [f"{n}. **{o.phrase}** ({o.confidence:.0%} sure) at {o.box}" for n, o in enumerate(found.objects, 1)]
+def proposal_text(found: Proposal, factor: float = 1.0) -> str:
+    """What the page saw and proposes, one object a line (its box times ``factor``: in the picture's own pixels),
+    with the notes as warnings."""
+    seen = [f"{n}. **{o.phrase}** ({o.confidence:.0%} sure) at {own_box(o.box, factor)}"
+            for n, o in enumerate(found.objects, 1)]
     lines = [f"Seen by **{plain(found.model)}**:", *seen] if seen else []
     if found.caption_a:
         lines.append("")  # the proposal apart from the list above it
@@ -85,8 +88,9 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
         if not path:
             raise InputError("Draw on the pad or upload an image first.")
         encoder, substitute = namer(engine, choice)
-        found = propose(encoder, read_image_kept(path)[0], substitute)
-        said = proposal_text(found)
+        image = read_image_kept(path)[0]
+        found = propose(encoder, image, substitute)
+        said = proposal_text(found, scale(path, image))
         if not found.caption_a:
             return gr.update(), gr.update(), said, found
         if (typed_a or "").strip() or (typed_b or "").strip():
