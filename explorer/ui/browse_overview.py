@@ -14,6 +14,7 @@ from explorer.eval import overview
 from explorer.engine import Engine
 from explorer.images.inputs import InputError
 from explorer.methods import REGISTRY
+from explorer.ui import model_menu
 from explorer.ui.guard import guarded, plain
 from explorer.ui.serving import Serving
 
@@ -152,7 +153,8 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
 
     with gr.Accordion("Overview: every loaded item, each method's verdict and margin", open=True):
         with gr.Row(equal_height=True):
-            model_b = gr.Dropdown([ONE_MODEL, *engine.choices()], value=ONE_MODEL, label="Against a second model (B): "
+            model_b = gr.Dropdown([(ONE_MODEL, ONE_MODEL), *model_menu.labelled(engine.choices())], value=ONE_MODEL,
+                                  label="Against a second model (B): "
                                   "each item under both, and the matrix B against A for one method",
                                   elem_id="overview-model-b", scale=2)
             run = gr.Button("Score every loaded item", elem_id="overview-run", scale=1)

@@ -24,6 +24,7 @@ from explorer.images.fit import VIEWS, view_state
 from explorer.images.model_input import model_input
 from explorer.images.inputs import InputError, clean_caption, clean_caption_pair, read_image_kept
 from explorer.methods import REGISTRY
+from explorer.ui import model_menu
 from explorer.ui.guard import guarded, plain, warn
 from explorer.ui.own_pixels import scale, sizes_note
 from explorer.ui.quick_webp import quick_webp
@@ -238,7 +239,10 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
             sees = gr.Image(label="What the model sees", type="pil",
                             interactive=False, height=220, elem_id="model-sees")
             sees_note = gr.Markdown(elem_id="model-sees-note")
-            model = gr.Dropdown(engine.choices(), value=engine.default_choice, label="Model", elem_id="model")
+            model = gr.Dropdown(model_menu.labelled(engine.choices()), value=engine.default_choice, label="Model",
+                                info=f"'{model_menu.SHIPPED}' and '{model_menu.CACHED}' load on this machine; "
+                                     f"'{model_menu.HUB}' downloads its weights once, where the hub can be reached",
+                                elem_id="model")
             view = gr.Radio(list(VIEWS), value=settings.current().view, label="What every method reads",
                             info="whole: the picture made square (padded with its background; a small drawing "
                                  "enlarged); raw: the picture as it is, centre-cropped by the model's preprocess",
