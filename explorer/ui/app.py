@@ -19,11 +19,14 @@ from explorer.ui.shown_tab import follow_tabs
 
 TITLE = "Binding explorer"
 INTRO = (
-    "Why do dual encoders confuse *a black dog and a white cat* with *a white dog and a black cat*? "
-    "Give an image and two captions that differ by a swap, and compare the global cosine with "
-    "structure-guided inference (SGI), which matches caption segments to image regions, the TFLocal "
-    "alignment transformer's attention, and PowerCLIP's region-subset to phrase alignment."
+    "Models like CLIP turn a picture and a sentence into numbers and score how well they match. They often give "
+    "*a black dog and a white cat* and *a white dog and a black cat* almost the same score: they see which colours and "
+    "animals are there, not which colour belongs to which animal. Give this page a picture (upload one, draw one, or "
+    "pick an example) and two captions that swap two words, and see which caption each way of scoring prefers, and "
+    "why: the plain score of the whole picture, a score that matches each phrase to a part of the picture (SGI), a "
+    "small model trained to look at the parts (TFLocal), and one that matches phrases to groups of parts (PowerCLIP)."
 )
+ABOUT_MODEL = "About the default model"  # the shipped model's origin, for those who ask (folded away)
 
 # The page's own CSS. Tables: cells that wrap between words, a compact font on a phone, a full scroll bar where the
 # browser draws one and, on a phone, a word on the tables that may still scroll, so that every column is in the
@@ -82,7 +85,11 @@ def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
         warnings.filterwarnings("ignore", "The parameters have been moved", UserWarning)
         blocks = gr.Blocks(title=TITLE, css=CSS)
     with blocks as demo:
-        gr.Markdown(f"# {TITLE}\n{INTRO} {seed_standing.brief(checkpoints.EMBEDDED.record)}")
+        gr.Markdown(f"# {TITLE}\n{INTRO}", elem_id="intro")
+        standing = seed_standing.brief(checkpoints.EMBEDDED.record)
+        if standing:
+            with gr.Accordion(ABOUT_MODEL, open=False):
+                gr.Markdown(standing, elem_id="about-model")
         tour_step, tour_text = tour.layout()
         shown = gr.State("main")  # the tab in view: the method tabs draw while they are seen
         with gr.Tabs() as tabs:

@@ -366,7 +366,12 @@ def test_the_tour_loads_its_example_compares_it_and_opens_each_steps_tab(chromiu
         expect(page.locator("#tour-look")).to_contain_text("global cosine gives A and B nearly the same score")
         expect(page.locator("#status")).to_contain_text("Done", timeout=60_000)  # compared without a click
         expect(page.locator("#scores")).to_contain_text("global cosine")
+        expect(page.locator("#scores")).to_be_in_viewport(timeout=10_000)  # scrolled to what the step points at
         assert EXAMPLE.startswith("world: attribute swap")
+        page.locator("#tour-step").scroll_into_view_if_needed()
+        page.get_by_label(STEPS[5].title).check()  # both sides of the swap: its closed panel opened and in view
+        expect(page.locator("#make-b")).to_be_in_viewport(timeout=10_000)
+        page.locator("#tour-step").scroll_into_view_if_needed()
         page.get_by_label(STEPS[3].title).check()  # TFLocal: its tab opens and draws the comparison
         expect(page.get_by_role("tab", name="TFLocal attention")).to_have_attribute("aria-selected", "true",
                                                                                     timeout=30_000)
