@@ -32,6 +32,7 @@ class Grid:
     label: str
     scores: np.ndarray
     trained: bool = True  # False: random weights, its verdicts mean nothing
+    notes: tuple[str, ...] = ()  # what its evidence is worth where it is weak (said under the grid)
 
     def outcome(self) -> Outcome:
         """The verdicts by the evaluation's one rule (``explorer.eval.accuracy.outcome``)."""
@@ -98,7 +99,8 @@ def grid_html(grid: Grid) -> str:
     return (f'<figure class="two-by-two-grid"><figcaption><strong>{html.escape(grid.label)}</strong>: '
             f"{_verdicts(grid)}</figcaption><table><thead><tr><th></th><th scope=\"col\">image A</th>"
             f'<th scope="col">image B</th></tr></thead><tbody>{rows}</tbody></table>'
-            f'<p class="reason">{html.escape(grid.reason())}</p></figure>')
+            f'<p class="reason">{html.escape(grid.reason())}</p>'
+            + "".join(f'<p class="caution">\u26a0 {html.escape(n)}</p>' for n in grid.notes) + "</figure>")
 
 
 def grids_html(grids: Sequence[Grid]) -> str:

@@ -66,6 +66,8 @@ CSS = """
 .two-by-two-grid td.own { outline: 2px solid #333; outline-offset: -2px; font-weight: 600; }
 .two-by-two-grid .mark { color: #1a6b35; margin-left: 2px; }
 .two-by-two-grid .reason { font-size: 0.9em; margin: 4px 0 0; }
+.two-by-two-grid .caution { font-size: 0.9em; margin: 4px 0 0; padding: 2px 6px; background: #fff4e0;
+  border-left: 4px solid #b26b00; color: #4a2c00; }
 .notice { border: 1px solid #b26b00; border-left-width: 6px; background: #fff4e0; color: #4a2c00;
   padding: 8px 12px; border-radius: 4px; margin-top: 6px; }
 """

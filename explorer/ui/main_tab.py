@@ -84,6 +84,20 @@ def notices(said: Sequence[str]) -> str:
     return "".join(f"\n\n{NOTICE.format(html.escape(str(n), quote=False))}" for n in said)
 
 
+def method_notices(result: Analysis) -> dict[str, tuple[str, ...]]:
+    """What the analysis says of each method's evidence where it is weak or off the objects (its match on empty
+    background, no object left in the model's input, a subset that is background): the engine's
+    ``Analysis.method_notices``, method name -> sentences; none from an engine that judges no evidence."""
+    return dict(getattr(result, "method_notices", None) or {})
+
+
+def verdict_notices(result: Analysis) -> tuple[str, ...]:
+    """Each method's evidence notices, each said beside the method's verdict ("SGI (prefers A): ...")."""
+    rows = {r["method"]: r for r in result.rows()}
+    return tuple(f"{rows[name]['label']} (prefers {rows[name]['prefers'] or 'n/a'}): {said}"
+                 for name, notes in method_notices(result).items() if name in rows for said in notes)
+
+
 def _done(result: Analysis) -> str:
     return f"Done: scored by **{plain(result.model)}** on {result.device}." + notices(result.notices)
 
@@ -181,7 +195,8 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
             overlays = [gr.update() if same else quick_webp(viz.sgi_overlay(state, s.evidence))
                         for same, s in zip(same_overlay, sgi)]
             heat = viz.sgi_heatmap({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", sgi)}, scale(path, image))
-        result = dataclasses.replace(result, notices=(*said, *result.notices))  # the image's notices first
+        # the image's notices first, then what each method's evidence is worth, beside its verdict
+        result = dataclasses.replace(result, notices=(*said, *verdict_notices(result), *result.notices))
         table = shown_scores(result.table())
         shown = gr.update() if same_image else quick_webp(image)
         return _done(result), shown, table, overlays[0], overlays[1], heat, (image, result)

@@ -21,7 +21,7 @@ from explorer.figures.two_by_two import Grid
 from explorer.images.inputs import InputError, read_image_kept
 from explorer.methods import REGISTRY
 from explorer.ui.guard import guarded, plain, warn
-from explorer.ui.main_tab import REPORT_DIR, MainInputs, notices, shows_inputs
+from explorer.ui.main_tab import REPORT_DIR, MainInputs, method_notices, notices, shows_inputs
 from explorer.ui.own_pixels import own_box, scale
 from explorer.ui.serving import Serving
 
@@ -50,9 +50,11 @@ def proposal_text(found: Proposal, factor: float = 1.0) -> str:
 def grids(result: SwapResult) -> list[Grid]:
     """Each method's four scores (captions A and B on images A and B), from the analyses the 2 x 2 was made of."""
     a, b = result.analysis_a, result.analysis_b
+    notes = {side: method_notices(analysis) for side, analysis in (("A", a), ("B", b))}
     return [Grid(REGISTRY[name].label, np.array([[a.scores[name][0].value, b.scores[name][0].value],
                                                  [a.scores[name][1].value, b.scores[name][1].value]]),
-                 name not in a.untrained)
+                 name not in a.untrained,
+                 tuple(f"on image {side}: {said}" for side in "AB" for said in notes[side].get(name, ())))
             for name in a.scores]
 
 
