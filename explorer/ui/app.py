@@ -62,7 +62,8 @@ CSS = """
 .two-by-two-grids { display: flex; flex-wrap: wrap; gap: 12px; }  /* the 2 x 2's grids, one a method */
 .two-by-two-grid { margin: 0; flex: 1 1 240px; max-width: 340px; }
 .two-by-two-grid table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
-.two-by-two-grid :is(td, th) { border: 1px solid #c8c8c8; padding: 4px 6px; text-align: center; white-space: nowrap; }
+.two-by-two-grid :is(td, th) { border: 1px solid #c8c8c8; padding: 4px 6px; text-align: center; white-space: nowrap;
+  font-size: 14px; }
 .two-by-two-grid td.own { outline: 2px solid #333; outline-offset: -2px; font-weight: 600; }
 .two-by-two-grid .mark { color: #1a6b35; margin-left: 2px; }
 .two-by-two-grid .reason { font-size: 0.9em; margin: 4px 0 0; }

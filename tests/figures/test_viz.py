@@ -49,7 +49,7 @@ def test_sgi_heatmap_lays_out_the_rows_as_make_subplots(rows):
     for t, (x, y), ev in zip(fig.data, axes, shown.values()):  # regions down, segments across
         columns = viz.sgi_columns(ev)
         np.testing.assert_array_equal(t.z, ev.matrix[:, columns].T)
-        assert list(t.y) == [viz.region_name(i, ev.regions[i]) for i in columns]
+        assert list(t.y) == [viz.region_name(i, ev.regions[i], 1.0, "<br>") for i in columns]  # two short lines
         assert list(t.x) == [viz.segment_label(k, m.segment.text) for k, m in enumerate(ev.matches)]
         assert boxed(fig, x, y) == [(k, columns.index(m.crop)) for k, m in enumerate(ev.matches)]
 
@@ -68,13 +68,13 @@ def test_sgi_heatmap_shows_each_segments_best_and_the_top_regions_named_and_rank
     names = list(heat.y)
     assert len(names) == viz.SGI_COLUMNS == len(set(names))  # at most K columns, each named once
     shown = [int(name.split()[0][1:]) for name in names]  # "r12 segment 8×8 @12,12" -> 12
-    assert names == [viz.region_name(i, ev.regions[i]) for i in shown]
+    assert names == [viz.region_name(i, ev.regions[i], 1.0, "<br>") for i in shown]
     best = {m.crop for m in ev.matches}
     others = [i for i in np.argsort(-ev.matrix.max(0)).tolist() if i not in best]
     assert set(shown) == best | set(others[: viz.SGI_COLUMNS - len(best)])  # every segment's best, then the top...
     assert list(ev.matrix[:, shown].max(0)) == sorted(ev.matrix[:, shown].max(0), reverse=True)  # best first
     assert list(heat.x) == ["1. red<br>square", "2. blue<br>circle",  # numbered as on the picture, wrapped short
-                            "3. a red<br>square and a<br>blue circle"]
+                            "3. a red<br>square<br>and a<br>blue<br>circle"]
     assert boxed(fig, "x", "y") == [(k, shown.index(m.crop)) for k, m in enumerate(ev.matches)]  # ...boxed in its column
 
 

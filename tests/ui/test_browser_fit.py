@@ -34,6 +34,14 @@ def clipped(panels: list[dict]) -> list[str]:
     return bad
 
 
+# the SGI heat map's caption titles and its segments' names (left, right; a name with its caption's block), its box
+HEAT_LABELS = """() => { const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.right]; };
+  const heat = document.querySelector('#heatmap');
+  const axis = t => t.closest('g.subplot') ? t.closest('g.subplot').getAttribute('class') : '';
+  return {block: box(heat), titles: Array.from(heat.querySelectorAll('g.annotation-text-g text')).map(box),
+          ticks: Array.from(heat.querySelectorAll('.xaxislayer-above text')).map(t => [...box(t), axis(t)])}; }"""
+
+
 def test_the_clip_check_fails_on_a_picture_pushed_past_its_frame():
     pushed = {"id": "image-read", "block": [0, 0, 600, 260], "picture": [90, 27, 510, 287], "natural": [1600, 1000]}
     fits = {"id": "model-sees", "block": [0, 0, 600, 220], "picture": [205, 27, 395, 217], "natural": [448, 448]}
@@ -73,9 +81,18 @@ def test_every_picture_panel_shows_its_whole_picture_at_1440_and_390_px(embedded
         page.locator("#run").click()
         expect(page.locator("#status")).to_contain_text("Done", timeout=120_000)
         expect(page.locator("#model-sees img")).to_have_count(1, timeout=30_000)
+        page.wait_for_function("document.querySelectorAll('#heatmap .xaxislayer-above text').length >= 4",
+                               timeout=30_000)  # the heat map drawn: both captions' segments named
         for width in (1440, 390):
             page.set_viewport_size({"width": width, "height": 900})
             _panels_fit(page, main)
+            heat = page.evaluate(HEAT_LABELS)  # its titles whole, its segments' names apart
+            (left, right), rows = heat["block"], {}
+            assert heat["titles"] and all(left - 1 <= a and b <= right + 1 for a, b in heat["titles"]), heat
+            for a, b, block in heat["ticks"]:  # each caption's block: a row of names
+                rows.setdefault(block, []).append((a, b))
+            assert len(rows) == 2 and all(a[1] <= b[0] + 1 for ticks in rows.values()
+                                          for a, b in zip(sorted(ticks), sorted(ticks)[1:])), heat
         page.set_viewport_size({"width": 1440, "height": 900})
         page.get_by_role("tab", name="Browse a benchmark").click()
         page.locator("#browse-limit input").fill("2")
