@@ -118,7 +118,8 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
             result = both_sides(engine, read_image_kept(path)[0], a, b, choice, view, last[1] if same else None,
                                 progress)
         except ValueError as exc:
-            return warn(f"{exc} The one-image comparison above still holds."), None, None, None, "", None, None
+            return (warn(f"{exc} The one-image comparison above still holds."), None, None, None, "", None,
+                    (path, a, b))  # why, kept while the inputs stay those it was said of
         said = f"Image B: {'; '.join(result.changed)}. Scored by **{plain(result.analysis_a.model)}**."
         files = [str(p) for p in swap_report.write(result, Path(tempfile.mkdtemp(dir=REPORT_DIR)))]
         shown = grids(result)
