@@ -88,12 +88,14 @@ def _verdicts(grid: Grid) -> str:
     if not grid.trained:
         return "n/a (random weights)"
     found = grid.outcome()
-    return " \u00b7 ".join(f"{name} {TICK if ok else CROSS}"
-                           for name, ok in (("text", found.text), ("image", bool(found.image)), ("group", found.correct)))
+    return " \u00b7 ".join([f"prefers {grid.prefers()}"] + [
+        f"{name} {TICK if ok else CROSS}"
+        for name, ok in (("text", found.text), ("image", bool(found.image)), ("group", found.correct))])
 
 
 def grid_html(grid: Grid) -> str:
-    """One method's grid: its label and verdicts above, the four scores marked, the reason below."""
+    """One method's grid: its label, the caption it prefers on image A and its verdicts above, the four scores marked,
+    the reason below."""
     rows = "".join(f"<tr><th scope=\"row\">caption {NAMES[c]}</th>{_cell(grid, c, 0)}{_cell(grid, c, 1)}</tr>"
                    for c in (0, 1))
     return (f'<figure class="two-by-two-grid"><figcaption><strong>{html.escape(grid.label)}</strong>: '

@@ -43,6 +43,7 @@ CSS = """
     font-family: var(--font) !important; font-size: 13px !important; }
   .table-wrap :is(td, th, .body-cell, .header-cell) { padding: 4px !important; }
   .table-wrap :is(th, .header-cell), .table-wrap :is(th, .header-cell) * { font-size: 12px !important; }
+  #two-by-two { display: none !important; }  /* the 2 x 2's verdicts: its grids below say the same, and fit */
   #powerset-table .header-row .label p::after, #overview-table .header-row .label p::after {
     content: " (scroll the table sideways for every column)"; font-style: italic; }
 }

@@ -30,7 +30,8 @@ TWO_BY_TWO_WIDTHS = ["17%", "14%", "14%", "14%", "14%", "27%"]  # every column s
 LEGEND = ("**Reading the 2 x 2.** Image A is your picture, image B the one made for caption B. *text*: on each "
           "picture its own caption scores higher than the other caption. *image*: each caption scores higher on its "
           "own picture than on the other. *group*: both (chance: 1 in 6). *prefers*: the caption the method scores "
-          "higher on image A, as in the table above; *why*: what the verdicts rest on. " + two_by_two.LEGEND)
+          "higher on image A, as in the table above; *why*: what the verdicts rest on. " + two_by_two.LEGEND +
+          " On a phone the grids alone show the 2 x 2: each says its method's verdicts and why.")
 MARK = {True: "\u2713 yes", False: "\u2717 no", None: "n/a"}
 
 

@@ -22,7 +22,7 @@ def test_a_method_that_prefers_a_on_both_pictures_fails_text_and_says_why():
     assert grid.reason().startswith("it prefers A on both pictures: on image B, caption A scores higher "
                                     "(0.8202 vs 0.8150)")
     assert "caption A scores higher on image B (0.8202 vs 0.8143)" in grid.reason()
-    assert "text \u2717 \u00b7 image \u2717 \u00b7 group \u2717" in grid_html(grid)
+    assert "prefers A \u00b7 text \u2717 \u00b7 image \u2717 \u00b7 group \u2717" in grid_html(grid)  # the reason under it
 
 
 def test_a_right_2x2_marks_both_own_cells_twice_and_an_untrained_one_says_nothing():

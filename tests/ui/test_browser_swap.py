@@ -133,16 +133,25 @@ def test_shapes_drawn_with_the_mouse_are_proposed_swapped_and_read_in_the_2x2(ur
         assert caption_b == "a blue square and a red circle"
         note = page.locator("#swap-note").inner_text()
         assert "red" in note and "blue" in note  # image B recoloured the drawn shapes
-        table = page.locator("#two-by-two")
         for label in ("global cosine", "SGI"):
-            expect(table).to_contain_text(label)
-        assert table.get_by_text("yes").count() + table.get_by_text("no").count() >= 6  # 3 verdicts x 2 methods
+            expect(page.locator("#two-by-two-scores")).to_contain_text(label)
+        verdicts = page.locator("#two-by-two-scores figcaption").all_inner_texts()  # 3 verdicts x 2 methods
+        assert sum(v.count("\u2713") + v.count("\u2717") for v in verdicts) == 6, verdicts
         scores = four_scores(page)
         assert set(scores) == {"global cosine", "SGI"} and all(set(s) == {"AA", "AB", "BA", "BB"}
                                                                  for s in scores.values()), scores
         grids = page.locator("#two-by-two-scores").bounding_box()
         assert grids["x"] >= 0 and grids["x"] + grids["width"] <= width  # every grid on the screen
-        _fits(page, "#two-by-two")  # every column of the verdicts inside the table's box
+        if width > 640:
+            expect(page.locator("#two-by-two")).to_contain_text("SGI")  # the verdicts' table beside the grids
+            _fits(page, "#two-by-two")  # every column of the verdicts inside the table's box
+        else:  # a phone: the grids alone, each with its verdicts and reason, as wide as the screen at most
+            expect(page.locator("#two-by-two")).to_be_hidden()
+            for grid in page.locator("#two-by-two-scores figure").all():
+                box = grid.bounding_box()
+                assert box["x"] >= 0 and box["x"] + box["width"] <= width
+                expect(grid.locator("figcaption")).to_contain_text("prefers")
+                expect(grid.locator(".reason")).not_to_be_empty()
         page.locator("#run").click()  # the same inputs compared: the page's table reads image A's own scores
         expect(page.locator("#status")).to_contain_text("Done", timeout=120_000)
         page.wait_for_timeout(1000)  # the table drawn whole
