@@ -56,8 +56,9 @@ def small_png(path: Path) -> None:
     reduced.save(path, optimize=True)
 
 
-def _saved(page, path: Path) -> Path:
-    """The whole page, every lazily loaded image fetched first, saved as a small PNG."""
+def _saved(page, path: Path, part: str | None = None) -> Path:
+    """The whole page (or the part of it that the script ``part`` gives as [top, height]), every lazily loaded image
+    fetched first, saved as a small PNG."""
     page.wait_for_timeout(2500)  # the tab's pictures drawn and sent
     page.mouse.wheel(0, 20_000)  # images load lazily: scrolled to once, each is fetched
     page.wait_for_timeout(1000)
@@ -66,7 +67,12 @@ def _saved(page, path: Path) -> Path:
     except Exception as exc:  # noqa: BLE001 (playwright's TimeoutError: the pad's own image never reports complete)
         log.warning("not every image reported complete (%s): shot as drawn", type(exc).__name__)
     page.mouse.wheel(0, -20_000)
-    page.screenshot(path=str(path), full_page=True)
+    page.wait_for_timeout(500)
+    clip = None
+    if part:
+        top, height = page.evaluate(part)
+        clip = {"x": 0, "y": top, "width": page.viewport_size["width"], "height": height}
+    page.screenshot(path=str(path), full_page=True, clip=clip)
     small_png(path)
     return path
 
@@ -157,6 +163,7 @@ def shoot_swap(url: str, chromium: str, width: int, out: Path) -> Path:
     return path
 
 
+PICTURE_NAMES = ["slide", "page", "pad"]
 PICTURES = {"slide": "a red square and a blue circle", "page": "a green triangle and an orange circle"}
 SWAPPED = {"slide": "a blue square and a red circle", "page": "an orange triangle and a green circle"}
 
@@ -211,7 +218,19 @@ def shoot_picture(url: str, chromium: str, width: int, out: Path, name: str) -> 
             expect(page.locator("#swap-note")).not_to_be_empty(timeout=180_000)
         page.locator("#run").click()
         expect(page.locator("#status")).to_contain_text("Done", timeout=180_000)
-        path = _saved(page, out / f"picture-{name}-{width}.png")
+        # every answer in: no block still shows its loading veil (a late redraw of the pad's picture on a busy machine)
+        try:
+            page.wait_for_function("!document.querySelector('.wrap.translucent:not(.hide)')", timeout=60_000)
+        except Exception as exc:  # noqa: BLE001 (playwright's TimeoutError: shot as it is, the veiled blocks named)
+            veiled = page.evaluate("Array.from(document.querySelectorAll('.wrap.translucent:not(.hide)'))"
+                                   ".map(w => (w.closest('[id]') || {}).id)")
+            log.warning("%s: still loading after 60 s: %s", type(exc).__name__, veiled)
+        # a phone's whole page is taller than Chromium draws in one shot (its top comes again under it): from SGI's
+        # matches to the end of the swap panel there
+        part = ("(() => { const top = document.querySelector('#overlay-a').getBoundingClientRect().top;"
+                " const end = document.querySelector('#draw-and-swap').getBoundingClientRect().bottom;"
+                " return [top + window.scrollY - 8, end - top + 16]; })()")
+        path = _saved(page, out / f"picture-{name}-{width}.png", part if width < 640 else None)
         browser.close()
     return path
 
@@ -234,6 +253,8 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", choices=[*TABS, "tour", "swap", "pictures"],
                         help="only these of the wide pictures (swap: a drawing, the proposal and the 2 x 2, every width;"
                              " pictures: a slide, a page of small shapes and a pad drawing, each proposed and swapped)")
+    parser.add_argument("--pictures", nargs="*", choices=PICTURE_NAMES, default=PICTURE_NAMES,
+                        help="which pictures --only pictures shoots")
     parser.add_argument("--against", metavar="MODEL", help="Browse's overview against this second model instead")
     parser.add_argument("--methods", help="comma-separated page methods (default: the page's own)")
     args = parser.parse_args()
@@ -252,7 +273,7 @@ def main() -> None:
                 log.info("wrote %s", shoot_swap(url, chromium, width, args.out))
         if "pictures" in wanted:
             for width in [*args.widths, *args.phone]:
-                for name in ("slide", "page", "pad"):
+                for name in args.pictures:
                     log.info("wrote %s", shoot_picture(url, chromium, width, args.out, name))
         shots = [(w, {k: v for k, v in TABS.items() if k in wanted}, "tour" in wanted) for w in args.widths]
         shots += [(w, {"compare": TABS["compare"]}, False) for w in args.phone if "compare" in wanted]
