@@ -230,6 +230,9 @@ def shoot_picture(url: str, chromium: str, width: int, out: Path, name: str) -> 
         part = ("(() => { const top = document.querySelector('#overlay-a').getBoundingClientRect().top;"
                 " const end = document.querySelector('#draw-and-swap').getBoundingClientRect().bottom;"
                 " return [top + window.scrollY - 8, end - top + 16]; })()")
+        for overlay in ("#overlay-a img", "#overlay-b img"):  # lazily loaded: each fetched in view before the shot
+            page.locator(overlay).scroll_into_view_if_needed()
+            page.wait_for_timeout(500)
         path = _saved(page, out / f"picture-{name}-{width}.png", part if width < 640 else None)
         browser.close()
     return path
