@@ -116,8 +116,9 @@ SGI_ROW_GAP = 0.15  # the space between the captions' blocks of the SGI heat map
 SGI_COLUMNS = 14  # regions shown per caption: each segment's best, then the best-scoring others
 SGI_X_TITLE = "segments, numbered<br>as on the pictures"
 SGI_Y_TITLE = "regions, best first (boxed: each segment's best)"
-SGI_SEGMENT_CHARS = 12  # a segment's name wrapped to lines this long: three segments fit across a phone
-SGI_ROW_PX = 24  # a region's row: room for its cosine, written in the cell
+SGI_SEGMENT_CHARS = 8  # a segment's name wrapped to lines this long: three segments fit across a phone
+SGI_TITLE_CHARS = 36  # a caption's title wrapped to lines this long: a phone's width holds one
+SGI_ROW_PX = 26  # a region's row: room for its cosine, written in the cell, and its name's two lines
 
 
 def stacked_rows(n: int, gap: float) -> list[tuple[float, float]]:
@@ -136,12 +137,14 @@ def sgi_columns(evidence: SGIEvidence, k: int = SGI_COLUMNS) -> list[int]:
     return sorted(best + others[: max(0, k - len(best))], key=lambda i: -top[i])
 
 
-def region_name(i: int, region: Region) -> str:
-    """'r12 crop 64×64 @0,32': its number, kind, size and top-left corner in the image's pixels."""
+def region_name(i: int, region: Region, scale: float = 1.0, separator: str = " ") -> str:
+    """'r12 crop 64×64 @0,32': its number, kind, size and top-left corner in the image's pixels, or in the uploaded
+    picture's own pixels with ``scale`` (its width over the width the page read it at); ``separator`` between its
+    kind and its size ("<br>": on two lines)."""
     if region.source == "image":
         return f"r{i} whole image"
-    x0, y0, x1, y1 = region.box
-    return f"r{i} {region.source} {x1 - x0}\u00d7{y1 - y0} @{x0},{y0}"
+    x0, y0, x1, y1 = (round(v * scale) for v in region.box)
+    return f"r{i} {region.source}{separator}{x1 - x0}\u00d7{y1 - y0} @{x0},{y0}"
 
 
 def segment_label(k: int, text: str) -> str:
@@ -149,11 +152,12 @@ def segment_label(k: int, text: str) -> str:
     return "<br>".join(html.escape(line, quote=False) for line in textwrap.wrap(f"{k + 1}. {text}", SGI_SEGMENT_CHARS))
 
 
-def sgi_heatmap(evidence: dict[str, SGIEvidence]) -> go.Figure:
+def sgi_heatmap(evidence: dict[str, SGIEvidence], scale: float = 1.0) -> go.Figure:
     """Regions x segments cosine heat maps, a block per caption, one above the other: a row per ``sgi_columns``
     region (best first, down the block), a column per segment (numbered as on the overlays), each segment's best cell
     boxed. Segments across and regions down, so that a phone's width holds a caption's few segments with each cosine
-    readable in its cell, where fourteen regions across would not.
+    readable in its cell, where fourteen regions across would not. Each block's title ends at its heat map's right
+    edge and wraps, so that a phone shows it whole; regions are named in pixels times ``scale`` (``region_name``).
 
     Built as one figure on ``stacked_rows``, not with ``make_subplots`` and a trace at a time: plotly validates the
     whole layout again at each of those steps (several times slower for two captions: docs/PERFORMANCE.md, "Design
@@ -171,7 +175,7 @@ def sgi_heatmap(evidence: dict[str, SGIEvidence]) -> go.Figure:
         columns = sgi_columns(ev)
         labels = [segment_label(k, m.segment.text) for k, m in enumerate(ev.matches)]
         data.append(go.Heatmap(
-            z=ev.matrix[:, columns].T, x=labels, y=[region_name(i, ev.regions[i]) for i in columns], zmin=zmin,
+            z=ev.matrix[:, columns].T, x=labels, y=[region_name(i, ev.regions[i], scale, "<br>") for i in columns], zmin=zmin,
             zmax=zmax, colorscale="Viridis", showscale=row == 0, texttemplate="%{z:.2f}", textfont=dict(size=12),
             colorbar=dict(title=dict(text="cosine", side="top"), thickness=10, xpad=4, y=(bottom + top) / 2,
                           yanchor="middle", len=top - bottom),  # beside the first block only, clear of the titles
@@ -182,11 +186,13 @@ def sgi_heatmap(evidence: dict[str, SGIEvidence]) -> go.Figure:
         layout[f"xaxis{axis}"] = dict(domain=[0.0, 1.0], anchor=y, type="category", tickangle=0, automargin=True,
                                       title=dict(text=SGI_X_TITLE if row == len(rows) - 1 else ""))  # said once
         layout[f"yaxis{axis}"] = dict(domain=[bottom, top], anchor=x, type="category", automargin=True,
-                                      autorange="reversed", tickfont=dict(size=11),
+                                      autorange="reversed", tickfont=dict(size=10),
                                       title=dict(text=SGI_Y_TITLE if row == 0 else ""))
-        layout["annotations"].append(dict(  # the block's title, placed as make_subplots places subplot titles
-            text=html.escape(title, quote=False), x=0.5, xref="paper", xanchor="center", y=top, yref="paper",
-            yanchor="bottom", showarrow=False, font=dict(size=15)))  # captions are shown as typed, never as markup
+        layout["annotations"].append(dict(  # the block's title above it, ending at its right edge (the region names
+            # on its left leave a phone's heat map narrower than a caption)
+            text="<br>".join(textwrap.wrap(html.escape(title, quote=False), SGI_TITLE_CHARS)), x=1.0, xref="paper",
+            xanchor="right", align="right", y=top, yref="paper", yanchor="bottom", showarrow=False,
+            font=dict(size=15)))  # captions are shown as typed, never as markup
     return go.Figure(data=data, layout=layout)
 
 

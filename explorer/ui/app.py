@@ -19,11 +19,14 @@ from explorer.ui.shown_tab import follow_tabs
 
 TITLE = "Binding explorer"
 INTRO = (
-    "Why do dual encoders confuse *a black dog and a white cat* with *a white dog and a black cat*? "
-    "Give an image and two captions that differ by a swap, and compare the global cosine with "
-    "structure-guided inference (SGI), which matches caption segments to image regions, the TFLocal "
-    "alignment transformer's attention, and PowerCLIP's region-subset to phrase alignment."
+    "Models like CLIP turn a picture and a sentence into numbers and score how well they match. They often give "
+    "*a black dog and a white cat* and *a white dog and a black cat* almost the same score: they see which colours and "
+    "animals are there, not which colour belongs to which animal. Give this page a picture (upload one, draw one, or "
+    "pick an example) and two captions that swap two words, and see which caption each way of scoring prefers, and "
+    "why: the plain score of the whole picture, a score that matches each phrase to a part of the picture (SGI), a "
+    "small model trained to look at the parts (TFLocal), and one that matches phrases to groups of parts (PowerCLIP)."
 )
+ABOUT_MODEL = "About the default model"  # the shipped model's origin, for those who ask (folded away)
 
 # The page's own CSS. Tables: cells that wrap between words, a compact font on a phone, a full scroll bar where the
 # browser draws one and, on a phone, a word on the tables that may still scroll, so that every column is in the
@@ -40,15 +43,33 @@ CSS = """
     font-family: var(--font) !important; font-size: 13px !important; }
   .table-wrap :is(td, th, .body-cell, .header-cell) { padding: 4px !important; }
   .table-wrap :is(th, .header-cell), .table-wrap :is(th, .header-cell) * { font-size: 12px !important; }
+  #two-by-two { display: none !important; }  /* the 2 x 2's verdicts: its grids below say the same, and fit */
   #powerset-table .header-row .label p::after, #overview-table .header-row .label p::after {
     content: " (scroll the table sideways for every column)"; font-style: italic; }
 }
 .gradio-container label[data-testid="block-label"].float { position: static; display: inline-flex;
   max-width: calc(100% - 7.5rem); margin: var(--block-label-margin); white-space: normal; }
 .gradio-container .image-container:has(> .top-panel) { position: static; }
+/* a picture's block: its label line, then the picture in the height left (never pushed past the block's bottom) */
+.gradio-container .block:has(> label[data-testid="block-label"].float + .image-container) { display: flex;
+  flex-direction: column; flex-wrap: nowrap; }
+.gradio-container .block > label[data-testid="block-label"].float + .image-container { flex: 0 1 auto;
+  min-height: 0; }
+.gradio-container .block > .image-container > button, .gradio-container .block > .image-container .image-frame {
+  height: 100%; max-height: 100%; min-height: 0; }
 #image-read img, #model-sees img, #browse-image-0 img, #browse-image-1 img { outline: 1px solid #8c8c8c; outline-offset: -1px;
   object-fit: contain; width: auto; max-width: 100%; height: auto; max-height: 100%; }
 #heatmap { max-width: 820px; margin-left: auto; margin-right: auto; }  /* a caption's few segments across */
+.two-by-two-grids { display: flex; flex-wrap: wrap; gap: 12px; }  /* the 2 x 2's grids, one a method */
+.two-by-two-grid { margin: 0; flex: 1 1 240px; max-width: 340px; }
+.two-by-two-grid table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
+.two-by-two-grid :is(td, th) { border: 1px solid #c8c8c8; padding: 4px 6px; text-align: center; white-space: nowrap;
+  font-size: 14px; }
+.two-by-two-grid td.own { outline: 2px solid #333; outline-offset: -2px; font-weight: 600; }
+.two-by-two-grid .mark { color: #1a6b35; margin-left: 2px; }
+.two-by-two-grid .reason { font-size: 0.9em; margin: 4px 0 0; }
+.two-by-two-grid .caution { font-size: 0.9em; margin: 4px 0 0; padding: 2px 6px; background: #fff4e0;
+  border-left: 4px solid #b26b00; color: #4a2c00; }
 .notice { border: 1px solid #b26b00; border-left-width: 6px; background: #fff4e0; color: #4a2c00;
   padding: 8px 12px; border-radius: 4px; margin-top: 6px; }
 """
@@ -68,7 +89,11 @@ def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
         warnings.filterwarnings("ignore", "The parameters have been moved", UserWarning)
         blocks = gr.Blocks(title=TITLE, css=CSS)
     with blocks as demo:
-        gr.Markdown(f"# {TITLE}\n{INTRO} {seed_standing.brief(checkpoints.EMBEDDED.record)}")
+        gr.Markdown(f"# {TITLE}\n{INTRO}", elem_id="intro")
+        standing = seed_standing.brief(checkpoints.EMBEDDED.record)
+        if standing:
+            with gr.Accordion(ABOUT_MODEL, open=False):
+                gr.Markdown(standing, elem_id="about-model")
         tour_step, tour_text = tour.layout()
         shown = gr.State("main")  # the tab in view: the method tabs draw while they are seen
         with gr.Tabs() as tabs:

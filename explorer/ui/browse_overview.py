@@ -14,6 +14,7 @@ from explorer.eval import overview
 from explorer.engine import Engine
 from explorer.images.inputs import InputError
 from explorer.methods import REGISTRY
+from explorer.ui import model_menu
 from explorer.ui.guard import guarded, plain
 from explorer.ui.serving import Serving
 
@@ -21,6 +22,11 @@ EXPORT_DIR = Path(tempfile.mkdtemp(prefix="explorer-slices-"))
 MATRIX_CELLS = {(0, 1): "both right", (1, 1): "fixes", (0, 2): "breaks", (1, 2): "both wrong"}  # (row, column)
 BASELINE = REGISTRY["global"].label  # the method the others are set against at first
 ONE_MODEL = "none: the page's model alone"  # the second model's menu, when no second model is picked
+
+
+def hidden() -> dict:
+    """A table with nothing to show yet, hidden: no empty "1 | 2 | 3" grid before a run."""
+    return gr.update(value=None, visible=False)
 
 
 def _slice(table: pd.DataFrame | None, category: str, method: str, baseline: str, cell: str | None,
@@ -38,6 +44,30 @@ def _difference(table: pd.DataFrame, method: str, baseline: str) -> str:
     d = overview.paired_of(table, method, baseline)
     return (f"{plain(method)} - {plain(baseline)}: {d['diff']:+.1f} points [{d['ci'][0]:.1f}, {d['ci'][1]:.1f}] "
             f"over {d['n']} items, McNemar's exact p {d['mcnemar_p']:.2g}.")
+
+
+def described(rows: pd.DataFrame, loaded_items: list) -> pd.DataFrame:
+    """The slice with each item's captions and image names after its category, so that an exported row says what
+    the item is, not only its id."""
+    chosen = [loaded_items[int(i)] for i in rows["item"]]
+    out = rows.copy()
+    at = list(out.columns).index("category") + 1
+    columns = {}
+    for n in range(max((len(item.captions) for item in chosen), default=0)):
+        columns[f"caption {n}"] = [item.captions[n] if n < len(item.captions) else "" for item in chosen]
+    for n in range(max((len(item.images) for item in chosen), default=0)):
+        columns[f"image {n}"] = [_image_name(item, n) for item in chosen]
+    for offset, (name, values) in enumerate(columns.items()):
+        out.insert(at + offset, name, values)
+    return out
+
+
+def _image_name(item, n: int) -> str:
+    """Image ``n`` of ``item`` by its file's name, or, for a picture rendered from the world, by the item's id."""
+    if n >= len(item.images):
+        return ""
+    path = getattr(item.images[n], "path", None)
+    return path.name if path is not None else getattr(item.images[n], "source", "") or f"{item.id} image {n}"
 
 
 def second_model(choice: str | None) -> str | None:
@@ -87,17 +117,18 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
         return (table, gr.update(choices=labels, value=method), gr.update(choices=labels, value=baseline), None,
                 None, f"Scored {len(table)} items with **{plain(loaded.label)}** (each once per model).")
 
-    @guarded(lambda message: (None, None, message))
+    @guarded(lambda message: (hidden(), hidden(), message))
     def refresh(table, category_shown: str, method: str, baseline: str, cell: str | None, closest: bool,
                 models: dict | None):
         if table is None:
-            return None, None, ""
+            return hidden(), hidden(), ""
         rows = _slice(table, category_shown, method, baseline, cell, closest)
         said = f"{len(rows)} of {len(table)} items" + (f": {method} against {baseline}, {cell}" if cell else "")
         if models:
             said += f" (A: {plain(models['A'])}; B: {plain(models['B'])})"
-        return overview.matrix(table, method, baseline), rows, said + ". " + _difference(table, method, baseline) + \
-            " Click a row to open it above."
+        return (gr.update(value=overview.matrix(table, method, baseline), visible=True),
+                gr.update(value=rows, visible=True),
+                said + ". " + _difference(table, method, baseline) + " Click a row to open it above.")
 
     def pick_cell(evt: gr.SelectData):
         return MATRIX_CELLS.get(tuple(evt.index))  # the first column (the baseline's verdict): every item again
@@ -113,16 +144,17 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
 
     @guarded(lambda message: (None, message))
     def export(table, category_shown: str, method: str, baseline: str, cell: str | None, closest: bool,
-               models: dict | None):
-        if table is None:
+               models: dict | None, loaded_items: list | None):
+        if table is None or not loaded_items:
             return None, "Score the loaded items first."
-        rows = _slice(table, category_shown, method, baseline, cell, closest)
+        rows = described(_slice(table, category_shown, method, baseline, cell, closest), loaded_items)
         paths = overview.export(rows, Path(tempfile.mkdtemp(dir=EXPORT_DIR)), models=models)
         return [str(p) for p in paths], f"Exported {len(rows)} items."
 
     with gr.Accordion("Overview: every loaded item, each method's verdict and margin", open=True):
         with gr.Row(equal_height=True):
-            model_b = gr.Dropdown([ONE_MODEL, *engine.choices()], value=ONE_MODEL, label="Against a second model (B): "
+            model_b = gr.Dropdown([(ONE_MODEL, ONE_MODEL), *model_menu.labelled(engine.choices())], value=ONE_MODEL,
+                                  label="Against a second model (B): "
                                   "each item under both, and the matrix B against A for one method",
                                   elem_id="overview-model-b", scale=2)
             run = gr.Button("Score every loaded item", elem_id="overview-run", scale=1)
@@ -133,10 +165,12 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
                                   elem_id="overview-closest")
         matrix_view = gr.Dataframe(label="The method against the other: click a cell to list its items (the first "
                                          "column lists them all)", interactive=False, elem_id="overview-matrix",
-                                  column_widths=["40%", "30%", "30%"], wrap=True)  # three columns: seen on a phone
+                                  column_widths=["40%", "30%", "30%"], wrap=True,  # three columns: seen on a phone
+                                  visible=False)
         note = gr.Markdown(elem_id="overview-note")
         rows_view = gr.Dataframe(label="Items: verdict and margin per method (margin > 0: right, by that much)",
-                                 interactive=False, max_height=420, elem_id="overview-table", wrap=True)
+                                 interactive=False, max_height=420, elem_id="overview-table", wrap=True,
+                                 visible=False)
         with gr.Row():
             export_btn = gr.Button("Export this slice (CSV and JSON)", elem_id="overview-export")
             files = gr.File(label="The slice", file_count="multiple", interactive=False, height=110,
@@ -149,9 +183,9 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
     for control in (category, method, baseline, closest):
         control.change(refresh, [*shown, models_state], drawn, **serving.light)
     for changed in (items.change, choice.change, model_b.change):  # new items or models: the overview was of others
-        changed(lambda: (None, None, None, None, None, "", None), None,
+        changed(lambda: (None, None, None, hidden(), hidden(), "", None), None,
                 [table_state, cell_state, models_state, matrix_view, rows_view, note, files], **serving.light)
     matrix_view.select(pick_cell, None, cell_state, **serving.light).then(refresh, [*shown, models_state], drawn,
                                                                           **serving.light)
-    export_btn.click(export, [*shown, models_state], [files, note], api_name="overview_export", **serving.light)
+    export_btn.click(export, [*shown, models_state, items], [files, note], api_name="overview_export", **serving.light)
     return rows_view.select(open_item, shown, [selection, position, note], **serving.light), model_b

@@ -24,7 +24,9 @@ from explorer.images.fit import VIEWS, view_state
 from explorer.images.model_input import model_input
 from explorer.images.inputs import InputError, clean_caption, clean_caption_pair, read_image_kept
 from explorer.methods import REGISTRY
+from explorer.ui import model_menu
 from explorer.ui.guard import guarded, plain, warn
+from explorer.ui.own_pixels import scale, sizes_note
 from explorer.ui.quick_webp import quick_webp
 from explorer.ui.serving import Serving
 
@@ -58,12 +60,18 @@ class MainInputs:
     model: gr.Dropdown  # the model menu, showing ``choice``
     device: gr.Markdown  # which model the page uses, and where
     link: gr.Markdown  # the link to the comparison shown, or why it has none
+    view: gr.Radio  # what every method reads of the image (``explorer.images.fit.VIEWS``)
 
 
 def device_line(engine: Engine, choice: str) -> str:
     """Which model this page uses, and where it runs."""
     loaded = engine.model(choice)
     return f"Model: **{plain(loaded.label)}** on **{loaded.device}** (this page only: other users pick their own)"
+
+
+def shown_scores(table: pd.DataFrame):
+    """A score table as every table of the page shows scores: 4 places, 0.8200 written out (not 0.82)."""
+    return table.style.format(precision=4)
 
 
 SCORE_WIDTHS = ["23%", "23%", "18%", "18%", "18%"]  # TABLE_COLUMNS' shares of the table: all five seen on a phone
@@ -74,6 +82,21 @@ def notices(said: Sequence[str]) -> str:
     """Each notice as a warning box of its own (the page's CSS styles ``.notice``); the text escaped as HTML, where
     markdown is not read."""
     return "".join(f"\n\n{NOTICE.format(html.escape(str(n), quote=False))}" for n in said)
+
+
+def method_notices(result: Analysis) -> dict[str, tuple[str, ...]]:
+    """What the analysis says of each method's evidence where it is weak or off the objects (its match on empty
+    background, a subset that is background, attention off the shapes): the engine's cautions
+    (``Analysis.cautions_of``), method name -> sentences, for each method that has any."""
+    said = {name: result.cautions_of(name) for name in result.scores}
+    return {name: notes for name, notes in said.items() if notes}
+
+
+def verdict_notices(result: Analysis) -> tuple[str, ...]:
+    """Each method's evidence notices, each said beside the method's verdict ("SGI (prefers A): ...")."""
+    rows = {r["method"]: r for r in result.rows()}
+    return tuple(f"{rows[name]['label']} (prefers {rows[name]['prefers'] or 'n/a'}): {said}"
+                 for name, notes in method_notices(result).items() if name in rows for said in notes)
 
 
 def _done(result: Analysis) -> str:
@@ -130,7 +153,7 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
             return None, ""
         image, _ = read_image_kept(path)
         seen = model_input(image, engine.model(choice).encoder.preprocessing, view)
-        note = seen.note[:1].upper() + seen.note[1:] + "."
+        note = (sizes_note(path, image) + " " + seen.note[:1].upper() + seen.note[1:] + ".").strip()
         if seen.box[0] > 0 or seen.box[1] > 0 or seen.box[2] < image.width or seen.box[3] < image.height:
             note += " Greyed above: the part cut before the model reads the image."
         return viz.model_view(image, seen.box, seen.fill), plain(note)
@@ -172,9 +195,10 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
             sgi = result.scores["sgi"]
             overlays = [gr.update() if same else quick_webp(viz.sgi_overlay(state, s.evidence))
                         for same, s in zip(same_overlay, sgi)]
-            heat = viz.sgi_heatmap({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", sgi)})
-        result = dataclasses.replace(result, notices=(*said, *result.notices))  # the image's notices first
-        table = result.table()
+            heat = viz.sgi_heatmap({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", sgi)}, scale(path, image))
+        # the image's notices first, then what each method's evidence is worth, beside its verdict
+        result = dataclasses.replace(result, notices=(*said, *verdict_notices(result), *result.notices))
+        table = shown_scores(result.table())
         shown = gr.update() if same_image else quick_webp(image)
         return _done(result), shown, table, overlays[0], overlays[1], heat, (image, result)
 
@@ -231,7 +255,10 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
             sees = gr.Image(label="What the model sees", type="pil",
                             interactive=False, height=220, elem_id="model-sees")
             sees_note = gr.Markdown(elem_id="model-sees-note")
-            model = gr.Dropdown(engine.choices(), value=engine.default_choice, label="Model", elem_id="model")
+            model = gr.Dropdown(model_menu.labelled(engine.choices()), value=engine.default_choice, label="Model",
+                                info=f"'{model_menu.SHIPPED}' and '{model_menu.CACHED}' load on this machine; "
+                                     f"'{model_menu.HUB}' downloads its weights once, where the hub can be reached",
+                                elem_id="model")
             view = gr.Radio(list(VIEWS), value=settings.current().view, label="What every method reads",
                             info="whole: the picture made square (padded with its background; a small drawing "
                                  "enlarged); raw: the picture as it is, centre-cropped by the model's preprocess",
@@ -286,4 +313,4 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
                      api_name="report", **serving.light)
     # a report is of the comparison it was made from: a new one clears the files and their note together
     result.change(lambda: (None, ""), None, [report_files, report_note], **serving.light)
-    return MainInputs(upload, caption_a, caption_b, choice, result, following, model, device, link)
+    return MainInputs(upload, caption_a, caption_b, choice, result, following, model, device, link, view)

@@ -1,7 +1,9 @@
 """The drawing pad: shapes drawn in the world's colours on any background, read by the page like an upload.
 
 Every change of the drawing is written as a PNG (named by its content) and handed to the page's image input, so a
-drawing goes through the same reading, state, re-scoring and notices as an uploaded file.
+drawing goes through the same reading, state, re-scoring and notices as an uploaded file. The editor hands its
+pictures on unread (gradio would decode them before any check): the page's own reader opens them under the same
+size cap, time limit and cancellation as an analysis.
 """
 
 from __future__ import annotations
@@ -11,11 +13,13 @@ import tempfile
 from pathlib import Path
 
 import gradio as gr
+from gradio.data_classes import FileData
 from PIL import Image
 
 from explorer import world
 from explorer.world.drawings import DRAWN_BACKGROUNDS
 from explorer.world.examples import examples
+from explorer.images.inputs import read_image
 from explorer.ui.guard import guarded
 from explorer.ui.serving import Serving
 
@@ -29,12 +33,26 @@ def hex_colour(rgb: tuple[int, int, int]) -> str:
     return "#{:02x}{:02x}{:02x}".format(*rgb)
 
 
-def drawing_image(value: dict | Image.Image | None) -> Image.Image | None:
+def unread(file: FileData | bytes | None, flatten_on_white: bool = False) -> str | None:
+    """The editor's converter for the pad: each picture handed to the handler as a file, unread, so that one too large
+    for the page is refused by the page's reader with its message, not by a decoder inside gradio with a bare
+    "Error"."""
+    if file is None or isinstance(file, FileData):
+        return file.path if file else None
+    path = PAD_DIR / f"sent-{hashlib.sha1(file).hexdigest()[:16]}"  # a picture the browser sent as bytes
+    if not path.exists():
+        path.write_bytes(file)
+    return str(path)
+
+
+def drawing_image(value: dict | Image.Image | str | None) -> Image.Image | None:
     """The pad's picture: its composite (the layers over the background) flattened on white, as RGB; None while
-    the pad holds nothing."""
+    the pad holds nothing. A file is read as an upload is (its size capped: ``InputError`` for one too large)."""
     picture = value.get("composite") if isinstance(value, dict) else value
     if picture is None:
         return None
+    if isinstance(picture, (str, Path)):
+        return read_image(picture)[0]
     picture = picture if isinstance(picture, Image.Image) else Image.fromarray(picture)
     if picture.mode in ("RGBA", "LA", "P"):
         flat = Image.new("RGB", picture.size, (255, 255, 255))
@@ -84,18 +102,23 @@ def build(upload: gr.File, serving: Serving) -> gr.ImageEditor:
     """The pad, inside the current layout block; each change of the drawing becomes the page's image."""
     colours = [hex_colour(rgb) for rgb in world.COLORS.values()]
     gr.Markdown(HINT, elem_id="pad-hint")
-    pad = gr.ImageEditor(value=canvases()["white"], type="pil", image_mode="RGBA", label="Drawing pad",
+    pad = gr.ImageEditor(value=canvases()["white"], type="filepath", image_mode="RGBA", label="Drawing pad",
                          brush=gr.Brush(colors=colours, default_color=colours[0], color_mode="fixed", default_size=16),
                          canvas_size=(CANVAS, CANVAS), height=380, elem_id="pad", layers=False)
-    use = guarded(lambda message: gr.update())(page_image)
+    pad.convert_and_format_image = unread  # this editor's own converter (a subclass would make gradio write a .pyi)
+    note = gr.Markdown(elem_id="pad-note")  # why a picture on the pad was not taken
+
+    @guarded(lambda message: (gr.update(), message), serving.time_limit_s, " with a smaller picture")
+    def use(value: dict | None, current: str | None = None):
+        return page_image(value, current), ""
     starts = [(f"blank, {name}", path) for name, path in canvases().items()]
     starts += [(e.name, str(e.path)) for e in examples()]
     # an example put on the pad is the page's image at once; a blank canvas becomes it with the first stroke
     gr.Examples([[path] for _, path in starts], inputs=[pad], example_labels=[name for name, _ in starts],
-                label="Start from a blank canvas or an example", fn=use, outputs=[upload], run_on_click=True,
+                label="Start from a blank canvas or an example", fn=use, outputs=[upload, note], run_on_click=True,
                 api_name=False, examples_per_page=14)
     # both triggers: the editor drops its first `change` (the first stroke would be lost), and an `input` may carry
     # the drawing before its last stroke (a later `change` brings the whole drawing)
-    gr.on([pad.input, pad.change], use, [pad, upload], upload, api_name="drawing", trigger_mode="always_last",
+    gr.on([pad.input, pad.change], use, [pad, upload], [upload, note], api_name="drawing", trigger_mode="always_last",
           **serving.light)
     return pad

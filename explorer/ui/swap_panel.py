@@ -6,29 +6,40 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import gradio as gr
+from PIL import Image
 
-from explorer.engine import Engine, swap_report
+from explorer.core import image_state
+from explorer.engine import Analysis, Engine, swap_report
 from explorer.engine.propose import Proposal, namer, propose
-from explorer.engine.swap import SwapResult, swap
+from explorer.engine.swap import SwapResult, make_image_b
 from explorer.eval.accuracy import SWAP_SCORES
+from explorer.figures import two_by_two
+from explorer.figures.two_by_two import Grid
 from explorer.images.inputs import InputError, read_image_kept
+from explorer.methods import REGISTRY
 from explorer.ui.guard import guarded, plain, warn
-from explorer.ui.main_tab import REPORT_DIR, MainInputs, notices
+from explorer.ui.main_tab import REPORT_DIR, MainInputs, method_notices, notices, shows_inputs
+from explorer.ui.own_pixels import own_box, scale
 from explorer.ui.serving import Serving
 
-TWO_BY_TWO_COLUMNS = ["method", *SWAP_SCORES, "prefers", "A", "B", "A - B"]
+TWO_BY_TWO_COLUMNS = ["method", *SWAP_SCORES, "prefers", "why"]
+TWO_BY_TWO_WIDTHS = ["17%", "14%", "14%", "14%", "14%", "27%"]  # every column seen on a phone, the reason wrapped
 LEGEND = ("**Reading the 2 x 2.** Image A is your picture, image B the one made for caption B. *text*: on each "
           "picture its own caption scores higher than the other caption. *image*: each caption scores higher on its "
-          "own picture than on the other. *group*: both (chance: 1 in 6). *A*, *B*, *A - B*: the scores on image A, "
-          "as in the table above.")
+          "own picture than on the other. *group*: both (chance: 1 in 6). *prefers*: the caption the method scores "
+          "higher on image A, as in the table above; *why*: what the verdicts rest on. " + two_by_two.LEGEND +
+          " On a phone the grids alone show the 2 x 2: each says its method's verdicts and why.")
 MARK = {True: "\u2713 yes", False: "\u2717 no", None: "n/a"}
 
 
-def proposal_text(found: Proposal) -> str:
-    """What the page saw and proposes, one object a line, with the notes as warnings."""
-    seen = [f"{n}. **{o.phrase}** ({o.confidence:.0%} sure) at {o.box}" for n, o in enumerate(found.objects, 1)]
+def proposal_text(found: Proposal, factor: float = 1.0) -> str:
+    """What the page saw and proposes, one object a line (its box times ``factor``: in the picture's own pixels),
+    with the notes as warnings."""
+    seen = [f"{n}. **{o.phrase}** ({o.confidence:.0%} sure) at {own_box(o.box, factor)}"
+            for n, o in enumerate(found.objects, 1)]
     lines = [f"Seen by **{plain(found.model)}**:", *seen] if seen else []
     if found.caption_a:
         lines.append("")  # the proposal apart from the list above it
@@ -37,12 +48,37 @@ def proposal_text(found: Proposal) -> str:
     return "\n".join(lines) + notices(found.notes)
 
 
-def two_by_two_table(result: SwapResult) -> pd.DataFrame:
-    """The 2 x 2's verdicts beside the page's scores on image A, one row per method."""
-    table = result.table()
-    for score in SWAP_SCORES:
-        table[score] = [MARK[v if v is None else bool(v)] for v in table[score]]
-    return table[TWO_BY_TWO_COLUMNS]
+def grids(result: SwapResult) -> list[Grid]:
+    """Each method's four scores (captions A and B on images A and B), from the analyses the 2 x 2 was made of."""
+    a, b = result.analysis_a, result.analysis_b
+    notes = {side: method_notices(analysis) for side, analysis in (("A", a), ("B", b))}
+    return [Grid(REGISTRY[name].label, np.array([[a.scores[name][0].value, b.scores[name][0].value],
+                                                 [a.scores[name][1].value, b.scores[name][1].value]]),
+                 name not in a.untrained,
+                 tuple(f"on image {side}: {said}" for side in "AB" for said in notes[side].get(name, ())))
+            for name in a.scores]
+
+
+def two_by_two_table(shown: list[Grid]) -> pd.DataFrame:
+    """The 2 x 2's verdicts, one row per method, with the caption it prefers on image A and why."""
+    rows = []
+    for grid in shown:
+        found = grid.outcome()
+        verdicts = (found.text, bool(found.image), found.correct) if grid.trained else (None,) * 3
+        rows.append([grid.label, *(MARK[v] for v in verdicts), grid.prefers() if grid.trained else "n/a",
+                     grid.reason()])
+    return pd.DataFrame(rows, columns=TWO_BY_TWO_COLUMNS)
+
+
+def both_sides(engine: Engine, image: Image.Image, a: str, b: str, choice: str, view: str, shown: Analysis | None,
+               progress) -> SwapResult:
+    """Image B made from ``image`` and both pictures scored through the main page's path (its image state, view and
+    model); ``shown``, the main page's analysis of these very inputs where it has one, is image A's side as it is,
+    so that the page shows one set of numbers."""
+    image_b, changed = make_image_b(engine, image, a, b, choice)
+    side_a = shown or engine.analyze(image_state.of(image), a, b, progress, choice=choice, view=view)
+    side_b = engine.analyze(image_state.of(image_b), a, b, progress, choice=choice, view=view)
+    return SwapResult(image, image_b, side_a, side_b, changed)
 
 
 def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
@@ -55,8 +91,9 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
         if not path:
             raise InputError("Draw on the pad or upload an image first.")
         encoder, substitute = namer(engine, choice)
-        found = propose(encoder, read_image_kept(path)[0], substitute)
-        said = proposal_text(found)
+        image = read_image_kept(path)[0]
+        found = propose(encoder, image, substitute)
+        said = proposal_text(found, scale(path, image))
         if not found.caption_a:
             return gr.update(), gr.update(), said, found
         if (typed_a or "").strip() or (typed_b or "").strip():
@@ -69,26 +106,33 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
             return gr.update(), gr.update()
         return found.caption_a, found.caption_b or gr.update()
 
-    @guarded(lambda message: (message, None, None, None, None, None), serving.time_limit_s, " with a smaller image")
-    def make_b(path: str | None, a: str, b: str, choice: str, progress=gr.Progress()):
+    @guarded(lambda message: (message, None, None, None, "", None, None), serving.time_limit_s,
+             " with a smaller image")
+    def make_b(path: str | None, a: str, b: str, choice: str, last: tuple | None, view: str = "whole",
+               progress=gr.Progress()):
         """Image B made for caption B, and the 2 x 2; where B cannot be made, why, and the one-image view kept."""
         if not path:
             raise InputError("Draw on the pad or upload an image first.")
+        model = engine.model(choice).label
+        same = last is not None and last[1].view == view and shows_inputs(last, path, a, b, model)
         try:
-            result = swap(engine, read_image_kept(path)[0], a, b, choice, progress)
+            result = both_sides(engine, read_image_kept(path)[0], a, b, choice, view, last[1] if same else None,
+                                progress)
         except ValueError as exc:
-            return warn(f"{exc} The one-image comparison above still holds."), None, None, None, None, None
+            return (warn(f"{exc} The one-image comparison above still holds."), None, None, None, "", None,
+                    (path, a, b))  # why, kept while the inputs stay those it was said of
         said = f"Image B: {'; '.join(result.changed)}. Scored by **{plain(result.analysis_a.model)}**."
         files = [str(p) for p in swap_report.write(result, Path(tempfile.mkdtemp(dir=REPORT_DIR)))]
-        return (said + notices(result.analysis_b.notices), result.image_a, result.image_b, two_by_two_table(result),
-                files, (path, a, b))
+        shown = grids(result)
+        return (said + notices(result.analysis_b.notices), result.image_a, result.image_b, two_by_two_table(shown),
+                two_by_two.grids_html(shown), files, (path, a, b))
 
     def clear_moved_on(path: str | None, a: str, b: str, made: tuple | None):
         """The 2 x 2 cleared once the inputs differ from those it was made from (a change that arrives late, or
         sets the same values, keeps it)."""
         if made is not None and made == (path, a, b):
-            return (gr.update(),) * 6
-        return "", None, None, None, None, None
+            return (gr.update(),) * 7
+        return "", None, None, None, "", None, None
 
     with gr.Row():
         propose_btn = gr.Button("Propose captions from the picture", elem_id="propose")
@@ -102,7 +146,8 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
         image_b = gr.Image(label="Image B, made for caption B", type="pil", interactive=False, height=220,
                            elem_id="swap-b")
     table = gr.Dataframe(headers=TWO_BY_TWO_COLUMNS, label="Both sides of the swap", interactive=False, wrap=True,
-                         elem_id="two-by-two")
+                         column_widths=TWO_BY_TWO_WIDTHS, elem_id="two-by-two")
+    cosines = gr.HTML(elem_id="two-by-two-scores")  # each method's four scores, marked
     gr.Markdown(LEGEND, elem_id="two-by-two-legend")
     files = gr.File(label="Both sides, to download: HTML that opens offline, and JSON with both pictures",
                     file_count="multiple", interactive=False, height=110, elem_id="swap-files")
@@ -110,7 +155,8 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
                       api_name="propose", **serving.heavy)
     use_btn.click(use_proposal, found, [caption_a, caption_b], api_name=False, **serving.light)
     made = gr.State(None)  # the inputs (image path, A, B) the 2 x 2 shown was made from
-    shown = [swap_note, image_a, image_b, table, files, made]
-    make_btn.click(make_b, [upload, caption_a, caption_b, choice], shown, api_name="make_b", **serving.heavy)
+    shown = [swap_note, image_a, image_b, table, cosines, files, made]
+    make_btn.click(make_b, [upload, caption_a, caption_b, choice, main.result, main.view], shown, api_name="make_b",
+                   **serving.heavy)
     for changed in (upload, caption_a, caption_b):  # a 2 x 2 is of the inputs it was made from
         changed.change(clear_moved_on, [upload, caption_a, caption_b, made], shown, api_name=False, **serving.light)

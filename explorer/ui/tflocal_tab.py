@@ -9,7 +9,7 @@ from explorer.images.inputs import whole_number
 from explorer.models.modeling.alignment import HEADS, LAYERS
 from explorer.engine import TABLE_COLUMNS, Analysis
 from explorer.ui.guard import guarded, plain
-from explorer.ui.main_tab import SCORE_WIDTHS, MainInputs
+from explorer.ui.main_tab import SCORE_WIDTHS, MainInputs, shown_scores
 from explorer.ui.quick_webp import quick_webp
 from explorer.ui.serving import Serving
 from explorer.ui.shown_tab import draw_while_seen
@@ -40,7 +40,7 @@ def show_scores(result: tuple | None):
     text = (f"Model: **{plain(analysis.model)}**  \nA: *{plain(analysis.captions[0])}*  \n"
             f"B: *{plain(analysis.captions[1])}*{note}")
     pick = lambda ev: gr.update(choices=_token_choices(ev), value=[])  # noqa: E731
-    return text, analysis.table(SHOWN_METHODS), pick(a), pick(b)
+    return text, shown_scores(analysis.table(SHOWN_METHODS)), pick(a), pick(b)
 
 
 @guarded(lambda message: (None, None, message))

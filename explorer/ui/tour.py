@@ -1,8 +1,11 @@
 """The guided tour: choosing a step loads its example on the main tab (the page then compares it and follows it),
 opens the step's tab and says what to look at there, and what the example's comparison shows on the page's model
-once it is there (each new comparison says it again)."""
+once it is there (each new comparison says it again). The page then scrolls to what the step points at.
+"""
 
 from __future__ import annotations
+
+import json
 
 import gradio as gr
 
@@ -11,6 +14,31 @@ from explorer.world.tour import STEPS
 from explorer.ui.guard import guarded
 from explorer.ui.main_tab import MainInputs
 from explorer.ui.serving import Serving
+
+
+# What a step points at, by its tab (the page's element ids); a step about SGI's regions or about both sides of the
+# swap points at those on the main tab
+TAB_TARGETS = {"main": "scores", "binding": "binding-run", "tflocal": "attention-a", "powerset": "powerset-table",
+               "looks": "looks-maps", "browse": "browse-benchmark"}
+SWAP_PANEL = "draw-and-swap>make-b"  # the swap's panel (a closed accordion: opened), then its button
+WORD_TARGETS = (("image side", SWAP_PANEL), ("both sides", SWAP_PANEL), ("SGI", "overlay-a"))
+# the step's element brought into view once its tab is drawn; "panel>element": the closed panel opened first
+SCROLL = """(title) => { const target = (%s)[title]; if (!target) return;
+  const [panel, element] = target.includes('>') ? target.split('>') : [null, target];
+  setTimeout(() => {
+    const header = panel && document.querySelector('#' + panel + ' > button.label-wrap');
+    if (header && !header.classList.contains('open')) header.click();
+    setTimeout(() => { const el = document.getElementById(element);
+      if (el) el.scrollIntoView({behavior: 'instant', block: 'center'}); }, panel ? 500 : 0); }, 600); }"""
+
+
+def target(step) -> str:
+    """The element id of what ``step`` points at (``panel>element`` inside a closed panel): by the words of its title,
+    else by its tab."""
+    for words, found in WORD_TARGETS:
+        if words in step.title:
+            return found
+    return TAB_TARGETS.get(step.tab, "")
 
 
 def layout() -> tuple[gr.Radio, gr.Markdown]:
@@ -46,5 +74,6 @@ def wire(step: gr.Radio, look: gr.Markdown, main: MainInputs, tabs: gr.Tabs, sho
         return words(by_title[title], result) if title in by_title else gr.update()
 
     step.change(go, [step, main.result], [main.upload, main.caption_a, main.caption_b, main.following, tabs, shown,
-                                          look], api_name="tour", **serving.light)
+                                          look], api_name="tour", **serving.light).then(
+        None, step, None, js=SCROLL % json.dumps({s.title: target(s) for s in STEPS}))
     main.result.change(restate, [step, main.result], look, api_name=False, **serving.light)

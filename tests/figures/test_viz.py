@@ -37,8 +37,8 @@ def test_sgi_heatmap_lays_out_the_rows_as_make_subplots(rows):
         assert fig.layout[f"yaxis{axis}"].title.text == (viz.SGI_Y_TITLE if r == 0 else "")
     ours, theirs = fig.layout.annotations, reference.layout.annotations
     assert [a.text for a in ours] == [a.text for a in theirs]  # escaped: a caption is never markup
-    for a, b in zip(ours, theirs):
-        assert (a.x, a.xanchor, a.yanchor, a.xref, a.yref) == (b.x, b.xanchor, b.yanchor, b.xref, b.yref)
+    for a, b in zip(ours, theirs):  # above its block as a subplot's title, ending at the block's right edge
+        assert (a.x, a.xanchor, a.yanchor, a.xref, a.yref) == (1.0, "right", b.yanchor, b.xref, b.yref)
         assert a.y == pytest.approx(b.y, abs=1e-12)
     # each caption's heat map and best-region boxes sit on its own row's axes, on one colour range
     axes = [(f"x{a}", f"y{a}") for a in ["", *map(str, range(2, rows + 1))]]
@@ -49,7 +49,7 @@ def test_sgi_heatmap_lays_out_the_rows_as_make_subplots(rows):
     for t, (x, y), ev in zip(fig.data, axes, shown.values()):  # regions down, segments across
         columns = viz.sgi_columns(ev)
         np.testing.assert_array_equal(t.z, ev.matrix[:, columns].T)
-        assert list(t.y) == [viz.region_name(i, ev.regions[i]) for i in columns]
+        assert list(t.y) == [viz.region_name(i, ev.regions[i], 1.0, "<br>") for i in columns]  # two short lines
         assert list(t.x) == [viz.segment_label(k, m.segment.text) for k, m in enumerate(ev.matches)]
         assert boxed(fig, x, y) == [(k, columns.index(m.crop)) for k, m in enumerate(ev.matches)]
 
@@ -68,13 +68,13 @@ def test_sgi_heatmap_shows_each_segments_best_and_the_top_regions_named_and_rank
     names = list(heat.y)
     assert len(names) == viz.SGI_COLUMNS == len(set(names))  # at most K columns, each named once
     shown = [int(name.split()[0][1:]) for name in names]  # "r12 segment 8×8 @12,12" -> 12
-    assert names == [viz.region_name(i, ev.regions[i]) for i in shown]
+    assert names == [viz.region_name(i, ev.regions[i], 1.0, "<br>") for i in shown]
     best = {m.crop for m in ev.matches}
     others = [i for i in np.argsort(-ev.matrix.max(0)).tolist() if i not in best]
     assert set(shown) == best | set(others[: viz.SGI_COLUMNS - len(best)])  # every segment's best, then the top...
     assert list(ev.matrix[:, shown].max(0)) == sorted(ev.matrix[:, shown].max(0), reverse=True)  # best first
     assert list(heat.x) == ["1. red<br>square", "2. blue<br>circle",  # numbered as on the picture, wrapped short
-                            "3. a red<br>square and a<br>blue circle"]
+                            "3. a red<br>square<br>and a<br>blue<br>circle"]
     assert boxed(fig, "x", "y") == [(k, shown.index(m.crop)) for k, m in enumerate(ev.matches)]  # ...boxed in its column
 
 
@@ -98,6 +98,14 @@ def test_sgi_heatmap_reads_on_a_phone_with_regions_down_and_a_few_segments_acros
 def test_a_region_is_named_by_its_number_kind_size_and_place():
     assert viz.region_name(0, Region((0, 0, 64, 48), "image")) == "r0 whole image"
     assert viz.region_name(12, Region((10, 20, 50, 58), "crop")) == "r12 crop 40\u00d738 @10,20"
+    # a 1600 x 900 upload read at 1024 x 576: named in the upload's own pixels
+    assert viz.region_name(2, Region((256, 0, 1024, 768), "crop"), 1600 / 1024) == "r2 crop 1200\u00d71200 @400,0"
+
+
+def test_a_long_caption_title_wraps_to_a_phones_width():
+    fig = viz.sgi_heatmap({"A: a small red square to the left of a large blue circle": evidence(["red square"], 5, 0)})
+    lines = fig.layout.annotations[0].text.split("<br>")
+    assert len(lines) == 2 and all(len(line) <= viz.SGI_TITLE_CHARS for line in lines)
 
 
 def test_display_image_is_scaled_once_per_content_and_handed_out_as_a_copy(monkeypatch):

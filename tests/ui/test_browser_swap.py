@@ -105,12 +105,26 @@ def url(embedded):
         yield address
 
 
-def test_shapes_drawn_with_the_mouse_are_proposed_swapped_and_read_in_the_2x2(url):
+def four_scores(page) -> dict[str, dict[str, float]]:
+    """The 2 x 2's four scores of each method as the page shows them (caption and image letters, e.g. "AB")."""
+    found = {}
+    for grid in page.locator("#two-by-two-scores figure").all():
+        label = grid.locator("figcaption strong").inner_text()
+        found[label] = {cell.get_attribute("data-cell"): float(cell.inner_text().split()[0])
+                        for cell in grid.locator("td").all()}
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("width", [1440, 390])
+def test_shapes_drawn_with_the_mouse_are_proposed_swapped_and_read_in_the_2x2(url, width):
     from playwright.sync_api import expect, sync_playwright
+
+    from tests.ui.test_browser import _fits
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=PAD_FLAGS)
-        page = browser.new_page(viewport={"width": 1440, "height": 900})
+        page = browser.new_page(viewport={"width": width, "height": 900})
         page.goto(url)
         draw_propose_swap(page)
         caption_a = page.locator("#caption-a textarea").input_value()
@@ -119,8 +133,30 @@ def test_shapes_drawn_with_the_mouse_are_proposed_swapped_and_read_in_the_2x2(ur
         assert caption_b == "a blue square and a red circle"
         note = page.locator("#swap-note").inner_text()
         assert "red" in note and "blue" in note  # image B recoloured the drawn shapes
-        table = page.locator("#two-by-two")
         for label in ("global cosine", "SGI"):
-            expect(table).to_contain_text(label)
-        assert table.get_by_text("yes").count() + table.get_by_text("no").count() >= 6  # 3 verdicts x 2 methods
+            expect(page.locator("#two-by-two-scores")).to_contain_text(label)
+        verdicts = page.locator("#two-by-two-scores figcaption").all_inner_texts()  # 3 verdicts x 2 methods
+        assert sum(v.count("\u2713") + v.count("\u2717") for v in verdicts) == 6, verdicts
+        scores = four_scores(page)
+        assert set(scores) == {"global cosine", "SGI"} and all(set(s) == {"AA", "AB", "BA", "BB"}
+                                                                 for s in scores.values()), scores
+        grids = page.locator("#two-by-two-scores").bounding_box()
+        assert grids["x"] >= 0 and grids["x"] + grids["width"] <= width  # every grid on the screen
+        if width > 640:
+            expect(page.locator("#two-by-two")).to_contain_text("SGI")  # the verdicts' table beside the grids
+            _fits(page, "#two-by-two")  # every column of the verdicts inside the table's box
+        else:  # a phone: the grids alone, each with its verdicts and reason, as wide as the screen at most
+            expect(page.locator("#two-by-two")).to_be_hidden()
+            for grid in page.locator("#two-by-two-scores figure").all():
+                box = grid.bounding_box()
+                assert box["x"] >= 0 and box["x"] + box["width"] <= width
+                expect(grid.locator("figcaption")).to_contain_text("prefers")
+                expect(grid.locator(".reason")).not_to_be_empty()
+        page.locator("#run").click()  # the same inputs compared: the page's table reads image A's own scores
+        expect(page.locator("#status")).to_contain_text("Done", timeout=120_000)
+        page.wait_for_timeout(1000)  # the table drawn whole
+        cells = [t.strip() for t in page.locator("#scores").get_by_role("gridcell").all_inner_texts()]
+        for label, four in scores.items():  # method, prefers, A, B, A - B: A and B as the 2 x 2 writes them
+            at = cells.index(label)
+            assert cells[at + 2:at + 4] == [f"{four['AA']:.4f}", f"{four['BA']:.4f}"], (label, cells, four)
         browser.close()

@@ -28,7 +28,7 @@ def pick(page, box_id: str, choice: str) -> None:
     box = page.locator(f"#{box_id} input")
     box.click()
     box.fill(choice)
-    page.get_by_role("option", name=choice, exact=True).click()
+    page.get_by_role("option", name=f"{choice} \u00b7 ").click()  # the entry, with its mark
 
 
 def load_and_score_both(page, per_category: int = PER_CATEGORY, against: str = SECOND) -> int:

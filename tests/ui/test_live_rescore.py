@@ -91,7 +91,7 @@ def test_an_edit_on_another_image_or_model_sends_everything(page):
 def test_the_method_tabs_draw_for_a_new_comparison_only_while_in_view(page):
     demo, path, choice = page
     result = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-2]
-    gated = {f.name: f.fn for f in demo.fns.values() if f.fn.__qualname__.startswith("while_shown")}
+    gated = {f.name: f.fn for f in demo.fns.values() if f.fn and f.fn.__qualname__.startswith("while_shown")}
     assert set(gated) == {"show_scores", "draw_heatmaps", "show_alignments", "draw_nodes", "draw_looks"}
     calls = {"show_scores": (result,), "draw_heatmaps": (result, [], [], "mean", "mean"),
              "show_alignments": (result,), "draw_nodes": (result, 0, 0),

@@ -1,5 +1,7 @@
 """The TFLocal and PowerCLIP tabs' drawing functions, on a real analysis of a world scene."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -21,7 +23,9 @@ def result(embedded):
 
 def test_tflocal_tab_shows_scores_tokens_and_heatmaps(result):
     note, table, tokens_a, tokens_b = tflocal_tab.show_scores(result)
-    assert list(table["method"]) == ["global cosine", "SGI", "TFLocal"]
+    assert list(table.data["method"]) == ["global cosine", "SGI", "TFLocal"]
+    shown = re.findall(r">\s*(-?\d+\.\d+)\s*<", table.to_html())  # A, B and A - B of each row, as the page writes them
+    assert len(shown) == 9 and all(len(v.split(".")[1]) == 4 for v in shown), shown
     assert "Untrained" not in note  # the embedded model ships its TFLocal weights
     assert [label for label, _ in tokens_a["choices"]][:3] == ["0: a", "1: red", "2: square"]
     *maps, problem = tflocal_tab.draw_heatmaps(result, [2], [5], "mean", "mean")

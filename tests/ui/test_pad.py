@@ -3,6 +3,9 @@
 import base64
 import io
 import json
+import re
+import struct
+import zlib
 from pathlib import Path
 
 import pytest
@@ -40,7 +43,7 @@ def _pad_value(tmp_path) -> tuple[dict, Image.Image]:
 
 def test_a_drawing_through_the_pad_scores_as_the_same_png_uploaded(client, tmp_path):
     value, flat = _pad_value(tmp_path)
-    drawn = client.predict(value, None, api_name="/drawing")
+    drawn, _ = client.predict(value, None, api_name="/drawing")
     uploaded = tmp_path / "upload.png"
     flat.save(uploaded)
     assert Image.open(drawn).convert("RGB").tobytes() == flat.tobytes()
@@ -72,22 +75,47 @@ def test_a_blank_pad_replaces_a_drawing_but_never_an_uploaded_picture(tmp_path):
 
 def test_the_page_proposes_captions_makes_image_b_and_reads_the_2x2(client, tmp_path):
     value, flat = _pad_value(tmp_path)
-    drawn = client.predict(value, None, api_name="/drawing")
+    drawn, _ = client.predict(value, None, api_name="/drawing")
     a, b, said = client.predict(handle_file(drawn), "", "", api_name="/propose")
     assert (a, b) == ("a red square and a blue circle", "a blue square and a red circle")
     assert "red square" in said and "sure" in said
     kept = client.predict(handle_file(drawn), "my own caption", "", api_name="/propose")
     assert kept[0] == {"__type__": "update"} and "Your captions are kept" in kept[2]  # the typed box untouched
-    note, image_a, image_b, table, files = client.predict(handle_file(drawn), a, b, api_name="/make_b")
+    note, image_a, image_b, table, cosines, files = client.predict(handle_file(drawn), a, b, api_name="/make_b")
     assert note.startswith("Image B: the red square made a blue square"), note
     made = Image.open(image_b).convert("RGB")
     assert made.getpixel((85, 155)) == world.COLORS["blue"] and made.getpixel((215, 155)) == world.COLORS["red"]
-    assert table["headers"][:4] == ["method", "text", "image", "group"]
+    assert table["headers"] == ["method", "text", "image", "group", "prefers", "why"]
     assert [row[0] for row in table["data"]] == ["global cosine", "SGI"]
     assert all(cell in ("\u2713 yes", "\u2717 no") for row in table["data"] for cell in row[1:4])
+    assert all(row[5] for row in table["data"])  # every verdict with its reason
+    for label in ("global cosine", "SGI"):  # each method's four scores, 4 places each
+        grid = cosines.split(f"<strong>{label}</strong>")[1].split("</figure>")[0]
+        assert len(re.findall(r'data-cell="[AB][AB]">\d\.\d{4}', grid)) == 4, grid
     taken = json.loads(Path(next(f for f in files if f.endswith(".json"))).read_text())
     assert set(taken["two_by_two"]) == {"global", "sgi"} and taken["image_a"]["captions"] == {"A": a, "B": b}
     carried = Image.open(io.BytesIO(base64.b64decode(taken["pictures_png_base64"]["A"]))).convert("RGB")
     assert carried.tobytes() == flat.tobytes()  # the drawing travels with the report
-    refused = client.predict(handle_file(drawn), a, "a red square to the left of a blue circle", api_name="/make_b")
+    refused = client.predict(handle_file(drawn), a, "a red square to the left of a blue circle",
+                             api_name="/make_b")
     assert "Cannot run" in refused[0] and refused[2] is None and refused[3]["data"] == []
+
+
+def _header_only_png(path: Path, width: int, height: int) -> None:
+    """A PNG that claims ``width`` x ``height`` pixels and holds none (a decompression bomb's header)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+                     + chunk(b"IEND", b""))
+
+
+def test_a_bomb_put_on_the_pad_is_refused_by_the_pages_reader_with_a_message(client, tmp_path):
+    bomb = tmp_path / "huge.png"
+    _header_only_png(bomb, 20_000, 20_000)
+    value = {"background": handle_file(str(bomb)), "layers": [], "composite": handle_file(str(bomb))}
+    kept, said = client.predict(value, None, api_name="/drawing")
+    assert kept == {"__type__": "update"}  # the page's image untouched
+    assert "huge.png" in said and "400,000,000 pixels, too many" in said and "Cannot run" in said, said
+    value, flat = _pad_value(tmp_path)
+    drawn, said = client.predict(value, None, api_name="/drawing")  # the next drawing is taken as before
+    assert said == "" and Image.open(drawn).convert("RGB").tobytes() == flat.tobytes()
