@@ -71,8 +71,10 @@ class Analysis:
     # verdict (``explorer.engine.cautions``); one about the model's input (method "") is among the notices too
 
     def cautions_of(self, method: str) -> tuple[str, ...]:
-        """The sentences to show beside ``method``'s verdict: its own cautions, A's before B's."""
-        return tuple(c.text for c in sorted(self.cautions, key=lambda c: c.caption) if c.method == method)
+        """The sentences to show beside ``method``'s verdict: its own cautions, A's before B's, each said once
+        (a caution about the picture reads the same for both captions)."""
+        return tuple(dict.fromkeys(c.text for c in sorted(self.cautions, key=lambda c: c.caption)
+                                   if c.method == method))
 
     def rows(self) -> list[dict[str, object]]:
         """One row per method (its name and label): both scores, their delta, and the caption it prefers ("A",

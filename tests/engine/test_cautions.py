@@ -50,3 +50,14 @@ def test_a_photo_gets_no_caution(embedded):
     assert objects_mask(image_state.of(Image.fromarray(noise))) is None
     analysis = Engine(embedded, ["sgi"]).analyze(Image.fromarray(noise), "a red square", "a blue square")
     assert analysis.cautions == () and analysis.cautions_of("sgi") == ()
+
+
+def test_a_caution_that_reads_the_same_for_both_captions_is_said_once():
+    from explorer.engine import Analysis
+    from explorer.engine.cautions import Caution
+
+    same = "PowerCLIP's best regions for the whole caption are background"
+    said = Analysis(("a", "b"), {}, "m", "cpu", cautions=(
+        Caution("powerset", 1, same, 1.0), Caution("sgi", 0, "x", 0.9), Caution("powerset", 0, same, 1.0),
+        Caution("powerset", 1, "B's own", 0.9)))
+    assert said.cautions_of("powerset") == (same, "B's own") and said.cautions_of("sgi") == ("x",)
