@@ -23,9 +23,9 @@ from explorer.models.encoders import DualEncoder
 from explorer.engine import Engine
 from explorer.core.items import Item
 from explorer.methods import get_method
-from explorer.methods.powerset_method import PowersetAlignment
+from explorer.methods.powerclip.method import PowersetAlignment
 from explorer.methods.sgi import StructureGuided
-from explorer.methods.powerset import TAU, exact_alignment, nla_alignment, region_scores, subset_masks
+from explorer.methods.powerclip.alignment import TAU, exact_alignment, nla_alignment, region_scores, subset_masks
 from explorer.images.regions import fill_color
 from explorer.language.tree import parse_tree
 

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from explorer import speed_bench as bench
 from explorer.methods import proposals
 from explorer.language import text
-from explorer.methods import sgi as sgi_method
+from explorer.methods.sgi import method as sgi_method
 from explorer.engine import Engine
 from explorer.models.loader import EncoderSpec, load_encoder
 from explorer.images.regions import segment_regions

@@ -6,7 +6,8 @@
 Drawn through the public API (``explorer.api``) on the embedded world-clip, fp32 on the CPU: every method's
 pictures (``Result.figures()``), the downloaded report's HTML, the main tab's overlays and heat map, and for each
 method with a map per segment, each segment's map as "Where the model looks" reads it and its plotly figures.
-A PIL image is written as PNG, a plotly figure as its JSON, a map as its array's bytes.
+A PIL image is written as PNG, a plotly figure as its JSON, a map as its array's bytes; the report's HTML is compared
+with plotly's random div ids set aside.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import argparse
 import hashlib
 import io
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -24,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 SCENES = ("world: attribute swap (id)", "world: relation swap (id)")
+UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def _bytes(picture) -> tuple[str, bytes]:
@@ -79,7 +82,8 @@ def main_pictures(state, analysis) -> dict[str, object]:
         return {"main overlay A": viz.sgi_overlay(state, sgi[0].evidence),
                 "main overlay B": viz.sgi_overlay(state, sgi[1].evidence),
                 "main heatmap": viz.sgi_heatmap({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", sgi)}, 1.0)}
-    return declared(state, analysis, 1.0)
+    drawn = declared(state, analysis, 1.0)
+    return {"main overlay A": drawn["overlay A"], "main overlay B": drawn["overlay B"], "main heatmap": drawn["joint"]}
 
 
 def record(folder: Path) -> None:
@@ -96,10 +100,19 @@ def record(folder: Path) -> None:
     print(f"{len(manifest)} pictures written to {folder}")
 
 
+def _digest(path: Path) -> str:
+    """A recorded picture's sha256; in an HTML report, plotly's random div ids (a new uuid4 each drawing) made one."""
+    data = path.read_bytes()
+    if path.suffix == ".html":
+        data = UUID.sub(b"uuid", data)
+    return hashlib.sha256(data).hexdigest()
+
+
 def compare(before: Path, after: Path) -> bool:
-    a, b = (json.loads((f / "manifest.json").read_text()) for f in (before, after))
-    same = [k for k in a if k in b and a[k]["sha256"] == b[k]["sha256"]]
-    differ = [k for k in a if k in b and a[k]["sha256"] != b[k]["sha256"]]
+    a, b = ({k: _digest(f / v["file"]) for k, v in json.loads((f / "manifest.json").read_text()).items()}
+            for f in (before, after))
+    same = [k for k in a if k in b and a[k] == b[k]]
+    differ = [k for k in a if k in b and a[k] != b[k]]
     print(f"{len(a)} before, {len(b)} after; {len(same)} byte-identical, {len(differ)} differ, "
           f"{len(a.keys() - b.keys())} only before, {len(b.keys() - a.keys())} only after")
     for k in differ + sorted(a.keys() ^ b.keys()):

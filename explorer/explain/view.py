@@ -1,7 +1,6 @@
 """The page's "Where the model looks" view, without gradio: for a segment of the captions (or the whole caption), A's
 and B's map from an explainer or from a scoring method's own evidence (each method whose ``MethodInfo`` has a
-``segment_map``, with its label, scale and how to read it: TFLocal's attention, SGI's chosen crop, PowerCLIP's chosen
-subset, read as ``pointing`` reads them), each text's tokens with their share of the cosine, and what a reader must
+``segment_map``, with its label, scale and how to read it, read as ``pointing`` reads them), each text's tokens with their share of the cosine, and what a reader must
 know (random weights, a source this model lacks). Explanations are kept in the image's state
 (``explorer.core.image_state``) by model, explainer and caption, as the methods keep their scores."""
 
@@ -20,8 +19,8 @@ from explorer.explain.base import REGISTRY, Explanation, Relevance, explainers_f
 from explorer.explain.sources import Maps, method_sources, peak, segment_map
 from explorer.images.fit import Fit, frame_of, view_state
 from explorer.images.inputs import InputError
-from explorer.methods import REGISTRY as METHOD_REGISTRY, Score, resolve
-from explorer.methods.sgi import segment_prompts
+from explorer.language.prompts import segment_prompts
+from explorer.methods import REGISTRY as METHOD_REGISTRY, Score
 
 WHOLE = -1  # the segment menu's entry for the whole caption
 EXPLAINER = "explainer"  # the source menu's entry for the chosen explainer's map
@@ -123,7 +122,7 @@ def _chosen(explanation: Explanation, segment: int) -> Relevance | None:
 
 
 def _method_maps(source: str, encoder: DualEncoder, image: Image.Image, score: Score) -> Maps:
-    return resolve(segment_map(source).read)(encoder, image, score.caption, score.evidence)
+    return segment_map(source).read(encoder, image, score.caption, score.evidence)
 
 
 def _unavailable(source: str, encoder: DualEncoder, scores: dict[str, tuple[Score, Score]] | None) -> str:

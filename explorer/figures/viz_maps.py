@@ -16,8 +16,8 @@ import plotly.graph_objects as go
 from PIL import Image
 
 from explorer.explain.view import Panel, View
-from explorer.figures import marks
-from explorer.figures.viz import MAP_FLOOR, mapped
+from explorer.drawing import marks
+from explorer.drawing.maps import MAP_FLOOR, mapped
 
 PANEL_SIDE = 320  # each picture's longest side, in pixels
 TITLE_CHARS = 38  # a panel's title wrapped to lines this long

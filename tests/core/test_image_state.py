@@ -65,7 +65,7 @@ def test_methods_and_encoders_keep_no_image_caches_or_hooks_of_their_own(embedde
 
 def test_a_caption_edit_reuses_the_images_state_and_scores_the_edited_caption_alone(embedded, monkeypatch):
     from explorer.engine import Engine
-    from explorer.methods import powerset_method
+    from explorer.methods.powerclip import method as powerset_method
     from explorer.models.modeling.alignment import AlignmentTransformer
 
     engine = Engine(embedded)

@@ -15,8 +15,9 @@ from explorer.explain import explainers_for, get_explainer
 from explorer.explain.attention import attention_hooks
 from explorer.explain.gradcam import feature_layer
 from explorer.explain.sanity import randomized, tower_blocks
-from explorer.explain.sources import segment_tokens, tflocal_source
-from explorer.methods.sgi import segment_prompts
+from explorer.explain.sources import method_source
+from explorer.methods.tflocal.maps import segment_tokens
+from explorer.language.prompts import segment_prompts
 from explorer.language.text import segments
 
 # The share of val-id one-object scenes whose map peaks on the object, measured with the embedded model over the
@@ -132,7 +133,7 @@ def tiny_resnet(tmp_path_factory):
 
 def test_tflocal_points_with_each_segments_tokens(embedded):
     item = world.swap_items("val-id", "attribute", 1)[0]
-    maps = tflocal_source(embedded)(item.images[0].render(128), list(item.captions))
+    maps = method_source(embedded, "tflocal")(item.images[0].render(128), list(item.captions))
     for caption, found in zip(item.captions, maps):
         assert set(found) == {s.chars for s in segments(caption)}
     caption = "a red square and a blue circle"

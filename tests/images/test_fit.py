@@ -15,7 +15,8 @@ from explorer.images.fit import CONTENT_SHARE, fit_of, frame_of, reads_raw, view
 from explorer.images.regions import fill_color, visible_extent
 from explorer.images.views import crop_views, image_tensor
 from explorer.methods import get_method
-from explorer.methods.sgi import ZOOM_SHARE, zoom_window
+from explorer.methods.sgi.method import ZOOM_SHARE, zoom_window
+from explorer.drawing import display
 
 PAPER = (250, 246, 228)
 
@@ -127,7 +128,7 @@ def test_the_engine_reads_the_view_and_draws_on_the_pictures_frame(embedded, vie
     else:
         assert analysis.model_box[0] > 129 and "cut" in analysis.model_input
     figures = viz.page_figures(picture, analysis)
-    canvas, _ = viz.display_image(picture)
+    canvas, _ = display.display_image(picture)
     assert figures["tflocal A"].width >= canvas.width  # the picture's own frame (and the map beside it)
     overlay = np.asarray(figures["sgi overlay A"])[: canvas.height, : canvas.width]
     assert overlay.shape[:2] == (canvas.height, canvas.width)

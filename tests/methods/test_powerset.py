@@ -10,8 +10,8 @@ import torch
 from PIL import Image
 
 from explorer import world
-from explorer.methods.powerset_method import PowersetAlignment
-from explorer.methods.powerset import (
+from explorer.methods.powerclip.method import PowersetAlignment
+from explorer.methods.powerclip.alignment import (
     UNIONS_KEPT_UP_TO,
     exact_alignment,
     nla_alignment,
@@ -31,7 +31,7 @@ from explorer.language.tree import LABELS, parse_tree
 TAU = 10.0
 
 
-# --- brute force, written with plain loops and nothing from explorer.methods.powerset -------------------
+# --- brute force, written with plain loops and nothing from explorer.methods.powerclip.alignment -------------------
 
 
 def problem(m, seed, n=24, d=8, k=4):
@@ -351,7 +351,7 @@ def test_method_on_a_world_scene(random_vit):
 def test_the_seconds_shown_are_the_enumerations_and_the_scans(random_vit, monkeypatch):
     import time
 
-    from explorer.methods import powerset_method
+    from explorer.methods.powerclip import method as powerset_method
 
     exact = powerset_method.exact_alignment
 
@@ -366,7 +366,7 @@ def test_the_seconds_shown_are_the_enumerations_and_the_scans(random_vit, monkey
 
 
 def test_a_caption_edit_reads_the_images_groups_and_makes_none(random_vit, monkeypatch):
-    from explorer.methods import powerset_method
+    from explorer.methods.powerclip import method as powerset_method
 
     image = world.swap_items("id", "attribute", 1)[0].images[0].render(224)
     method = PowersetAlignment(random_vit)

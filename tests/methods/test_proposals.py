@@ -10,8 +10,8 @@ from explorer.core import image_state
 from explorer.methods import proposals
 from explorer import world
 from explorer.methods import get_method
-from explorer.methods.powerset_method import node_texts
-from explorer.methods.sgi import prompts_of
+from explorer.methods.powerclip.method import node_texts
+from explorer.language.prompts import prompts_of
 
 
 @pytest.mark.parametrize("spare", [True, False], ids=["core to spare", "every core busy"])

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.methods.powerset import exact_alignment, nla_max, region_scores, subset_masks
+from explorer.methods.powerclip.alignment import exact_alignment, nla_max, region_scores, subset_masks
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "powerset_tables.py"
 DOC_JSON = Path(__file__).resolve().parents[2] / "docs" / "results" / "powerset-tables.json"
@@ -79,7 +79,7 @@ def brute_surrogate_gap(encoder, source, m=4):
     from tests.methods.test_powerset import brute_cosines, brute_surrogate
 
     from explorer import world
-    from explorer.methods.powerset_method import PowersetAlignment
+    from explorer.methods.powerclip.method import PowersetAlignment
     from explorer.language.tree import parse_tree
 
     item = world.swap_items("heldout", "attribute", 1)[0]

@@ -358,25 +358,26 @@ def test_browse_overview_filters_through_a_matrix_cell_opens_an_item_and_exports
 def test_the_tour_loads_its_example_compares_it_and_opens_each_steps_tab(chromium):
     from playwright.sync_api import expect
 
-    from explorer.world.tour import EXAMPLE, STEPS
+    from explorer.methods import tour_steps
+from explorer.world.tour import EXAMPLE
 
     with _page(chromium) as (browser, page, url):
         page.get_by_text("Guided tour").click()
-        page.get_by_label(STEPS[0].title).check()
+        page.get_by_label(tour_steps()[0].title).check()
         expect(page.locator("#tour-look")).to_contain_text("global cosine gives A and B nearly the same score")
         expect(page.locator("#status")).to_contain_text("Done", timeout=60_000)  # compared without a click
         expect(page.locator("#scores")).to_contain_text("global cosine")
         expect(page.locator("#scores")).to_be_in_viewport(timeout=10_000)  # scrolled to what the step points at
         assert EXAMPLE.startswith("world: attribute swap")
         page.locator("#tour-step").scroll_into_view_if_needed()
-        page.get_by_label(STEPS[5].title).check()  # both sides of the swap: its closed panel opened and in view
+        page.get_by_label(tour_steps()[5].title).check()  # both sides of the swap: its closed panel opened and in view
         expect(page.locator("#make-b")).to_be_in_viewport(timeout=10_000)
         page.locator("#tour-step").scroll_into_view_if_needed()
-        page.get_by_label(STEPS[3].title).check()  # TFLocal: its tab opens and draws the comparison
+        page.get_by_label(tour_steps()[3].title).check()  # TFLocal: its tab opens and draws the comparison
         expect(page.get_by_role("tab", name="TFLocal attention")).to_have_attribute("aria-selected", "true",
                                                                                     timeout=30_000)
         expect(page.locator("#attention-a img")).to_be_visible(timeout=30_000)
-        page.get_by_label(STEPS[1].title).check()
+        page.get_by_label(tour_steps()[1].title).check()
         expect(page.get_by_role("tab", name="Binding geometry")).to_have_attribute("aria-selected", "true",
                                                                                    timeout=30_000)
         expect(page.locator("#tour-look")).to_contain_text("Analyze the loaded model")

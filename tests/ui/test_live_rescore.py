@@ -203,11 +203,12 @@ def test_a_method_tab_opened_after_the_results_were_cleared_is_empty_and_quiet(p
 def test_a_tour_step_says_what_its_examples_comparison_shows_once_the_page_has_it(page):
     """The tour's SGI step: its numbers wait for the page's comparison of its example, then come from it."""
     from explorer.world.examples import examples
-    from explorer.world.tour import EXAMPLE, PENDING, STEPS
+    from explorer.methods import tour_steps
+    from explorer.world.tour import EXAMPLE, PENDING
 
     demo, path, choice = page
     example = next(e for e in examples() if e.name == EXAMPLE)
-    step = next(s for s in STEPS if s.title.startswith("3."))
+    step = next(s for s in tour_steps() if s.title.startswith("3."))
     other = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-2]  # the same captions on another picture
     assert handler(demo, "go")(step.title, other)[-1].endswith(PENDING)
     result = handler(demo, "analyze")(str(example.path), example.caption_a, example.caption_b, choice)[-2]

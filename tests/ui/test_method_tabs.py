@@ -5,10 +5,11 @@ import re
 import numpy as np
 import pytest
 
-from explorer.figures import marks
+from explorer.drawing import marks
 from explorer import world
 from explorer.engine import Engine
-from explorer.ui import powerset_tab, tflocal_tab
+from explorer.methods.powerclip import tab as powerset_tab
+from explorer.methods.tflocal import tab as tflocal_tab
 
 RIGHT, WRONG = "a red square and a blue circle", "a blue square and a red circle"
 

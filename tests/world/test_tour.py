@@ -10,7 +10,8 @@ from explorer import world
 from explorer.engine import Engine
 from explorer.world.examples import examples
 from explorer.images.inputs import load_image
-from explorer.world.tour import EXAMPLE, STEPS
+from explorer.methods import tour_steps
+from explorer.world.tour import EXAMPLE
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +23,7 @@ def shown(embedded):
 
 
 def words(title_start: str, shown) -> str:
-    step = next(s for s in STEPS if s.title.startswith(title_start))
+    step = next(s for s in tour_steps() if s.title.startswith(title_start))
     says = getattr(step, "says", None)  # a step that only had fixed words: those
     return says(shown) if says else step.look
 

@@ -21,8 +21,9 @@ from explorer.core import cancel, image_state
 from explorer.methods import proposals
 from explorer.models.encoders import DualEncoder
 from explorer.core.image_state import ImageState
-from explorer.methods.base import FigureInfo, MethodInfo, Score, ScoringMethod, SegmentMap, register
-from explorer.methods.powerset import RegionGroups, exact_alignment, nla_scan, region_groups, subset_masks
+from explorer.methods.base import ScoringMethod
+from explorer.methods.results import Score
+from explorer.methods.powerclip.alignment import RegionGroups, exact_alignment, nla_scan, region_groups, subset_masks
 from explorer.images.regions import Region, fill_color, patch_mask, random_regions, visible_box
 from explorer.language.text import parse_many
 from explorer.language.tree import TreeNode, parse_tree
@@ -85,24 +86,6 @@ def members(rows: np.ndarray) -> list[tuple[int, ...]]:
     return [tuple(np.flatnonzero(row).tolist()) for row in rows]
 
 
-@register(MethodInfo(
-    "powerset", "PowerCLIP", "each phrase's best region subset, exact powerset value", "-1 to 1",
-    caveat="with the embedded world model it prefers the right pairing of a swap only a little more often than chance "
-    "(in 58 to 69% of the val items, the global cosine in 59 to 68%), and its scores carry offsets that follow the "
-    "caption and the image, two to five times that signal, so on the world's swap "
-    "items its text and group scores fall below the chance levels (25, 16.7): this model's patch tokens, which the "
-    "subsets pool, do not carry their own object's colour (docs/powerclip-world.md)",
-    page_order=3, tab="powerset_tab",
-    segment_map=SegmentMap(
-        "explorer.explain.sources:powerset_maps", "PowerCLIP's chosen subset", "inside PowerCLIP's subset",
-        "Beside each picture, white over the region subset PowerCLIP chose for the smallest phrase holding the "
-        "segment, dark outside it; the picture, in its own colours, has the subset outlined.", region=True),
-    figures=(FigureInfo("powerclip tree", "the caption's phrase tree, each node coloured by its best subset's cosine",
-                        "cosine, one colour range for both trees", "explorer.figures.method_figures:powerclip_trees",
-                        per_caption=True),
-             FigureInfo("powerclip subset", "the best region subset for the tree's root, and the patches it pools",
-                        "pooled patches white, the rest dark", "explorer.figures.method_figures:powerclip_subsets",
-                        per_caption=True))))
 class PowersetAlignment(ScoringMethod):
 
     def __init__(

@@ -1,4 +1,4 @@
-"""Structure-guided inference (the Revisiting Compositionality paper): crops x caption segments, best crop per
+"""SGI's scoring: structure-guided inference (the Revisiting Compositionality paper): crops x caption segments, best crop per
 segment, mean.
 
 The crops' views are made as tensors on the encoder's device (``explorer.images.views``), each distinct view
@@ -23,7 +23,8 @@ from explorer.language import text
 from explorer.core import image_state
 from explorer.models.encoders import DualEncoder
 from explorer.core.image_state import ImageState
-from explorer.methods.base import FigureInfo, MethodInfo, Score, ScoringMethod, SegmentMap, register
+from explorer.language.prompts import prompts_of, segment_prompts
+from explorer.methods.base import Score, ScoringMethod
 from explorer.images.regions import (
     DEFAULT_SCALES, DEFAULT_STRIDE, Box, CropMode, Region, crop_view, fill_color, multiscale_crops, visible_extent,
 )
@@ -51,32 +52,6 @@ class SGIEvidence:
 class RegionFeatures:
     regions: tuple[Region, ...]
     embeddings: torch.Tensor  # (regions, D), L2-normalized
-
-
-def segment_prompts(caption: str) -> list[tuple[text.Segment, str]]:
-    """Each segment with the words the encoder reads for it: "a black dog", "a dog on a sofa"."""
-    doc = text.parse(caption)
-    out = []
-    for seg in text.segments(caption):
-        if seg.kind == "caption":
-            out.append((seg, caption))
-            continue
-        keep = set(seg.tokens)
-        if seg.kind == "relation":
-            first, last = min(seg.tokens), max(seg.tokens)
-            mods = {m.i for k in (first, last) for m in text.modifiers(doc[k])}
-            keep = {i for i in range(first, last + 1) if i not in mods}
-        heads = [doc[i] for i in keep if doc[i].pos_ in ("NOUN", "PROPN")]
-        dets = {c.i for h in heads for c in h.lefts if c.dep_ in ("det", "poss", "nummod")}
-        words = [doc[i].text for i in sorted(keep | dets)]
-        out.append((seg, " ".join(text.articles_agreeing(words))))  # "an orange star on ..." -> "a star on ..."
-    return out
-
-
-def prompts_of(captions: Sequence[str]) -> list[str]:
-    """Every segment prompt of the captions (their parses made together): what SGI will encode of them."""
-    text.parse_many(captions)
-    return [p for c in captions for _, p in segment_prompts(c)]
 
 
 ZOOM_SMALL = 0.15  # chosen on the validation looks (docs/views.md): a thing this small against the frame's side is
@@ -145,16 +120,6 @@ def _inside(box: Box, window: Box) -> Box:
     return (max(box[0], window[0]), max(box[1], window[1]), min(box[2], window[2]), min(box[3], window[3]))
 
 
-@register(MethodInfo(
-    "sgi", "SGI", "each caption segment's best region cosine, averaged", "-1 to 1", page_order=1,
-    segment_map=SegmentMap(
-        "explorer.explain.sources:sgi_maps", "SGI's chosen crop", "inside SGI's crop",
-        "Beside each picture, white inside the crop SGI chose for the segment (its best-matching region), dark "
-        "outside it; the picture, in its own colours, has the crop outlined.", region=True),
-    figures=(FigureInfo("sgi overlay", "each segment's best region, boxed and numbered, with its cosine below",
-                        "cosine, -1 to 1", "explorer.figures.method_figures:sgi_overlays", per_caption=True),
-             FigureInfo("sgi heatmap", "every segment's cosine with the best regions, a block per caption",
-                        "cosine, one colour scale for both captions", "explorer.figures.method_figures:sgi_heatmaps"))))
 class StructureGuided(ScoringMethod):
 
     def __init__(

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from explorer.figures.marks import INK
-from explorer.methods.powerset_method import PowersetEvidence
+from explorer.drawing.marks import INK
+from explorer.methods.powerclip.method import PowersetEvidence
 
 
 def _depths(evidence: PowersetEvidence) -> list[int]:

@@ -1,13 +1,15 @@
-"""PowerCLIP tab: the captions' phrase trees; a node's best region subset; exact vs NLA values and times."""
+"""PowerCLIP's tab (gradio: it sits at the page's layer): the captions' phrase trees; a node's best region subset;
+exact vs NLA values and times."""
 
 from __future__ import annotations
 
 import gradio as gr
 import pandas as pd
 
-from explorer.figures import viz, viz_tree
+from explorer.methods.powerclip import tree
+from explorer.methods.powerclip.pictures import subset_overlay
 from explorer.images.inputs import whole_number
-from explorer.methods.powerset_method import PowersetEvidence
+from explorer.methods.powerclip.method import PowersetEvidence
 from explorer.ui.guard import guarded, plain
 from explorer.ui.main_tab import MainInputs
 from explorer.ui.quick_webp import quick_webp
@@ -60,12 +62,12 @@ def draw_nodes(result_value: tuple | None, node_a: int | None, node_b: int | Non
     if result_value is None or "powerset" not in result_value[1].scores:
         return None, None, None, None, ""
     image, analysis = result_value
-    scale = viz_tree.tree_range([score.evidence for score in analysis.scores["powerset"]])  # A and B on one colour scale
+    scale = tree.tree_range([score.evidence for score in analysis.scores["powerset"]])  # A and B on one colour scale
     out = []
     for score, node in zip(analysis.scores["powerset"], (node_a, node_b)):
         k = whole_number(node or 0, "The node", 0, len(score.evidence.tree) - 1)
-        out.append(viz_tree.tree_figure(score.evidence, score.caption, k, scale))
-        out.append(quick_webp(viz.subset_overlay(image, score.evidence, k)))
+        out.append(tree.tree_figure(score.evidence, score.caption, k, scale))
+        out.append(quick_webp(subset_overlay(image, score.evidence, k)))
     return out[0], out[2], out[1], out[3], ""
 
 
@@ -85,7 +87,7 @@ def build(main: MainInputs, serving: Serving, tab: gr.Tab, shown: gr.State) -> N
         subset_a = gr.Image(label="Best region subset for the node of A", interactive=False, elem_id="subset-a")
         subset_b = gr.Image(label="Best region subset for the node of B", interactive=False, elem_id="subset-b")
     table = gr.Dataframe(headers=NODE_COLUMNS, label="Exact and NLA per node", interactive=False,
-                         elem_id="powerset-table", wrap=True)
+                         elem_id="powerset-table", elem_classes=["wide-table"], wrap=True)
     result = main.result
     inputs = [result, node_a, node_b]
     drawn = [tree_a, tree_b, subset_a, subset_b, gr.Markdown(elem_id="powerset-draw-note")]
