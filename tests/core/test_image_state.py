@@ -98,3 +98,19 @@ def test_any_caption_is_scored_even_one_named_like_a_methods_work_or_a_method(em
     for a, b in zip(CAPTIONS_LIKE_WORK, CAPTIONS_LIKE_WORK[1:] + CAPTIONS_LIKE_WORK[:1]):
         table = notebook.analyze(image, a, b).table()
         assert len(table) == len(notebook.engine.methods) and table["A"].map(float).notna().all(), (a, b)
+
+
+def test_a_method_keeps_the_dataclass_it_declares_once_per_image():
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Work:
+        value: int
+
+    state, made = image_state.ImageState(Image.new("RGB", (4, 4)), "k"), []
+    first = state.kept("m#1", Work, lambda: made.append(1) or Work(3))
+    assert state.kept("m#1", Work, lambda: Work(4)) is first and made == [1]
+    assert state.kept("m#2", Work, lambda: Work(5)).value == 5  # another owner keeps its own
+    state.put(("m#3", Work), "not a Work")
+    with pytest.raises(TypeError, match="declares a Work"):
+        state.kept("m#3", Work, lambda: Work(6))

@@ -11,7 +11,7 @@ from explorer import world
 from explorer.core import image_state
 from explorer.engine import Engine
 from explorer.figures import viz
-from explorer.images.fit import CONTENT_SHARE, fit_of, frame_of, reads_raw, view_state
+from explorer.images.fit import CONTENT_SHARE, fit_of, frame_of, view_state
 from explorer.images.regions import fill_color, visible_extent
 from explorer.images.views import crop_views, image_tensor
 from explorer.methods import get_method
@@ -76,7 +76,7 @@ def test_boxes_and_maps_of_a_view_land_on_the_pictures_own_frame():
     assert back.shape == (360, 640) and back[100:220, 10:130].all() and back.sum() == heat.sum()
     raw = view_state(picture, "raw")
     assert view_state(picture) is state and raw.image is picture and raw is not image_state.of(picture)
-    assert reads_raw(raw) and not reads_raw(state) and frame_of(raw) is None
+    assert raw.view == "raw" and state.view == "whole" and frame_of(raw) is None
 
 
 def test_a_zoomed_mask_view_equals_the_window_cut_filled_and_preprocessed(embedded):

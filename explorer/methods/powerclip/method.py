@@ -86,6 +86,24 @@ def members(rows: np.ndarray) -> list[tuple[int, ...]]:
     return [tuple(np.flatnonzero(row).tolist()) for row in rows]
 
 
+@dataclass(frozen=True)
+class RegionMasks:
+    """What PowerCLIP keeps of an image's regions (``ImageState.kept``): the regions, largest first, and their
+    (M, h*w) masks over the encoder's patch grid."""
+
+    regions: tuple[Region, ...]
+    masks: torch.Tensor
+
+
+@dataclass(frozen=True)
+class PatchGroups:
+    """What PowerCLIP keeps of an image's patches (``ImageState.kept``): the groups of the largest regions (with their
+    unions), and of every region (the same object where those are all)."""
+
+    largest: RegionGroups
+    every: RegionGroups
+
+
 class PowersetAlignment(ScoringMethod):
 
     def __init__(
@@ -137,23 +155,25 @@ class PowersetAlignment(ScoringMethod):
         """The regions and their (M, h*w) patch-grid masks, kept in the image's state."""
         state = image_state.of(image)
 
-        def compute() -> tuple[tuple[Region, ...], torch.Tensor]:
+        def compute() -> RegionMasks:
             regions = tuple(self.regions(state))
             box = visible_box(state.image.width, state.image.height, self.encoder.preprocess)
-            return regions, torch.from_numpy(np.stack([patch_mask(r.mask, grid, box) for r in regions]))
+            return RegionMasks(regions, torch.from_numpy(np.stack([patch_mask(r.mask, grid, box) for r in regions])))
 
-        return state.get_or_compute((self.key, "masks"), compute)
+        kept = state.kept(self.key, RegionMasks, compute)
+        return kept.regions, kept.masks
 
     def groups(self, state: ImageState, patches: torch.Tensor,
                masks: torch.Tensor) -> tuple[RegionGroups, RegionGroups]:
         """The patch groups of the ``exact_limit`` largest regions (with their unions) and of all, kept in the image's
         state: a caption edit reads them and makes none."""
-        def compute() -> tuple[RegionGroups, RegionGroups]:
+        def compute() -> PatchGroups:
             m = min(len(masks), self.exact_limit)
             largest = region_groups(patches, masks[:m], keep_unions=True)
-            return largest, largest if m == len(masks) else region_groups(patches, masks)
+            return PatchGroups(largest, largest if m == len(masks) else region_groups(patches, masks))
 
-        return state.get_or_compute((self.key, "groups"), compute)
+        kept = state.kept(self.key, PatchGroups, compute)
+        return kept.largest, kept.every
 
     def prepare(self, states: Sequence[ImageState]) -> None:
         for feats, state in zip(self.encoder.encode_images(states), states):

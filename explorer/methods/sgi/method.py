@@ -28,7 +28,6 @@ from explorer.methods.base import Score, ScoringMethod
 from explorer.images.regions import (
     DEFAULT_SCALES, DEFAULT_STRIDE, Box, CropMode, Region, crop_view, fill_color, multiscale_crops, visible_extent,
 )
-from explorer.images.fit import reads_raw
 from explorer.images.ink import on_paper
 from explorer.images.views import crop_views, image_tensor
 
@@ -50,6 +49,8 @@ class SGIEvidence:
 
 @dataclass(frozen=True)
 class RegionFeatures:
+    """What SGI keeps of an image (``ImageState.kept``): its regions and their views' embeddings."""
+
     regions: tuple[Region, ...]
     embeddings: torch.Tensor  # (regions, D), L2-normalized
 
@@ -196,14 +197,14 @@ class StructureGuided(ScoringMethod):
         def encode() -> RegionFeatures:
             regions, fill = self.regions(state), fill_color(image)
             boxes, rows = self.distinct_boxes(image, regions, fill)
-            windows = [None] * len(boxes) if reads_raw(state) else self.windows(image, boxes, fill)
+            windows = [None] * len(boxes) if state.view == "raw" else self.windows(image, boxes, fill)
             boxes = [b if w is None else _inside(b, w) for b, w in zip(boxes, windows)]
             pixels = image_tensor(image, self.encoder.device)
             views = crop_views(pixels, boxes, self.crop_mode, fill, self.encoder.preprocessing, windows)
             shared.make_room()  # the views' tower wants every core: a segmentation beside the analysis ends first
             return RegionFeatures(tuple(regions), self.encoder.embed_pixels(views)[rows])
 
-        return state.get_or_compute((self.key, "regions"), encode)
+        return state.kept(self.key, RegionFeatures, encode)
 
     def prepare(self, states: Sequence[ImageState]) -> None:
         for state in states:

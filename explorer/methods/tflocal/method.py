@@ -50,6 +50,14 @@ class AttentionEvidence:
         return maps[chosen].mean(0).reshape(self.grid)
 
 
+@dataclass(frozen=True)
+class ImageSide:
+    """What TFLocal and TFGlobal keep of an image (``ImageState.kept``): every layer's cross-attention keys and values
+    of its tokens, each (1, heads, N, D / heads): a caption edit computes none of them."""
+
+    keys: list[tuple[torch.Tensor, torch.Tensor]]
+
+
 def load_aligner(path: str | Path) -> AlignmentTransformer:
     """Weights from ``train-align`` (safetensors) with the config in the ``.json`` beside them."""
     path = Path(path)
@@ -103,9 +111,9 @@ class AlignedMethod(ScoringMethod):
             [t.tokens for t in texts],
         )
         device = self.encoder.device
-        keys = state.get_or_compute((self.key, "keys"), lambda: self.model.image_keys(inputs[0][:1].to(device)))
+        kept = state.kept(self.key, ImageSide, lambda: ImageSide(self.model.image_keys(inputs[0][:1].to(device))))
         # the kept keys stand for the image: only the captions' side goes to the device
-        values, maps = self.model(inputs[0][:1], *(x.to(device) for x in inputs[1:]), keys=keys)
+        values, maps = self.model(inputs[0][:1], *(x.to(device) for x in inputs[1:]), keys=kept.keys)
         grid = img.grid if self.variant == "local" else (1, 1)
         box = visible_box(state.image.width, state.image.height, self.encoder.preprocess)
         out = []
