@@ -221,7 +221,7 @@ def error_table(
 def world_clip_figures(encoder: object, items: int = 8, m: int = 12) -> dict[str, dict[str, float]]:
     """NLA-scan and the surrogate against the exact best-subset cosine on world images, per region source."""
     from explorer import world
-    from explorer.methods.powerclip.method import PowersetAlignment
+    from explorer.methods.powerclip.method import PowerCLIP
     from explorer.language.tree import parse_tree
 
     cases = []
@@ -234,7 +234,7 @@ def world_clip_figures(encoder: object, items: int = 8, m: int = 12) -> dict[str
     for source in ("random", "segments"):
         scan_gaps, surrogate_gaps, sizes = [], [], []
         for i, (image, texts) in enumerate(cases):
-            method = PowersetAlignment(encoder, regions=source, n_random=m, seed=i, max_regions=m)
+            method = PowerCLIP(encoder, regions=source, n_random=m, seed=i, max_regions=m)
             feats = encoder.encode_image(image)
             _, masks = method.region_masks(image, feats.grid)
             patches = feats.patches.double()

@@ -16,7 +16,7 @@ from explorer.core.settings import Settings
 
 NAME = "pointing"
 SOURCES = ("the explainers rollout, grad-eclip and gradcam (those that apply to the model), the methods' evidence "
-           "tflocal, sgi and powerset, and the baselines random and center")
+           "tflocal, sgi and powerclip, and the baselines random and center")
 
 
 def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:

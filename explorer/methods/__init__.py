@@ -6,12 +6,12 @@ import pkgutil
 from types import ModuleType
 
 from explorer.methods.base import (
-    REGISTRY, FigureInfo, MainPictures, MethodInfo, ScoringMethod, SegmentMap, get_method, in_page_order,
+    REGISTRY, FigureInfo, MainPictures, MethodInfo, ScoringMethod, SegmentMap, canonical, get_method, in_page_order,
     main_method, main_pictures, options_from, page_methods, register, tour_steps,
 )
 from explorer.methods.results import Caution, Maps, Pointer, Score
 
-__all__ = ["REGISTRY", "Caution", "FigureInfo", "MainPictures", "Maps", "MethodInfo", "Pointer", "Score",
+__all__ = ["REGISTRY", "Caution", "FigureInfo", "canonical", "MainPictures", "Maps", "MethodInfo", "Pointer", "Score",
            "ScoringMethod", "SegmentMap", "discover", "get_method", "in_page_order", "main_method", "main_pictures",
            "options_from", "page_methods", "register", "tab_of", "tour_steps"]
 

@@ -76,6 +76,7 @@ class MethodInfo:
     # evidence, the drawing's objects' (H, W) mask) -> where its evidence is weak or off the objects
     tour: Step | None = None  # its step of the guided tour, after the steps of the methods before it
     intro: str = ""  # what it is, in a few words of the page's introduction
+    aliases: tuple[str, ...] = ()  # former names, still read where a name is typed (``canonical``)
     settings: Mapping[str, str] = field(default_factory=dict)  # a setting's name -> the option of its own it fills
     # where the setting is given (``explorer.core.settings``: ``{"sam_checkpoint": "sam_checkpoint"}``)
 
@@ -147,10 +148,17 @@ def in_page_order() -> list[type[ScoringMethod]]:
     return sorted(REGISTRY.values(), key=lambda cls: (cls.info.page_order is None, cls.info.page_order or 0))
 
 
+def canonical(name: str) -> str:
+    """A method's name as the registry has it, for ``name`` or a former name of it (``MethodInfo.aliases``); any
+    other name as it is."""
+    return next((cls.name for cls in REGISTRY.values() if name in cls.info.aliases), name)
+
+
 def get_method(name: str, encoder: DualEncoder, **options) -> ScoringMethod:
-    if name not in REGISTRY:
+    """Method ``name`` (or a former name of it) on ``encoder``, with ``options``."""
+    if canonical(name) not in REGISTRY:
         raise ValueError(f"unknown method {name!r}; known: {', '.join(REGISTRY)}")
-    return REGISTRY[name](encoder, **options)
+    return REGISTRY[canonical(name)](encoder, **options)
 
 
 def tour_steps() -> tuple[Step, ...]:

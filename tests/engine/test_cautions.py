@@ -59,6 +59,6 @@ def test_a_caution_that_reads_the_same_for_both_captions_is_said_once():
 
     same = "PowerCLIP's best regions for the whole caption are background"
     said = Analysis(("a", "b"), {}, "m", "cpu", cautions=(
-        Caution("powerset", 1, same, 1.0), Caution("sgi", 0, "x", 0.9), Caution("powerset", 0, same, 1.0),
-        Caution("powerset", 1, "B's own", 0.9)))
-    assert said.cautions_of("powerset") == (same, "B's own") and said.cautions_of("sgi") == ("x",)
+        Caution("powerclip", 1, same, 1.0), Caution("sgi", 0, "x", 0.9), Caution("powerclip", 0, same, 1.0),
+        Caution("powerclip", 1, "B's own", 0.9)))
+    assert said.cautions_of("powerclip") == (same, "B's own") and said.cautions_of("sgi") == ("x",)

@@ -152,7 +152,7 @@ def test_pointing_reports_every_source_and_both_baselines(tiny_model, tmp_path):
     assert main(["pointing", "--model", tiny_model, "--split", "val-id", "--limit", "1", "--sanity", "1",
                  "--json", str(path)]) == 0
     report = json.loads(path.read_text())
-    sources = {"rollout", "grad-eclip", "sgi", "powerset", "random", "center"}
+    sources = {"rollout", "grad-eclip", "sgi", "powerclip", "random", "center"}
     assert set(report["results"]) == sources and report["not_available"] == ["tflocal"]
     for source in sources:
         cell = report["results"][source]["val-id"]

@@ -13,13 +13,13 @@ from explorer.figures import viz
 from explorer.methods.powerclip import tree as viz_tree
 from explorer import world
 from explorer.engine import Engine
-from explorer.methods.powerclip.method import NodeAlignment, PowersetEvidence
+from explorer.methods.powerclip.method import NodeAlignment, PowerCLIPEvidence
 from explorer.methods.sgi import SegmentMatch, SGIEvidence
 from explorer.methods.tflocal import AttentionEvidence
 from explorer.images.regions import Region
 from explorer.language.text import Segment
 from explorer.language.tree import TreeNode
-from explorer.methods.powerclip import tab as powerset_tab
+from explorer.methods.powerclip import tab as powerclip_tab
 from explorer.methods.tflocal import tab as tflocal_tab
 from explorer.methods.tflocal import pictures as tflocal_pictures
 from explorer.methods.sgi import pictures as sgi_pictures
@@ -149,7 +149,7 @@ TREE = (node("S", "a red square near a blue circle", (0, 7), (1, 2), None), node
         node("PP", "near a blue circle", (3, 7), (3,), 0), node("NP", "a blue circle", (4, 7), (), 2))
 
 
-def powerset_evidence(exact: list[float], best: list[tuple[int, ...]]) -> PowersetEvidence:
+def powerset_evidence(exact: list[float], best: list[tuple[int, ...]]) -> PowerCLIPEvidence:
     """Three regions on a 4 x 4 grid: the red square's (2 patches), the circle's (4) and a thin one (1)."""
     cells = np.zeros((3, 4, 4), dtype=bool)
     cells[0, 1, 0:2] = cells[1, 2:4, 2:4] = cells[2, 0, 3] = True
@@ -157,7 +157,7 @@ def powerset_evidence(exact: list[float], best: list[tuple[int, ...]]) -> Powers
     regions = tuple(Region(tuple(int(v) for v in (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1)), "segment", m)
                     for m in pixels for ys, xs in [np.nonzero(m)])
     alignments = tuple(NodeAlignment(n, b, e, e, 0.0, b, e) for n, b, e in zip(TREE, best, exact))
-    return PowersetEvidence(TREE, regions, cells, (0, 0, SIZE, SIZE), alignments, 3, 0.001, 0.001)
+    return PowerCLIPEvidence(TREE, regions, cells, (0, 0, SIZE, SIZE), alignments, 3, 0.001, 0.001)
 
 
 def lit_cells(picture: np.ndarray, image: Image.Image, grid: tuple[int, int]) -> np.ndarray:
@@ -231,12 +231,12 @@ def analyzed(embedded, scene):
 
 def test_powerclip_tab_draws_both_trees_on_one_range_and_pictures_numbered_as_its_table(analyzed):
     scene, analysis = analyzed
-    tree_a, tree_b, *_ = powerset_tab.draw_nodes(analyzed, 0, 0)
-    exact = [a.exact for s in analysis.scores["powerset"] for a in s.evidence.alignments]
+    tree_a, tree_b, *_ = powerclip_tab.draw_nodes(analyzed, 0, 0)
+    exact = [a.exact for s in analysis.scores["powerclip"] for a in s.evidence.alignments]
     ranges = [(t.data[-1].marker.cmin, t.data[-1].marker.cmax) for t in (tree_a, tree_b)]
     assert ranges == [(min(exact), max(exact))] * 2
-    _, table, _, _ = powerset_tab.show_alignments(analyzed)
-    for which, score in zip("AB", analysis.scores["powerset"]):
+    _, table, _, _ = powerclip_tab.show_alignments(analyzed)
+    for which, score in zip("AB", analysis.scores["powerclip"]):
         ev = score.evidence
         named = table[table["caption"] == which]["best regions"]
         for k, cell in enumerate(named):

@@ -194,4 +194,4 @@ def test_every_methods_maps_and_figures_are_functions():
         hooks = [f.draw for f in cls.info.figures] + ([cls.info.segment_map.read] if cls.info.segment_map else [])
         assert all(callable(hook) for hook in hooks), cls.name
         assert len({f.name for f in cls.info.figures}) == len(cls.info.figures)
-    assert {"sgi", "tflocal", "powerset"} <= set(sources.method_sources())
+    assert {"sgi", "tflocal", "powerclip"} <= set(sources.method_sources())

@@ -106,3 +106,12 @@ def test_every_registered_method_describes_itself_and_its_tab_exists():
 def test_two_methods_under_one_name_are_refused():
     with mock.patch.dict(REGISTRY), pytest.raises(ValueError, match="two methods named 'global'"):
         register(MethodInfo("global", "another", "anything", "-1 to 1"))(type("Another", (ScoringMethod,), {}))
+
+
+def test_powerclip_is_one_name_and_its_former_name_is_still_read(embedded):
+    from explorer.methods import canonical, get_method
+
+    assert "powerclip" in REGISTRY and "powerset" not in REGISTRY and canonical("powerset") == "powerclip"
+    assert get_method("powerset", embedded).name == "powerclip" and canonical("sgi") == "sgi"
+    with pytest.raises(ValueError, match="unknown method 'powersets'"):
+        get_method("powersets", embedded)

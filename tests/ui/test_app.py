@@ -228,7 +228,7 @@ def test_every_tour_step_names_a_shipped_example_and_a_tab_of_the_page(embedded)
 
 
 def test_captions_named_like_a_methods_work_or_a_method_are_scored_on_the_page(client, scene_path):
-    for a, b in (("keys", "regions"), ("masks", "groups"), ("global", "sgi"), ("tflocal", "powerset"),
+    for a, b in (("keys", "regions"), ("masks", "groups"), ("global", "sgi"), ("tflocal", "powerclip"),
                  ("finetune", "\U0001F436 and \U0001F431")):
         rows = assert_full_result(analyze(client, scene_path, a, b))
         assert all(isinstance(row[2], float) and isinstance(row[3], float) for row in rows.values()), (a, b)

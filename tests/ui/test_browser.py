@@ -83,7 +83,7 @@ def test_upload_type_run_and_see_scores_overlays_and_method_tabs(chromium, tmp_p
 
         page.set_viewport_size({"width": 390, "height": 844})  # the same page on a phone
         page.wait_for_timeout(500)  # the tables measure their columns again
-        _every_column_reachable(page, "#powerset-table")
+        _every_column_reachable(page, "#powerclip-table")
         _label_above_the_picture(page, "#subset-a")
         open_tab(page, "Compare captions")
         expect(page.locator("#heatmap .heatmap-label").first).to_be_visible()
@@ -438,7 +438,7 @@ def test_a_shared_link_opens_the_same_analysis_on_the_same_tab(chromium):
         expect(first.locator("#status")).to_contain_text("Done", timeout=60_000)
         first.get_by_role("tab", name="PowerCLIP powerset").click()
         link = first.locator("#share-link a")
-        expect(link).to_have_attribute("href", re.compile(r"tab=powerset"), timeout=30_000)
+        expect(link).to_have_attribute("href", re.compile(r"tab=powerclip"), timeout=30_000)
         href = link.get_attribute("href")
         first.get_by_role("tab", name="Compare captions").click()
         expect(first.locator("#status")).to_contain_text("Done", timeout=60_000)
@@ -452,7 +452,7 @@ def test_a_shared_link_opens_the_same_analysis_on_the_same_tab(chromium):
         second.goto(url.rstrip("/") + "/" + href)
         expect(second.get_by_role("tab", name="PowerCLIP powerset")).to_have_attribute("aria-selected", "true",
                                                                                        timeout=30_000)
-        expect(second.locator("#powerset-table")).to_contain_text("on a grey floor", timeout=60_000)
+        expect(second.locator("#powerclip-table")).to_contain_text("on a grey floor", timeout=60_000)
         second.get_by_role("tab", name="Compare captions").click()
         expect(second.locator("#caption-b textarea")).to_have_value(example.caption_b + " on a grey floor")
         for value in scores:  # every score of the first page's table

@@ -96,7 +96,7 @@ def test_the_method_tabs_draw_for_a_new_comparison_only_while_in_view(page):
     calls = {"show_scores": (result,), "draw_heatmaps": (result, [], [], "mean", "mean"),
              "show_alignments": (result,), "draw_nodes": (result, 0, 0),
              "draw_looks": (path, RIGHT, WRONG, choice, result, None, None, "explainer")}
-    tab_of = {"show_scores": "tflocal", "draw_heatmaps": "tflocal", "show_alignments": "powerset", "draw_nodes": "powerset",
+    tab_of = {"show_scores": "tflocal", "draw_heatmaps": "tflocal", "show_alignments": "powerclip", "draw_nodes": "powerclip",
               "draw_looks": "looks"}
     for name, fn in gated.items():
         assert not any(map(sent, fn(*calls[name], "main")))  # a caption edit on the main tab draws nothing here

@@ -108,7 +108,7 @@ def test_each_method_map_is_one_click_away_for_the_same_segment(page):
     evidence = analysis.scores["sgi"][0].evidence
     x0, y0, x1, y1 = evidence.regions[evidence.matches[0].crop].box  # the crop SGI chose for A's first segment
     assert crops.panels[0].map[y0:y1, x0:x1].all() and crops.panels[0].map.sum() == (x1 - x0) * (y1 - y0)
-    for source in ("tflocal", "powerset"):
+    for source in ("tflocal", "powerclip"):
         shown = view.view(engine.encoder, image, analysis.captions, analysis.scores, "rollout", 1, source)
         assert all(p.map is not None and p.map.shape == (128, 128) and p.map.max() > 0 for p in shown.panels)
         assert shown.notes == () and shown.scale_title == view.scale_title(source)
@@ -196,6 +196,6 @@ def test_a_resnet_is_compared_on_the_page_and_gets_grad_cam_and_the_methods_maps
     shown = pictures(figs)
     assert len(shown) == 2 and shown[0].source != shown[1].source and "circle" in tokens
     analysis = engine.analyze(image, RIGHT, WRONG)
-    assert {"global", "sgi", "powerset"} <= set(analysis.scores)
+    assert {"global", "sgi", "powerclip"} <= set(analysis.scores)
     note, *_, fig_a, fig_b, _, _ = draw(engine, path, (image, analysis), "gradcam", 1, "sgi")
     assert "not available" not in note and len(pictures((fig_a, fig_b))) == 2

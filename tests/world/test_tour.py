@@ -95,11 +95,11 @@ def test_the_powerclip_step_says_each_swapped_phrase_and_a_false_one_that_wins(s
     """It showed B's swapped phrase scoring above A's true one with no word on it; now the numbers and the word."""
     _, analysis = shown
     text = words("5.", shown)
-    nodes = [[al for al in s.evidence.alignments if al.node.label == "NP"] for s in analysis.scores["powerset"]]
+    nodes = [[al for al in s.evidence.alignments if al.node.label == "NP"] for s in analysis.scores["powerclip"]]
     pairs = [(x, y) for x, y in zip(*nodes) if x.node.text != y.node.text]
     assert pairs
     for x, y in pairs:
         assert f"A's '{x.node.text}' {x.exact:.3f} against B's '{y.node.text}' {y.exact:.3f}" in text
     assert ("does not show" in text) == any(y.exact > x.exact for x, y in pairs), text
-    a, b = (s.value for s in analysis.scores["powerset"])
+    a, b = (s.value for s in analysis.scores["powerclip"])
     assert f"prefers {'A' if a > b else 'B'} ({a:.3f} against {b:.3f})" in text

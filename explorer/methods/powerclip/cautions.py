@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer.methods.powerclip.method import PowersetEvidence
+from explorer.methods.powerclip.method import PowerCLIPEvidence
 from explorer.methods.results import MOSTLY_BACKGROUND, Caution
 
 
-def powerset_cautions(name: str, which: int, evidence: PowersetEvidence, mask: np.ndarray) -> list[Caution]:
+def powerclip_cautions(name: str, which: int, evidence: PowerCLIPEvidence, mask: np.ndarray) -> list[Caution]:
     """The whole caption's best region subset lying on canvas."""
     root = next((a for a in evidence.alignments if a.node.parent is None), None)
     if root is None or not root.best:

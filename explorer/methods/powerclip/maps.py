@@ -6,12 +6,12 @@ import numpy as np
 from PIL import Image
 
 from explorer.language.text import segments
-from explorer.methods.powerclip.method import PowersetEvidence
+from explorer.methods.powerclip.method import PowerCLIPEvidence
 from explorer.methods.results import Maps, region
 from explorer.models.encoders import DualEncoder
 
 
-def powerset_maps(encoder: DualEncoder, image: Image.Image, caption: str, evidence: PowersetEvidence) -> Maps:
+def powerclip_maps(encoder: DualEncoder, image: Image.Image, caption: str, evidence: PowerCLIPEvidence) -> Maps:
     """PowerCLIP's chosen subset for each segment (the smallest phrase of its tree that holds the segment), read off
     its evidence: the union of the subset's regions."""
     out = {}

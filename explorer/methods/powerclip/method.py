@@ -45,7 +45,7 @@ class NodeAlignment:
 
 
 @dataclass(frozen=True)
-class PowersetEvidence:
+class PowerCLIPEvidence:
     """What the UI shows: the tree, the regions, and each node's alignment with its timings."""
 
     tree: tuple[TreeNode, ...]
@@ -104,7 +104,7 @@ class PatchGroups:
     every: RegionGroups
 
 
-class PowersetAlignment(ScoringMethod):
+class PowerCLIP(ScoringMethod):
 
     def __init__(
         self,
@@ -207,7 +207,7 @@ class PowersetAlignment(ScoringMethod):
             NodeAlignment(node, chosen[k], best[k], scanned[k], best[k] - scanned[k], found[k], scanned_all[k])
             for k, node in enumerate(tree)
         )
-        evidence = PowersetEvidence(
+        evidence = PowerCLIPEvidence(
             tuple(tree), tuple(regions), masks.reshape(len(regions), *grid).numpy(), box, alignments, m,
             middle - start, end - middle,
         )

@@ -14,25 +14,25 @@ from explorer.drawing import marks
 from explorer.drawing.display import DISPLAY_SIDE, Place, box_on, display_image
 from explorer.drawing.maps import grey_map, grid_over
 from explorer.drawing.marks import Mark
-from explorer.methods.powerclip.method import NodeAlignment, PowersetEvidence
+from explorer.methods.powerclip.method import NodeAlignment, PowerCLIPEvidence
 from explorer.methods.powerclip.tree import tree_figure, tree_range
 from explorer.methods.results import Score
 
 
-def _pooled(evidence: PowersetEvidence, i: int) -> str:
+def _pooled(evidence: PowerCLIPEvidence, i: int) -> str:
     """What region ``i`` is and what of it the method pools: its cells of the encoder's patch grid."""
     region, cells = evidence.regions[i], evidence.masks[i]
     return f"{region.source} region of {int(region.mask.sum())} pixels: {int(cells.sum())} of {cells.size} patches"
 
 
-def _subset_header(evidence: PowersetEvidence, alignment: NodeAlignment) -> str:
+def _subset_header(evidence: PowerCLIPEvidence, alignment: NodeAlignment) -> str:
     node = alignment.node
     return (f"{node.label} \u201c{node.text}\u201d: cosine {alignment.exact:.3f}, the best of all "
             f"{2 ** evidence.exact_regions - 1} subsets of regions, wherever they lie (the method's choice). "
             f"Beside the picture, white: the patches it pools.")
 
 
-def pooled_cells(evidence: PowersetEvidence, regions: Sequence[int], size: tuple[int, int],
+def pooled_cells(evidence: PowerCLIPEvidence, regions: Sequence[int], size: tuple[int, int],
                  place: Place) -> Image.Image:
     """The patches the regions pool, as a mask ("L", 255 on them) of a display canvas of ``size``."""
     grid = evidence.masks[list(regions)].any(0).astype(np.uint8) * 255
@@ -41,7 +41,7 @@ def pooled_cells(evidence: PowersetEvidence, regions: Sequence[int], size: tuple
     return out
 
 
-def subset_overlay(image: Image.Image, evidence: PowersetEvidence, node: int, side: int = DISPLAY_SIDE) -> Image.Image:
+def subset_overlay(image: Image.Image, evidence: PowerCLIPEvidence, node: int, side: int = DISPLAY_SIDE) -> Image.Image:
     """A tree node's best region subset, numbered as in the PowerCLIP table: the picture in its own colours with each
     region boxed (just outside, so a thin one stays seen) and its rN badge, and beside it the patches it pools, white
     on dark and outlined, under the same boxes; below, the node's cosine and each region's size."""
