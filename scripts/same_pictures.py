@@ -7,7 +7,8 @@ Drawn through the public API (``explorer.api``) on the embedded world-clip, fp32
 pictures (``Result.figures()``), the downloaded report's HTML, the main tab's overlays and heat map, and for each
 method with a map per segment, each segment's map as "Where the model looks" reads it and its plotly figures.
 A PIL image is written as PNG, a plotly figure as its JSON, a map as its array's bytes; the report's HTML is compared
-with plotly's random div ids set aside.
+with plotly's random div ids set aside, and a picture named by a method's former name (``RENAMED``) is compared with
+the one named by its name now.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 SCENES = ("world: attribute swap (id)", "world: relation swap (id)")
+RENAMED = {" powerset ": " powerclip "}  # a method's former name in a picture's name -> its name now
 UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
@@ -46,7 +48,11 @@ def pictures(scene: str) -> dict[str, object]:
     """Every picture of ``scene`` by name."""
     from explorer.api import Explorer
     from explorer.engine import report
-    from explorer.explain import view as maps_view
+    try:  # the module's name after the restructure, and before it
+        from explorer.explain import looks as maps_view
+    except ImportError:
+        from explorer.explain import view as maps_view
+    look = getattr(maps_view, "looks", None) or getattr(maps_view, "view")
     from explorer.figures import viz_maps
     from explorer.images.fit import view_state
     from explorer.world.examples import examples
@@ -63,7 +69,7 @@ def pictures(scene: str) -> dict[str, object]:
     explainer = maps_view.explainer_menu(encoder.model)[0][1]
     for _, source in maps_view.source_menu()[1:]:
         for _, segment in maps_view.segment_menu(result.analysis.captions)[1:]:
-            shown = maps_view.view(encoder, result.image, result.analysis.captions, scores, explainer, segment, source)
+            shown = look(encoder, result.image, result.analysis.captions, scores, explainer, segment, source)
             for k, panel in zip("AB", shown.panels):
                 if panel.map is not None:
                     out[f"map {source} {segment} {k}"] = panel.map
@@ -108,8 +114,14 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _renamed(name: str) -> str:
+    for old, new in RENAMED.items():
+        name = name.replace(old, new)
+    return name
+
+
 def compare(before: Path, after: Path) -> bool:
-    a, b = ({k: _digest(f / v["file"]) for k, v in json.loads((f / "manifest.json").read_text()).items()}
+    a, b = ({_renamed(k): _digest(f / v["file"]) for k, v in json.loads((f / "manifest.json").read_text()).items()}
             for f in (before, after))
     same = [k for k in a if k in b and a[k] == b[k]]
     differ = [k for k in a if k in b and a[k] != b[k]]

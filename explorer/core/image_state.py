@@ -7,7 +7,7 @@ segment-anything's ``SamPredictor.set_image`` keeps an image's work for its ``pr
 - each method its own image-side work (SGI's region embeddings, PowerCLIP's masks and patch groups, TFLocal's keys)
   under its own ``key``;
 - what is worked out for a caption (each method's scores, ``ScoringMethod.score``; the explainers' maps,
-  ``explorer.explain.view``) in a slot of its own, ``by_caption``: a caption is data there, never a name that could
+  ``explorer.explain.looks``) in a slot of its own, ``by_caption``: a caption is data there, never a name that could
   meet a method's work, and a caption edit finds the rest and works out only itself.
 What is computed of a caption is kept by caption, not here: ``DualEncoder.encode_texts``, ``text.PARSES``.
 

@@ -20,7 +20,7 @@ from explorer.world.tour import Step, steps
 @dataclass(frozen=True)
 class SegmentMap:
     """Where a method looks for each caption segment, read off its evidence: "Where the model looks" offers it as a
-    map source beside the explainers' (``explorer.explain.view``), and the pointing game judges it."""
+    map source beside the explainers' (``explorer.explain.looks``), and the pointing game judges it."""
 
     read: Callable[[DualEncoder, Image.Image, str, Any], Maps]  # (encoder, image, caption, evidence) -> each
     # segment's character span -> its Pointer

@@ -19,7 +19,7 @@ from PIL import Image
 from explorer import world
 from explorer.engine import Engine, report
 from explorer.eval import accuracy, browse
-from explorer.explain import sources, view
+from explorer.explain import looks, sources
 from explorer.language.text import segments
 from explorer.methods import REGISTRY, discover, page_methods, tour_steps
 
@@ -147,8 +147,8 @@ def test_it_is_a_map_source_of_where_the_model_looks_with_its_own_map(added, com
     from explorer.ui import looks_tab
 
     engine, path, image, analysis = compared
-    assert (added.info.segment_map.label, NAME) in view.source_menu() and NAME in sources.method_sources()
-    shown = view.view(engine.encoder, image, analysis.captions, analysis.scores, "rollout", 0, NAME)
+    assert (added.info.segment_map.label, NAME) in looks.source_menu() and NAME in sources.method_sources()
+    shown = looks.looks(engine.encoder, image, analysis.captions, analysis.scores, "rollout", 0, NAME)
     chars = segments(RIGHT)[0].chars
     read = sys.modules[f"explorer.methods.{NAME}"].patch_maps
     want = read(engine.encoder, image, RIGHT, analysis.scores[NAME][0].evidence)[chars]
@@ -159,7 +159,7 @@ def test_it_is_a_map_source_of_where_the_model_looks_with_its_own_map(added, com
                                                           (image, analysis), "rollout", 0, NAME)
     assert "not available" not in note and added.info.segment_map.reading in reading
     assert all(not f.layout.annotations and any(t.name == "where it points" for t in f.data) for f in (fig_a, fig_b))
-    whole = view.view(engine.encoder, image, analysis.captions, analysis.scores, "rollout", view.WHOLE, NAME)
+    whole = looks.looks(engine.encoder, image, analysis.captions, analysis.scores, "rollout", looks.WHOLE, NAME)
     assert all(f"{LABEL} reads the caption by segments" in p.missing for p in whole.panels)
 
 
