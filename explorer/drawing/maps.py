@@ -27,13 +27,14 @@ def grid_over(grid: np.ndarray, box: tuple[int, int, int, int], place: Place,
 
 
 def span(maps: Sequence[np.ndarray]) -> tuple[float, float]:
+    """The least and the most of every map (each of any shape)."""
     return min(float(m.min()) for m in maps), max(float(m.max()) for m in maps)
 
 
 def map_levels(image: Image.Image, heat: np.ndarray, box: tuple[int, int, int, int], scale: tuple[float, float],
                side: int) -> tuple[Image.Image, np.ndarray]:
-    """The display canvas and ``heat`` on it, a level a pixel from 0 (``scale``'s low, and outside ``box``, the part
-    of the image the map covers) to 1 (its high)."""
+    """The display canvas and ``heat`` ((h, w) over ``box``) on it, an (H, W) level a pixel of the canvas from 0
+    (``scale``'s low, and outside ``box``, the part of the image the map covers) to 1 (its high)."""
     low, high = scale
     clear = np.clip((heat - low) / (high - low), 0, 1) if high > low else np.ones_like(heat)
     canvas, place = display_image(image, side)
@@ -44,16 +45,16 @@ def map_levels(image: Image.Image, heat: np.ndarray, box: tuple[int, int, int, i
 
 
 def grey_map(level: np.ndarray) -> Image.Image:
-    """A map's levels as greys: MAP_FLOOR of white where least, white where most."""
+    """A map's (H, W) levels (0 to 1) as greys: MAP_FLOOR of white where least, white where most."""
     return Image.fromarray((255 * (MAP_FLOOR + (1 - MAP_FLOOR) * level)).round().astype(np.uint8)).convert("RGB")
 
 
 def mapped(image: Image.Image, heat: np.ndarray, box: tuple[int, int, int, int], scale: tuple[float, float],
            side: int) -> Image.Image:
-    """The picture in its own colours, every pixel as it is but for the outline of the part where ``heat`` reaches
-    TOP_LEVEL of ``scale`` (low, high), and beside it the map in greys (dark where least, white where most) with the
-    same outline. Nothing is veiled or tinted: on a page about which object has which colour, a yellow star under a
-    dark veil reads olive and white reads grey."""
+    """The picture in its own colours, every pixel as it is but for the outline of the part where ``heat`` ((h, w) over
+    ``box``) reaches TOP_LEVEL of ``scale`` (low, high), and beside it the map in greys (dark where least, white where
+    most) with the same outline. Nothing is veiled or tinted: on a page about which object has which colour, a yellow
+    star under a dark veil reads olive and white reads grey."""
     canvas, level = map_levels(image, heat, box, scale, side)
     top = marks.top_region(level, TOP_LEVEL)
     shown = marks.outline_region(grey_map(level), top, side)

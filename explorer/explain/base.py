@@ -95,7 +95,7 @@ class Explainer(ABC):
         """(texts, h, w) relevance >= 0 from the record and the gradients of ``targets``."""
 
     def explain(self, image: Image.Image, caption: str) -> Explanation:
-        """The caption's map and each of its segments' (its segment prompts, ``explorer.language.prompts``: "a red square")."""
+        """The caption's map and each of its segments' (their prompts, ``language.prompts``: "a red square")."""
         return self.explain_all(image, [caption])[0]
 
     def explain_all(self, image: Image.Image, captions: Sequence[str]) -> list[Explanation]:

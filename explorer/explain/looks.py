@@ -1,8 +1,9 @@
 """The page's "Where the model looks", without gradio: for a segment of the captions (or the whole caption), A's
 and B's map from an explainer or from a scoring method's own evidence (each method whose ``MethodInfo`` has a
-``segment_map``, with its label, scale and how to read it, read as ``pointing`` reads them), each text's tokens with their share of the cosine, and what a reader must
-know (random weights, a source this model lacks). Explanations are kept in the image's state
-(``explorer.core.image_state``) by model, explainer and caption, as the methods keep their scores."""
+``segment_map``, with its label, scale and how to read it, read as ``pointing`` reads them), each text's tokens with
+their share of the cosine, and what a reader must know (random weights, a source this model lacks). Explanations are
+kept in the image's state (``explorer.core.image_state``) by model, explainer and caption, as the methods keep their
+scores."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from explorer.methods.results import MOSTLY_BACKGROUND, Caution
 
 
 def powerclip_cautions(name: str, which: int, evidence: PowerCLIPEvidence, mask: np.ndarray) -> list[Caution]:
-    """The whole caption's best region subset lying on canvas."""
+    """The whole caption's best region subset lying on canvas (the objects' pixels: ``mask``, (H, W))."""
     root = next((a for a in evidence.alignments if a.node.parent is None), None)
     if root is None or not root.best:
         return []

@@ -9,7 +9,7 @@ from explorer.methods.sgi.method import SGIEvidence
 
 
 def sgi_cautions(name: str, which: int, evidence: SGIEvidence, mask: np.ndarray) -> list[Caution]:
-    """Each object segment matched to a region that is mostly canvas."""
+    """Each object segment matched to a region that is mostly canvas (the objects' pixels: ``mask``, (H, W))."""
     out = []
     for match in evidence.matches:
         if match.segment.kind != "object":

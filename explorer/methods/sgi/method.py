@@ -1,5 +1,5 @@
-"""SGI's scoring: structure-guided inference (the Revisiting Compositionality paper): crops x caption segments, best crop per
-segment, mean.
+"""SGI's scoring: structure-guided inference (the Revisiting Compositionality paper): crops x caption segments,
+best crop per segment, mean.
 
 The crops' views are made as tensors on the encoder's device (``explorer.images.views``), each distinct view
 encoded once in batches and kept in the image's state, so every caption (and every edit of one) reuses them.

@@ -74,8 +74,9 @@ def sgi_heatmap(evidence: dict[str, SGIEvidence], scale: float = 1.0) -> go.Figu
         columns = sgi_columns(ev)
         labels = [segment_label(k, m.segment.text) for k, m in enumerate(ev.matches)]
         data.append(go.Heatmap(
-            z=ev.matrix[:, columns].T, x=labels, y=[region_name(i, ev.regions[i], scale, "<br>") for i in columns], zmin=zmin,
-            zmax=zmax, colorscale="Viridis", showscale=row == 0, texttemplate="%{z:.2f}", textfont=dict(size=12),
+            z=ev.matrix[:, columns].T, x=labels, y=[region_name(i, ev.regions[i], scale, "<br>") for i in columns],
+            zmin=zmin, zmax=zmax, colorscale="Viridis", showscale=row == 0, texttemplate="%{z:.2f}",
+            textfont=dict(size=12),
             colorbar=dict(title=dict(text="cosine", side="top"), thickness=10, xpad=4, y=(bottom + top) / 2,
                           yanchor="middle", len=top - bottom),  # beside the first block only, clear of the titles
             hovertemplate="%{x}<br>%{y}<br>cosine %{z:.3f}<extra></extra>", xaxis=x, yaxis=y))

@@ -10,13 +10,15 @@ from explorer.methods.tflocal.method import AttentionEvidence
 
 
 def attention_on_objects(evidence: AttentionEvidence, mask: np.ndarray) -> np.ndarray:
-    """The share of each layer's attention (mean over heads and tokens) that falls on patches of the objects."""
+    """The share of each layer's attention (mean over heads and tokens) that falls on patches of the objects' (H, W)
+    ``mask``: (layers,)."""
     on = patch_mask(mask, evidence.grid, evidence.box)
     return evidence.attention.mean(axis=(1, 2))[:, on].sum(axis=1)
 
 
 def tflocal_cautions(name: str, which: int, evidence: AttentionEvidence, mask: np.ndarray) -> list[Caution]:
-    """Layers whose attention falls on the objects no more than on any patch (their share of the grid)."""
+    """Layers whose attention falls on the objects (``mask``, (H, W)) no more than on any patch (their share of the
+    grid)."""
     if evidence.grid == (1, 1) or not mask.any():
         return []
     shares = attention_on_objects(evidence, mask)

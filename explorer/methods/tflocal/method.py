@@ -1,4 +1,4 @@
-"""The scoring of TFLocal, TFGlobal and the fine-tuned baseline (the Revisiting Compositionality paper) as scoring methods.
+"""The scoring of TFLocal, TFGlobal and the fine-tuned baseline (the Revisiting Compositionality paper).
 
 TFLocal and TFGlobal run the alignment transformer (``explorer.models.modeling.alignment``) over the frozen encoder's
 cached features; their weights come from ``train-align`` (the embedded model's ship in

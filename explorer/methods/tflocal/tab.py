@@ -1,4 +1,5 @@
-"""TFLocal's tab (gradio: it sits at the page's layer): each caption token's cross-attention over the image, A and B side by side, with the scores."""
+"""TFLocal's tab (gradio: it sits at the page's layer): each caption token's cross-attention over the image, A and B
+side by side, with the scores."""
 
 from __future__ import annotations
 
