@@ -55,6 +55,8 @@ class TextFeatures:
 
 
 def _project(x: torch.Tensor, proj) -> torch.Tensor:
+    """Token features (..., width) into the joint space (..., D) by a tower's projection (a module, a matrix or
+    none)."""
     if proj is None:
         return x
     return proj(x) if isinstance(proj, torch.nn.Module) else x @ proj
@@ -162,6 +164,7 @@ class DualEncoder:
         return all(t.warmed.wait(timeout) for t in (self._views_tower, self._features_tower))
 
     def _image_features(self, pixels: torch.Tensor) -> dict[str, torch.Tensor]:
+        """Model inputs (N, 3, S, S) -> ``global`` (N, D) and the projected patch ``tokens`` (N, h*w, D)."""
         visual = self.model.visual
         if hasattr(visual, "attnpool"):  # a ResNet tower: its last feature map has no NLC form and no ``proj``
             out = self.model.forward_intermediates(image=pixels, image_indices=1, image_output_fmt="NCHW")
