@@ -1,6 +1,6 @@
 """The model flags every command and the app share (``--model``, ``--pretrained``, ``--checkpoint``, ``--device``,
 ``--precision``, ``--compile``), made from their settings (``explorer/core/settings.py``); the commands that run on one
-model, and the encoder the flags name."""
+model, the encoder the flags name, and another model named on their device and precision."""
 
 from __future__ import annotations
 
