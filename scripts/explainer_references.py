@@ -36,7 +36,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer import speed_bench, world  # noqa: E402
+from explorer import speed_report, world  # noqa: E402
 from explorer.core import intervals  # noqa: E402
 from explorer.explain import get_explainer  # noqa: E402
 from explorer.methods.sgi import segment_prompts  # noqa: E402
@@ -315,7 +315,7 @@ def main(argv: list[str] | None = None) -> dict:
     command = (f"python scripts/explainer_references.py --items {args.items}"
                + (f" --split {args.split}" if args.split != SPLIT else "")
                + (f" --json {args.json}" if args.json else ""))
-    report = {"command": command, "model": encoder.label, "machine": speed_bench.machine(), "precision": "fp32",
+    report = {"command": command, "model": encoder.label, "machine": speed_report.machine(), "precision": "fp32",
               "split": args.split, "items": args.items, "seed": SEED,
               "maps": "each item's first picture with its two captions, and with their segments' prompts",
               "logit_scale": round(float(model.logit_scale.detach().exp()), 2),
@@ -325,7 +325,7 @@ def main(argv: list[str] | None = None) -> dict:
               "interval": {**intervals.METHOD, "unit": "items (each the mean of its maps)"},
               "figures": measure(encoder, args.items, args.split)}
     print(markdown(report))
-    return speed_bench.emit(report, args.json)
+    return speed_report.emit(report, args.json)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import argparse
 import json
 from dataclasses import replace
 
+from explorer.commands.model_args import named_spec
 from explorer.core.settings import use
 from explorer.eval.benchmark_registry import BENCHMARKS, WORLD_LIMIT
 
@@ -42,7 +43,6 @@ def run_models(args: argparse.Namespace, options: dict[str, dict]) -> int:
     from pathlib import Path
 
     from explorer.core.data_roots import DataAccess
-    from explorer.engine.model_pool import spec_for_name
     from explorer.eval.leaderboard import evaluate_models
     from explorer.eval.leaderboard_report import write_leaderboard
     from explorer.methods import get_method
@@ -58,7 +58,7 @@ def run_models(args: argparse.Namespace, options: dict[str, dict]) -> int:
         raise SystemExit(f"--limit must be at least 1, got {args.limit}")
 
     def loader(name: str):
-        spec = spec_for_name(name, settings.device, precision=settings.precision or "auto", compile=settings.compile)
+        spec = named_spec(name, settings)
 
         def load() -> list:
             encoder = load_encoder(spec)

@@ -8,7 +8,7 @@ needs it, never at import. Without an entry point (a notebook, a script, the tes
 environment's, read once. The README's configuration tables are ``markdown(section)`` (``scripts/readme_settings.py``
 writes them).
 
-Not settings, and read where their own tools are used: huggingface_hub's ``HF_HUB_OFFLINE`` (``encoders.py``) and
+Not settings, and read where their own tools are used: huggingface_hub's ``HF_HUB_OFFLINE`` (``load_problems.py``) and
 torchrun's ``WORLD_SIZE`` and ``LOCAL_RANK`` (``distributed.py``).
 """
 
