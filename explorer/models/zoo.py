@@ -5,6 +5,7 @@ their source (docs/zoo.md)."""
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,7 @@ from explorer.core import settings
 from explorer.models.loader import EncoderSpec
 from explorer.models.model_errors import ModelUnavailable
 
+log = logging.getLogger(__name__)
 HF_HUB = "hf-hub:"  # open_clip's prefix of a model whose config and weights live in a hub repository
 CACHED, LOCAL, HUB, CANNOT = "cached here", "a local file", "needs the model hub", "cannot load here"
 VL_COMPO = "ytaek-oh/vl_compo results.csv"  # Oh et al. 2024: 274 CLIP checkpoints on 12 compositional benchmarks
@@ -129,7 +131,7 @@ def spec(name: str, device: str | None = None, **options) -> EncoderSpec:
     if e.how == "hf-hub":
         return EncoderSpec(e.weights, device=device, **options)
     if e.how == "file":
-        return EncoderSpec(e.model, checkpoint=zoo_dir() / e.weights, device=device, **options)
+        return EncoderSpec(e.model, checkpoint=plain_weights(zoo_dir() / e.weights), device=device, **options)
     if mark != CACHED:  # a hub file not yet here: fetched once, where the hub can be reached
         from huggingface_hub import hf_hub_download
 
@@ -138,4 +140,55 @@ def spec(name: str, device: str | None = None, **options) -> EncoderSpec:
             why = hf_hub_download(repo, file)
         except Exception as exc:  # offline, or the hub refuses: one sentence
             raise ModelUnavailable(f"{name} needs the model hub ({e.get}): {type(exc).__name__}.") from exc
-    return EncoderSpec(e.model, checkpoint=why, device=device, **options)
+    return EncoderSpec(e.model, checkpoint=plain_weights(Path(why)), device=device, **options)
+
+
+def _numpy_scalars() -> list:
+    """What a training checkpoint's numpy scalars unpickle with (numpy 1's names and numpy 2's): building a number
+    from its dtype and bytes, which runs no code."""
+    import numpy as np
+
+    scalar = np._core.multiarray.scalar if hasattr(np, "_core") else np.core.multiarray.scalar
+    return [scalar, (scalar, "numpy.core.multiarray.scalar"), (scalar, "numpy._core.multiarray.scalar"), np.dtype,
+            *(type(np.dtype(t)) for t in "?bBhHiIlLqQefdgFDG")]
+
+
+def plain_weights(path: Path) -> Path:
+    """``path`` where open_clip reads it as it is (safetensors, or a pickle of tensors alone), else its weights
+    written once as safetensors in the zoo folder's ``converted/``: an open_clip training checkpoint (NegCLIP's,
+    CE-CLIP's: ``{"epoch", "name", "state_dict": {"module." + key}, "optimizer", "scaler"}``) whose optimizer holds
+    the numpy scalars open_clip's learning rate schedule writes, which torch's safe loading refuses; anything else
+    that could run code stays refused (``ModelUnavailable``)."""
+    import pickle
+
+    import torch
+
+    from explorer.models.encoders import checkpoint_problem
+
+    if path.suffix == ".safetensors" or not path.is_file():
+        return path  # a missing file is said by the loader, naming it
+    converted = zoo_dir() / "converted" / f"{path.name}.safetensors"
+    if converted.is_file() and converted.stat().st_mtime_ns >= path.stat().st_mtime_ns:
+        return converted
+    try:
+        torch.load(path, map_location="cpu", weights_only=True, mmap=True)
+        return path
+    except (pickle.UnpicklingError, RuntimeError) as exc:
+        if "numpy" not in str(exc):
+            return path  # not a matter of numpy scalars: the loader says what it is
+    try:
+        with torch.serialization.safe_globals(_numpy_scalars()):
+            saved = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # something besides numpy scalars: refused, in a sentence
+        raise ModelUnavailable(f"Could not read the weights file {path.name}: {checkpoint_problem(exc)}.") from exc
+    state = saved.get("state_dict", saved) if isinstance(saved, dict) else saved
+    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+        raise ModelUnavailable(f"{path.name} holds no state dict of tensors (its 'state_dict', or the file itself)")
+    from safetensors.torch import save_file
+
+    converted.parent.mkdir(parents=True, exist_ok=True)
+    partial = converted.with_name(converted.name + ".partial")
+    save_file({k.removeprefix("module."): v.contiguous() for k, v in state.items()}, str(partial))
+    partial.replace(converted)
+    log.info("%s: its weights written as %s (its optimizer's numpy scalars left out)", path.name, converted)
+    return converted
