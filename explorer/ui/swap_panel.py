@@ -146,7 +146,7 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
         propose_btn = gr.Button("Propose captions from the picture", elem_id="propose")
         use_btn = gr.Button("Use the proposal", size="sm", elem_id="use-proposal")
         make_btn = gr.Button("Make image B and score both sides", variant="primary", elem_id="make-b")
-    picked = pair_panel.picker()
+    picked = pair_panel.picker(serving.data)
     proposal = gr.Markdown(elem_id="proposal")
     found = gr.State(None)
     swap_note = gr.Markdown(elem_id="swap-note")
