@@ -31,8 +31,9 @@ def zoo_dir() -> Path:
 class ZooEntry:
     """One model: ``how`` it loads (``open_clip``: ``model`` with the pretrained tag ``weights``; ``hf-hub``: the
     open_clip model ``weights`` on the hub; ``hub-file``: ``model`` with the file ``weights`` = REPO/FILE on the hub;
-    ``file``: ``model`` with the file ``weights`` in ``zoo_dir()``; ``fork``: none), where to get it, and its
-    reported figures (None where the source has none)."""
+    ``hub-dir``: ``model`` with the weights file open_clip picks in the hub repository ``weights``, as it does from
+    a downloaded folder; ``file``: ``model`` with the file ``weights`` in ``zoo_dir()``; ``fork``: none), where to
+    get it, and its reported figures (None where the source has none)."""
 
     name: str
     model: str
@@ -58,8 +59,8 @@ ENTRIES = (
              "the hub's ytaek-oh/fsc-clip, file coco_fsc-clip-ViT-B-32.pt", 85.1, 9.5, FSC_RESULTS),
     ZooEntry("CLIC", "ViT-B-32", "hf-hub:nmndeep/CLIC-ViT-B-32-224-CogVLM", "hf-hub",
              "the hub's nmndeep/CLIC-ViT-B-32-224-CogVLM"),
-    ZooEntry("SPEC-CLIP", "ViT-B-32", "hf-hub:wjpoom/SPEC-CLIP-ViT-B-32", "hf-hub",
-             "the hub's wjpoom/SPEC-CLIP-ViT-B-32"),
+    ZooEntry("SPEC-CLIP", "ViT-B-32", "wjpoom/SPEC-CLIP-ViT-B-32", "hub-dir",
+             "the hub's wjpoom/SPEC-CLIP-ViT-B-32 (its folder, read as its README has open_clip read it)"),
     ZooEntry("DAC-LLM", "ViT-B-32", "", "fork",
              "DAC's weights are LoRA on a fork of CLIP's code (SivanDoveh/DAC): evaluate it there", 85.3, 4.75, VL_COMPO),
     ZooEntry("DAC-SAM", "ViT-B-32", "", "fork",
@@ -111,6 +112,9 @@ def availability(name: str) -> tuple[str, str]:
         repo, file = e.weights.rsplit("/", 1)
         found = _in_hub_cache(repo, file)
         return (CACHED, found) if found else (HUB, e.get)
+    if e.how == "hub-dir":
+        found = _hub_folder_weights(e.weights)
+        return (CACHED, found) if found else (HUB, e.get)
     return (CACHED, "open_clip's cache") if _open_clip_cached(e.model, e.weights) else (HUB, e.get)
 
 
@@ -132,15 +136,37 @@ def spec(name: str, device: str | None = None, **options) -> EncoderSpec:
         return EncoderSpec(e.weights, device=device, **options)
     if e.how == "file":
         return EncoderSpec(e.model, checkpoint=plain_weights(zoo_dir() / e.weights), device=device, **options)
-    if mark != CACHED:  # a hub file not yet here: fetched once, where the hub can be reached
-        from huggingface_hub import hf_hub_download
+    if mark != CACHED:  # a hub file or folder not yet here: fetched once, where the hub can be reached
+        from huggingface_hub import hf_hub_download, snapshot_download
 
-        repo, file = e.weights.rsplit("/", 1)
         try:
-            why = hf_hub_download(repo, file)
+            if e.how == "hub-dir":
+                why = _weights_in(Path(snapshot_download(e.weights))) or ""
+            else:
+                why = hf_hub_download(*e.weights.rsplit("/", 1))
         except Exception as exc:  # offline, or the hub refuses: one sentence
             raise ModelUnavailable(f"{name} needs the model hub ({e.get}): {type(exc).__name__}.") from exc
+        if not why:
+            raise ModelUnavailable(f"{name}: the hub's {e.weights} holds no weights file open_clip reads")
     return EncoderSpec(e.model, checkpoint=plain_weights(Path(why)), device=device, **options)
+
+
+def _weights_in(folder: Path) -> str | None:
+    """The weights file open_clip picks in a model's folder (its order of names, safetensors first), else None."""
+    from open_clip.factory import _find_checkpoint_in_dir
+
+    return _find_checkpoint_in_dir(folder)
+
+
+def _hub_folder_weights(repo: str) -> str | None:
+    """The weights file open_clip would pick in hub ``repo``'s folder in this machine's hub cache, else None."""
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    try:
+        return _weights_in(Path(snapshot_download(repo, local_files_only=True)))
+    except (LocalEntryNotFoundError, OSError):
+        return None
 
 
 def _numpy_scalars() -> list:

@@ -91,3 +91,30 @@ def test_a_checkpoint_holding_code_besides_numpy_scalars_is_refused_in_a_sentenc
     torch.save({"state_dict": world_state, "args": Path("x")}, tmp_path / "negclip.pth")  # no numpy: the loader's
     with pytest.raises(ModelUnavailable, match="negclip.pth into 'ViT-B-32': it holds Python objects besides tens"):
         load_encoder(spec_for_choice("NegCLIP", "cpu"))
+
+
+def test_spec_clip_s_hub_folder_loads_from_the_cache_as_its_readme_has_open_clip_read_it(world_state, tmp_path,
+                                                                                         monkeypatch):
+    """SPEC-CLIP's README downloads its hub repository as a folder and hands the folder to open_clip with
+    ``load_weights_only=False``: the folder's weights file, a training checkpoint, is found as open_clip finds it."""
+    import huggingface_hub.constants
+
+    from explorer.core import settings
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(settings, "_current", replace(settings.current(), zoo_dir=str(tmp_path / "zoo")))
+    monkeypatch.setitem(zoo.ZOO, "SPEC-CLIP", replace(zoo.ZOO["SPEC-CLIP"], model="world-clip"))
+    assert zoo.availability("SPEC-CLIP") == (zoo.HUB, zoo.ZOO["SPEC-CLIP"].get)  # not cached: needs the hub
+    with pytest.raises(ModelUnavailable, match="SPEC-CLIP needs the model hub"):
+        spec_for_choice("SPEC-CLIP", "cpu")
+    folder = tmp_path / "hub" / "models--wjpoom--SPEC-CLIP-ViT-B-32"
+    snapshot = folder / "snapshots" / ("2" * 40)
+    snapshot.mkdir(parents=True)
+    (folder / "refs").mkdir()
+    (folder / "refs" / "main").write_text("2" * 40)
+    (snapshot / "README.md").write_text("SPEC-CLIP")
+    training_checkpoint(world_state, snapshot / "open_clip_pytorch_model.bin", scaler=True)
+    assert zoo.availability("SPEC-CLIP") == (zoo.CACHED, str(snapshot / "open_clip_pytorch_model.bin"))
+    loaded = load_encoder(spec_for_choice("SPEC-CLIP", "cpu")).model.state_dict()
+    assert all(torch.equal(loaded[k].cpu(), v) for k, v in world_state.items()) and set(loaded) == set(world_state)
