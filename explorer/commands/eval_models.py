@@ -95,8 +95,8 @@ def refuse_unchecked(names: list[str], benchmarks: list[str], methods: list[str]
     """``SystemExit`` naming everything ``--check-reported`` lacks (weights, the model hub, a benchmark or model with
     a reported figure), before anything is scored."""
     from explorer.eval.reported_check import needs
-    from explorer.models.encoders import _hub_resolves
+    from explorer.models.load_problems import hub_resolves
 
-    missing = needs(names, benchmarks, methods, _hub_resolves)
+    missing = needs(names, benchmarks, methods, hub_resolves)
     if missing:
         raise SystemExit("--check-reported cannot check here: " + "; ".join(missing) + ".")

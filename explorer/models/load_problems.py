@@ -15,7 +15,7 @@ from huggingface_hub import try_to_load_from_cache
 from explorer.models.model_errors import ModelUnavailable
 
 
-def _hub_resolves(host: str = "huggingface.co") -> bool:
+def hub_resolves(host: str = "huggingface.co") -> bool:
     """Whether the model hub's name resolves here (never while huggingface_hub is told to stay offline)."""
     if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):  # huggingface_hub's own, not a setting
         return False
@@ -34,7 +34,7 @@ def check_weights_reachable(name: str, tag: str) -> None:
     if not cfg:
         known = ", ".join(open_clip.list_pretrained_tags_by_model(name)) or "none"
         raise ModelUnavailable(f"'{tag}' is not a pretrained tag of '{name}' (known tags: {known}).")
-    if _hub_resolves():
+    if hub_resolves():
         return
     # open_clip's hf_hub entries are 'org/repo/' (its default file names) or 'org/repo/file.bin' (that file)
     repo, file = os.path.split(cfg.get("hf_hub", ""))

@@ -189,7 +189,7 @@ def plain_weights(path: Path) -> Path:
 
     import torch
 
-    from explorer.models.encoders import checkpoint_problem
+    from explorer.models.load_problems import checkpoint_problem
 
     if path.suffix == ".safetensors" or not path.is_file():
         return path  # a missing file is said by the loader, naming it
