@@ -151,7 +151,7 @@ def test_pointing_reports_every_source_and_both_baselines(tiny_model, tmp_path):
     assert main(["pointing", "--model", tiny_model, "--split", "val-id", "--limit", "1", "--sanity", "1",
                  "--json", str(path)]) == 0
     report = json.loads(path.read_text())
-    sources = {"rollout", "grad-eclip", "sgi", "powerset", "random", "center"}
+    sources = {"rollout", "grad-eclip", "legrad", "sgi", "powerset", "random", "center"}
     assert set(report["results"]) == sources and report["not_available"] == ["tflocal"]
     for source in sources:
         cell = report["results"][source]["val-id"]
@@ -159,7 +159,7 @@ def test_pointing_reports_every_source_and_both_baselines(tiny_model, tmp_path):
         assert set(cell["ci"]) == {"pointing", "energy"}
         probe = report["swap_probe"][source]["val-id"]  # the attribute and object items swap a colour and a shape
         assert set(probe) == {"shape_pointing", "colour_pointing", "shape_energy", "colour_energy", "n", "ci"}
-    assert set(report["sanity"]["explainers"]) == {"rollout", "grad-eclip"}
+    assert set(report["sanity"]["explainers"]) == {"rollout", "grad-eclip", "legrad"}
     assert set(pd.read_csv(path.with_suffix(".csv")).method) == sources
     assert set(pd.read_csv(tmp_path / "pointing-swap_probe.csv").metric) == {"shape_pointing", "colour_pointing",
                                                                            "shape_energy", "colour_energy"}
