@@ -2,10 +2,10 @@
 Transformers via Feature Formation Sensitivity", ICCV 2025), for an open_clip ViT image tower.
 
 For each image block l from ``layer_index`` up (negative: counted from the top; the authors' default -2 reads the last
-two): that block's own image feature z_l = normalise(ln_post(mean over all its tokens, the class token's included)
-@ proj), s_l = <text feature, z_l>; the map is the gradient of s_l by the block's attention probabilities, clamped at
-0, averaged over heads and over query rows, the class token's key dropped, on the patch grid; summed over the blocks
-and min-max normalised per text. This follows the authors' ``compute_legrad_clip`` (``legrad-torch``), written on the
+two; a tower with fewer blocks is read whole): that block's own image feature z_l = normalise(ln_post(mean over all
+its tokens, the class token's included) @ proj), s_l = <text feature, z_l>; the map is the gradient of s_l by the
+block's attention probabilities, clamped at 0, averaged over heads and over query rows, the class token's key
+dropped, on the patch grid; summed over the blocks and min-max normalised per text (a constant sum gives zeros). This follows the authors' ``compute_legrad_clip`` (``legrad-torch``), written on the
 open_clip in use through hooks (their package pins an open_clip whose blocks are sequence-first);
 ``scripts/legrad_reference.py`` checks the two agree.
 """
@@ -33,16 +33,16 @@ class LeGrad(AttentionExplainer):
     def __init__(self, *args: Any, **settings: Any) -> None:
         super().__init__(*args, **settings)
         depth = len(self.model.visual.transformer.resblocks)
-        if not -depth <= self.layer_index < depth:
-            raise ValueError(f"LeGrad's layer_index must lie in [{-depth}, {depth - 1}] for this tower of {depth} "
-                             f"blocks, not {self.layer_index}")
+        if self.layer_index >= depth:
+            raise ValueError(f"LeGrad's layer_index must lie below {depth}, the blocks of this tower, not "
+                             f"{self.layer_index}")
         self._texts = threading.local()  # the texts' unit features of the pass under way, per thread
 
     @property
     def first_block(self) -> int:
-        """The lowest block read, counted from 0."""
+        """The lowest block read, counted from 0 (every block where ``layer_index`` reaches below the first)."""
         depth = len(self.model.visual.transformer.resblocks)
-        return self.layer_index if self.layer_index >= 0 else depth + self.layer_index
+        return self.layer_index if self.layer_index >= 0 else max(0, depth + self.layer_index)
 
     def relevance(self, image: Image.Image, texts: Sequence[str]) -> list[Relevance]:
         ids = self.encoder.tokenizer(list(texts)).to(self.encoder.device)

@@ -60,8 +60,9 @@ def test_its_layers_are_a_setting_and_a_wrong_one_is_refused(embedded, scene):
     last, two = (get_explainer("legrad", embedded, layer_index=i).relevance(image, captions[:1])[0].grid
                  for i in (-1, -2))
     assert not np.allclose(last, two, atol=0.01)
-    with pytest.raises(ValueError, match="layer_index must lie in"):
+    with pytest.raises(ValueError, match="layer_index must lie below 4"):
         get_explainer("legrad", embedded, layer_index=4)
+    assert get_explainer("legrad", embedded, layer_index=-9).first_block == 0  # more than there are: every block
 
 
 def test_randomizing_the_blocks_moves_legrads_maps(embedded):
