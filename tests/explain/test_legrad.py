@@ -21,7 +21,8 @@ def scene():
 
 def test_legrad_is_an_explainer_of_the_embedded_vit(embedded):
     assert "legrad" in explainers_for(embedded.model) and REGISTRY["legrad"].label.startswith("LeGrad")
-    assert get_explainer("legrad", embedded).first_block == len(embedded.model.visual.transformer.resblocks) - 2
+    assert get_explainer("legrad", embedded).first_block == 0  # every block: chosen on val
+    assert get_explainer("legrad", embedded, layer_index=-2).first_block == 2  # the authors' default, the last two
 
 
 def test_each_prompts_map_is_min_max_normalised_on_the_patch_grid(embedded, scene):

@@ -60,3 +60,17 @@ def test_the_legrad_pointing_tables_are_the_record():
         "explainers"]
     assert report["command"].startswith("python -m explorer pointing ") and "--sources legrad" in report["command"]
     assert pointing_tables(report) in (ROOT / "docs" / "explanations.md").read_text()
+
+
+def test_legrads_default_layers_are_the_ones_that_point_best_on_val():
+    """The val record of each layer_index: the page's default (every block) is the one whose peak lies on the named
+    object most often, over both val splits; the docs show the record's table."""
+    from explorer.explain.legrad import LAYER_INDEX
+
+    record = json.loads((RESULTS / "explanations" / "legrad-layers.json").read_text())
+    assert record["splits"] == ["val-id", "val-heldout"] and record["command"].startswith("python scripts/legrad_")
+    settings = {int(k): v for k, v in record["figures"].items() if k != "random"}
+    best = max(settings, key=lambda k: sum(settings[k][s]["pointing"] for s in record["splits"]))
+    assert best == -len(settings) and LAYER_INDEX == 0  # -depth and 0 both read every block
+    table = runpy.run_path(str(ROOT / "scripts" / "legrad_layers.py"), run_name="legrad_layers")["markdown"](record)
+    assert table in (ROOT / "docs" / "explanations.md").read_text()
