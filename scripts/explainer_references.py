@@ -269,16 +269,20 @@ def segment_texts(captions: Sequence[str]) -> tuple[str, ...]:
     return tuple(prompt for c in captions for seg, prompt in segment_prompts(c) if seg.kind != "caption")
 
 
+def chosen_items(items: int, split: str = SPLIT) -> list[Any]:
+    """``items`` swap items of ``split``, the kinds taken in turn."""
+    per_kind = -(-items // len(world.KINDS))
+    pool = [world.swap_items(split, kind, per_kind) for kind in world.KINDS]
+    return [found[i] for i in range(per_kind) for found in pool if i < len(found)][:items]
+
+
 def measure(encoder: DualEncoder, items: int, split: str = SPLIT) -> dict[str, dict[str, dict]]:
     """Every comparison over ``items`` swap items of ``split`` (the kinds taken in turn), for the whole captions and
     for their segments' prompts: ``{"captions": {comparison: ...}, "segments": {...}}``."""
     _check(encoder.model)
     torch.manual_seed(SEED)
-    per_kind = -(-items // len(world.KINDS))
-    pool = [world.swap_items(split, kind, per_kind) for kind in world.KINDS]
-    chosen = [found[i] for i in range(per_kind) for found in pool if i < len(found)][:items]
     out: dict[str, list] = {"captions": [], "segments": []}
-    for item in chosen:
+    for item in chosen_items(items, split):
         image = item.images[0].render(encoder.image_size)
         out["captions"].append(item_readings(encoder, image, item.captions))
         out["segments"].append(item_readings(encoder, image, segment_texts(item.captions)))

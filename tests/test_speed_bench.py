@@ -90,7 +90,7 @@ def test_explain_figures_time_every_explainer_of_the_tower_against_its_forward(e
 
     figures = bench.explain_figures(embedded, "embedded", n=1, repeat=1)
     names = explainers_for(embedded.model)
-    assert sorted(names) == ["grad-eclip", "rollout"]  # the embedded tower is a ViT: no Grad-CAM
+    assert sorted(names) == ["grad-eclip", "legrad", "rollout"]  # the embedded tower is a ViT: no Grad-CAM
     forward = figures["explain.forward_ms.embedded"]
     for name in names:
         ms, ratio = figures[f"explain.{name}_ms.embedded"], figures[f"explain.{name}_over_forward.embedded"]

@@ -14,8 +14,8 @@ from explorer.core.settings import Settings
 from explorer.eval.benchmark_registry import WORLD_LIMIT
 
 NAME = "pointing"
-SOURCES = ("the explainers rollout, grad-eclip and gradcam (those that apply to the model), the methods' evidence "
-           "tflocal, sgi and powerset, and the baselines random and center")
+SOURCES = ("the explainers rollout, grad-eclip, legrad and gradcam (those that apply to the model), the methods' "
+           "evidence tflocal, sgi and powerset, and the baselines random and center")
 
 
 def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
