@@ -81,8 +81,9 @@ def both_sides(engine: Engine, image: Image.Image, a: str, b: str, choice: str, 
     return SwapResult(image, image_b, side_a, side_b, changed)
 
 
-def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
-    """The proposal and the 2 x 2 of the main page's inputs, inside the current layout block."""
+def build(engine: Engine, serving: Serving, main: MainInputs) -> gr.State:
+    """The proposal and the 2 x 2 of the main page's inputs, inside the current layout block; returns the state of the
+    2 x 2 shown (its ``SwapResult``), None while none is."""
     upload, caption_a, caption_b, choice = main.upload, main.caption_a, main.caption_b, main.choice
 
     @guarded(lambda message: (gr.update(), gr.update(), message, None))
@@ -106,7 +107,7 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
             return gr.update(), gr.update()
         return found.caption_a, found.caption_b or gr.update()
 
-    @guarded(lambda message: (message, None, None, None, "", None, None), serving.time_limit_s,
+    @guarded(lambda message: (message, None, None, None, "", None, None, None), serving.time_limit_s,
              " with a smaller image")
     def make_b(path: str | None, a: str, b: str, choice: str, last: tuple | None, view: str = "whole",
                progress=gr.Progress()):
@@ -120,19 +121,19 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
                                 progress)
         except ValueError as exc:
             return (warn(f"{exc} The one-image comparison above still holds."), None, None, None, "", None,
-                    (path, a, b))  # why, kept while the inputs stay those it was said of
+                    (path, a, b), None)  # why, kept while the inputs stay those it was said of
         said = f"Image B: {'; '.join(result.changed)}. Scored by **{plain(result.analysis_a.model)}**."
         files = [str(p) for p in swap_report.write(result, Path(tempfile.mkdtemp(dir=REPORT_DIR)))]
         shown = grids(result)
         return (said + notices(result.analysis_b.notices), result.image_a, result.image_b, two_by_two_table(shown),
-                two_by_two.grids_html(shown), files, (path, a, b))
+                two_by_two.grids_html(shown), files, (path, a, b), result)
 
     def clear_moved_on(path: str | None, a: str, b: str, made: tuple | None):
         """The 2 x 2 cleared once the inputs differ from those it was made from (a change that arrives late, or
         sets the same values, keeps it)."""
         if made is not None and made == (path, a, b):
-            return (gr.update(),) * 7
-        return "", None, None, None, "", None, None
+            return (gr.update(),) * 8
+        return "", None, None, None, "", None, None, None
 
     with gr.Row():
         propose_btn = gr.Button("Propose captions from the picture", elem_id="propose")
@@ -155,8 +156,10 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
                       api_name="propose", **serving.heavy)
     use_btn.click(use_proposal, found, [caption_a, caption_b], api_name=False, **serving.light)
     made = gr.State(None)  # the inputs (image path, A, B) the 2 x 2 shown was made from
-    shown = [swap_note, image_a, image_b, table, cosines, files, made]
+    result = gr.State(None)  # the 2 x 2 shown, as made
+    shown = [swap_note, image_a, image_b, table, cosines, files, made, result]
     make_btn.click(make_b, [upload, caption_a, caption_b, choice, main.result, main.view], shown, api_name="make_b",
                    **serving.heavy)
     for changed in (upload, caption_a, caption_b):  # a 2 x 2 is of the inputs it was made from
         changed.change(clear_moved_on, [upload, caption_a, caption_b, made], shown, api_name=False, **serving.light)
+    return result
