@@ -133,10 +133,10 @@ def picked_item(kind: str, index: float | None, upload: str | None, typed: str |
 def wire(engine: Engine, serving: Serving, main: MainInputs, picked: Picker, shown: Sequence[gr.components.Component],
          draw: Callable[[SwapResult, str], tuple]) -> None:
     """``picked``'s button draws the item's 2 x 2 by ``draw`` (a result and what to say of it -> the swap panel's
-    note, image A, image B, verdicts, grids and files) into ``shown``: those and the inputs its 2 x 2 was made from
-    (none: any change of the page's inputs clears it)."""
+    note, image A, image B, verdicts, grids and files) into ``shown``: those, the inputs its 2 x 2 was made from
+    (none: any change of the page's inputs clears it) and the 2 x 2 itself."""
 
-    @guarded(lambda message: (message, None, None, None, "", None, None), serving.time_limit_s)
+    @guarded(lambda message: (message, None, None, None, "", None, None, None), serving.time_limit_s)
     def show_pair(kind: str, index: float | None, upload: str | None, typed: str | None, choice: str,
                   view: str = "whole", progress=gr.Progress()):
         """A VisMin item's two pictures and two captions, and every method's 2 x 2 of them."""
@@ -147,7 +147,7 @@ def wire(engine: Engine, serving: Serving, main: MainInputs, picked: Picker, sho
                 f"Scored by **{plain(result.analysis_a.model)}**" + (", each picture read as VisMin's authors read "
                                                                    "it (the model's own preprocess)" if
                                                                    item.info.get("view") == "raw" else "") + ".")
-        return (*draw(result, said), None)
+        return (*draw(result, said), None, result)
 
     picked.button.click(show_pair, [picked.kind, picked.index, picked.upload, picked.typed, main.choice, main.view],
                         list(shown), api_name="pair_two_by_two", **serving.heavy)

@@ -92,8 +92,9 @@ def drawn(result: SwapResult, said: str) -> tuple:
             two_by_two.grids_html(shown), files)
 
 
-def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
-    """The proposal and the 2 x 2 of the main page's inputs, inside the current layout block."""
+def build(engine: Engine, serving: Serving, main: MainInputs) -> gr.State:
+    """The proposal and the 2 x 2 of the main page's inputs, inside the current layout block; returns the state of the
+    2 x 2 shown (its ``SwapResult``), None while none is."""
     upload, caption_a, caption_b, choice = main.upload, main.caption_a, main.caption_b, main.choice
 
     @guarded(lambda message: (gr.update(), gr.update(), message, None))
@@ -117,7 +118,7 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
             return gr.update(), gr.update()
         return found.caption_a, found.caption_b or gr.update()
 
-    @guarded(lambda message: (message, None, None, None, "", None, None), serving.time_limit_s,
+    @guarded(lambda message: (message, None, None, None, "", None, None, None), serving.time_limit_s,
              " with a smaller image")
     def make_b(path: str | None, a: str, b: str, choice: str, last: tuple | None, view: str = "whole",
                progress=gr.Progress()):
@@ -131,16 +132,16 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
                                 progress)
         except ValueError as exc:
             return (warn(f"{exc} The one-image comparison above still holds."), None, None, None, "", None,
-                    (path, a, b))  # why, kept while the inputs stay those it was said of
+                    (path, a, b, choice), None)  # why, kept while the inputs stay those it was said of
         said = f"Image B: {'; '.join(result.changed)}. Scored by **{plain(result.analysis_a.model)}**."
-        return (*drawn(result, said), (path, a, b))
+        return (*drawn(result, said), (path, a, b, choice), result)
 
-    def clear_moved_on(path: str | None, a: str, b: str, made: tuple | None):
-        """The 2 x 2 cleared once the inputs differ from those it was made from (a change that arrives late, or
-        sets the same values, keeps it)."""
-        if made is not None and made == (path, a, b):
-            return (gr.update(),) * 7
-        return "", None, None, None, "", None, None
+    def clear_moved_on(path: str | None, a: str, b: str, choice: str, made: tuple | None):
+        """The 2 x 2 cleared once the inputs or the model differ from those it was made with (a change that arrives
+        late, or sets the same values, keeps it)."""
+        if made is not None and made == (path, a, b, choice):
+            return (gr.update(),) * 8
+        return "", None, None, None, "", None, None, None
 
     with gr.Row():
         propose_btn = gr.Button("Propose captions from the picture", elem_id="propose")
@@ -159,14 +160,17 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
     cosines = gr.HTML(elem_id="two-by-two-scores")  # each method's four scores, marked
     gr.Markdown(LEGEND, elem_id="two-by-two-legend")
     files = gr.File(label="Both sides, to download: HTML that opens offline, and JSON with both pictures",
-                    file_count="multiple", interactive=False, height=110, elem_id="swap-files")
+                    file_count="multiple", interactive=False, height=140, elem_id="swap-files")
     propose_btn.click(propose_captions, [upload, caption_a, caption_b, choice], [caption_a, caption_b, proposal, found],
                       api_name="propose", **serving.heavy)
     use_btn.click(use_proposal, found, [caption_a, caption_b], api_name=False, **serving.light)
-    made = gr.State(None)  # the inputs (image path, A, B) the 2 x 2 shown was made from
-    shown = [swap_note, image_a, image_b, table, cosines, files, made]
+    made = gr.State(None)  # the inputs (image path, A, B) and the model the 2 x 2 shown was made with
+    result = gr.State(None)  # the 2 x 2 shown, as made
+    shown = [swap_note, image_a, image_b, table, cosines, files, made, result]
     pair_panel.wire(engine, serving, main, picked, shown, drawn)
     make_btn.click(make_b, [upload, caption_a, caption_b, choice, main.result, main.view], shown, api_name="make_b",
                    **serving.heavy)
-    for changed in (upload, caption_a, caption_b):  # a 2 x 2 is of the inputs it was made from
-        changed.change(clear_moved_on, [upload, caption_a, caption_b, made], shown, api_name=False, **serving.light)
+    for changed in (upload, caption_a, caption_b, choice):  # a 2 x 2 is of the inputs and model it was made with
+        changed.change(clear_moved_on, [upload, caption_a, caption_b, choice, made], shown, api_name=False,
+                       **serving.light)
+    return result
