@@ -70,11 +70,16 @@ def run(args: argparse.Namespace) -> int:
             if args.json:
                 Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
 
-        previous = None
-        if args.control and args.json and Path(args.json).exists():
-            previous = json.loads(Path(args.json).read_text())
-        report = binding_controls.run(command([shlex.quote(a) for a in args.argv]), write, args.colors, args.shapes, args.null_draws,
-                                      args.renders, widths, args.control, previous)
+        try:
+            previous = json.loads(Path(args.json).read_text()) if args.control and args.json and \
+                Path(args.json).exists() else None
+        except ValueError as error:
+            raise SystemExit(f"{args.json}: not a controls record to merge into ({error})") from None
+        try:
+            report = binding_controls.run(command([shlex.quote(a) for a in args.argv]), write, args.colors,
+                                          args.shapes, args.null_draws, args.renders, widths, args.control, previous)
+        except binding_controls.Unmergeable as error:
+            raise SystemExit(f"binding --controls --json {args.json}: {error}") from None
         print(json.dumps(report["power"], indent=2))
         return 0
 

@@ -16,6 +16,10 @@ def _brief(entry: dict) -> dict:
     return {k: v for k, v in entry.items() if k != "null"} | {"null": null}
 
 
+class Unmergeable(ValueError):
+    """A run of some controls that cannot go into the record given: other settings, or no control to run."""
+
+
 def encoders() -> list:
     """The controls in the record's order: the negatives, the ground truth, then the noisy one at each level."""
     return [c() for c in controls.NEGATIVE] + [controls.POSITIVE()] + [controls.NoisyBinding(n) for n in
@@ -49,13 +53,13 @@ def run(command: str, write, n_colors: int = 8, n_shapes: int = 3, draws: int = 
     long run keeps what it did."""
     settings = {"grid": [n_colors, n_shapes], "draws": draws, "renders": renders}
     if previous is not None and any(previous.get(k) != v for k, v in settings.items()):
-        raise ValueError(f"the record to merge into was run at {[previous.get(k) for k in settings]}, "
+        raise Unmergeable(f"the record to merge into was run at {[previous.get(k) for k in settings]}, "
                          f"not at {list(settings.values())} (grid, draws, renders)")
     record: dict[str, dict] = dict(previous["controls"]) if previous else {}
     report = {"command": previous["command"] if previous else command, **settings, "controls": record, "power": {}}
     chosen = [e for e in encoders() if only is None or only in e.label]
     if not chosen:
-        raise ValueError(f"no control's label holds {only!r}: {[e.label for e in encoders()]}")
+        raise Unmergeable(f"no control's label holds {only!r}: {[e.label for e in encoders()]}")
     for encoder in chosen:
         start = time.perf_counter()
         found, info = figures(encoder, n_colors, n_shapes, draws, renders, widths)

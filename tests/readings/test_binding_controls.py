@@ -30,7 +30,7 @@ def test_a_run_of_one_control_merges_into_the_record_in_order_and_keeps_its_comm
 
 def test_a_merge_into_a_record_at_other_settings_or_of_no_control_is_refused(fake_figures):
     previous = binding_controls.run("all", lambda r: None, only="noise 2")
-    with pytest.raises(ValueError, match="draws"):
+    with pytest.raises(binding_controls.Unmergeable, match="draws"):
         binding_controls.run("one", lambda r: None, draws=100, only="noise 2", previous=previous)
-    with pytest.raises(ValueError, match="no control's label holds 'noise 3'"):
+    with pytest.raises(binding_controls.Unmergeable, match="no control's label holds 'noise 3'"):
         binding_controls.run("one", lambda r: None, only="noise 3", previous=previous)
