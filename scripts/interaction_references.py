@@ -111,7 +111,8 @@ def main() -> None:
                f"--vit-items {args.vit_items}" + (f" --json {args.json}" if args.json else ""))
     record = {"command": command, "reference": "exclip 1.1, exclip/explanation.py: OpenClipExplainer.explain",
               "machine": speed_bench.machine(), "precision": "fp32", "split": SPLIT, "steps": STEPS,
-              "layers": "the last block's input of each tower", "maps": "each item's first picture with its two captions",
+              "layers": "the last block's input of each tower",
+              "maps": "each item's first picture with its two captions",
               "figures": figures}
     print(json.dumps(record, indent=2))
     if args.json:

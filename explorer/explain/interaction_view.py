@@ -24,9 +24,9 @@ REGIONS = {"whole picture": (0.0, 0.0, 1.0, 1.0), "left half": (0.0, 0.0, 0.5, 1
 SCALE = "interaction with the cosine (its positive part)"
 READING = ("Beside each picture, the chosen words' interaction with each patch: white where those words and that part "
            "of the picture together add most to the caption's cosine (exCLIP's second-order attribution), dark where "
-           "they add nothing or take away; A and B on one scale. Where a span such as \u201cred square\u201d lights the "
-           "red object in A and the square in B, the model binds the words to different objects. The shades under "
-           "the words: each word's share of the chosen region's interaction.")
+           "they add nothing or take away; A and B on one scale. Where a span such as \u201cred square\u201d lights "
+           "the red object in A and the square in B, the model binds the words to different objects. The shades "
+           "under the words: each word's share of the chosen region's interaction.")
 _found: LRUCache[list[Interactions]] = LRUCache(8)
 
 

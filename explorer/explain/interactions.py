@@ -17,6 +17,7 @@ same sum in a different order, and the image's side is computed once for every c
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -29,6 +30,7 @@ from PIL import Image
 from explorer.models.encoders import DualEncoder
 
 STEPS = 10  # the authors' default number of interpolation steps
+_FORWARD_MODE = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -107,10 +109,12 @@ class _Side:
     ``u`` (embedding dims, tokens), read by forward-mode differentiation, one tangent per token and interpolation."""
 
     def __init__(self, block: torch.nn.Module, steps: int, tokens: int | None = None) -> None:
-        self.block, self.steps = block, steps
+        self.block, self.steps, self.owner = block, steps, threading.get_ident()
         self.tokens = tokens or 0  # the tokens read (the first ones; all where None); a caption's up to its end token
 
-    def _hook(self, module: torch.nn.Module, args: tuple) -> tuple:
+    def _hook(self, module: torch.nn.Module, args: tuple) -> tuple | None:
+        if threading.get_ident() != self.owner:  # another session's forward of the shared model passes untouched
+            return None
         x, r = args[0][:1].detach(), args[0][-1:].detach()  # (1, S, D): the input's, the reference's
         steps, (_, length, width) = self.steps, x.shape
         self.tokens = self.tokens or length
@@ -128,8 +132,9 @@ class _Side:
         """(u, the input's embedding) from ``forward`` over ``inputs`` (the input, then the reference; or as many
         rows as the block's input will have, ``rows``): the block's input is replaced by the interpolations."""
         handle = self.block.register_forward_pre_hook(self._hook)
-        try:
-            with fwad.dual_level(), sdpa_kernel(SDPBackend.MATH):  # the fused kernels have no forward mode
+        try:  # forward-mode levels are one per process: one run at a time
+            # the fused attention kernels have no forward mode: the math one
+            with _FORWARD_MODE, fwad.dual_level(), sdpa_kernel(SDPBackend.MATH):
                 out = fwad.unpack_dual(forward(inputs))
         finally:
             handle.remove()
@@ -160,7 +165,8 @@ def image_side(encoder: DualEncoder, image: Image.Image, layer: int = -1, steps:
     """(u (E, image tokens), the image's embedding): the image's half of every caption's interactions."""
     model = model or encoder.model
     pixels = encoder.preprocess(image.convert("RGB")).to(encoder.device)[None]
-    return _Side(_blocks(model.visual)[layer], steps).run(model.encode_image, torch.cat([pixels, torch.zeros_like(pixels)]))
+    side = _Side(_blocks(model.visual)[layer], steps)
+    return side.run(model.encode_image, torch.cat([pixels, torch.zeros_like(pixels)]))
 
 
 @torch.no_grad()

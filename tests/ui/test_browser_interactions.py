@@ -39,4 +39,4 @@ def test_picking_a_word_draws_its_map_in_a_and_b_beside_the_picture(chromium, tm
         page.set_viewport_size({"width": 390, "height": 844})  # a phone: B's map below A's
         page.wait_for_function("() => { const m = document.querySelectorAll('#interactions-maps .js-plotly-plot');"
                                " return m[1].getBoundingClientRect().top >= m[0].getBoundingClientRect().bottom - 1; }")
-        assert maps.first.bounding_box()["width"] >= 300
+        assert maps.first.bounding_box()["width"] >= 280  # inside the panel's padding
