@@ -31,11 +31,11 @@ def test_picking_a_word_draws_its_map_in_a_and_b_beside_the_picture(chromium, tm
         source = maps.first.evaluate("el => el.data[0].source")
         expect(page.locator("#interactions-shares .share")).to_have_count(14)  # A's 7 words and B's
         page.get_by_label("left half").check()
-        expect(page.locator("#interactions-note")).to_contain_text("left half", timeout=60_000)
+        expect(page.locator("#interactions-note")).to_contain_text("left half", timeout=180_000)
         assert maps.first.evaluate("el => el.data[0].source") == source  # the word's map stays; its shares move
         page.locator("#interactions-words input").click()
         page.get_by_role("option", name="red square", exact=True).click()  # a span of A, absent from B
-        expect(page.locator("#interactions-maps")).to_contain_text("no \u201cred square\u201d", timeout=60_000)
+        expect(page.locator("#interactions-maps")).to_contain_text("no \u201cred square\u201d", timeout=180_000)
         page.set_viewport_size({"width": 390, "height": 844})  # a phone: B's map below A's
         page.wait_for_function("() => { const m = document.querySelectorAll('#interactions-maps .js-plotly-plot');"
                                " return m[1].getBoundingClientRect().top >= m[0].getBoundingClientRect().bottom - 1; }")
