@@ -134,8 +134,14 @@ class _Side:
         handle = self.block.register_forward_pre_hook(self._hook)
         try:  # forward-mode levels are one per process: one run at a time
             # the fused attention kernels have no forward mode: the math one
+            # and nn.MultiheadAttention's fused fast path (open_clip's standard blocks at inference) has none either
             with _FORWARD_MODE, fwad.dual_level(), sdpa_kernel(SDPBackend.MATH):
-                out = fwad.unpack_dual(forward(inputs))
+                fast = torch.backends.mha.get_fastpath_enabled()
+                torch.backends.mha.set_fastpath_enabled(False)
+                try:
+                    out = fwad.unpack_dual(forward(inputs))
+                finally:
+                    torch.backends.mha.set_fastpath_enabled(fast)
         finally:
             handle.remove()
         emb, tangent = out.primal.float(), out.tangent.float()

@@ -112,3 +112,16 @@ def test_the_binding_record_holds_the_model_beside_its_null_at_chance():
             for name, entry in figures.items():
                 assert entry["ci"][0] <= entry["percent"] <= entry["ci"][1]
                 assert f"{entry['percent']:.1f}" in doc and f"{null[kind][name]['percent']:.1f}" in doc
+
+
+@pytest.mark.slow
+def test_a_vit_of_open_clips_standard_blocks_gives_its_interactions_too():
+    """nn.MultiheadAttention's fused inference path has no forward mode: it is turned off for the run, and back on."""
+    from explorer.models.encoders import DualEncoder
+
+    torch.manual_seed(0)
+    vit = DualEncoder(name="ViT-B-32", device="cpu")
+    item = world.swap_items("id", "attribute", 1)[0]
+    found = interactions(vit, item.images[0].render(224), item.captions[:1])[0]
+    assert found.values.shape == (9, 7, 7) and np.isfinite(found.values).all()
+    assert torch.backends.mha.get_fastpath_enabled()
