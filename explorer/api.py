@@ -12,6 +12,8 @@ get the page's table and pictures (``docs/notebook.md`` runs it end to end, offl
     both = explorer.swap("drawing.png", proposal.caption_a, proposal.caption_b)
     both.image_b, both.table()  # the picture made for caption B, and the 2 x 2's text, image and group scores
     binding_readings(explorer.engine.model().encoder)  # the binding readings, each with its null and adjusted p
+    explorer.interactions("scene.png", caption_a, caption_b)  # each caption's token x patch interactions
+    explorer.interaction_binding(limit=10)  # which object each colour-shape span binds to, beside a no-binding model
 """
 
 from __future__ import annotations
@@ -114,6 +116,21 @@ class Explorer:
         describes it, and both pictures scored: ``image_b``, ``table()`` with text, image and group columns;
         ``ValueError`` saying why where B cannot be made."""
         return swap(self.engine, _picture(image), caption_a, caption_b)
+
+    def interactions(self, image: str | Path | Image.Image, caption_a: str, caption_b: str) -> list:
+        """Each caption's token x patch interactions with the picture (exCLIP's, ``docs/explanations.md``):
+        ``Interactions`` with ``values`` (tokens, h, w), ``span_map(chars)``, ``words_map(words)``, ``word_values``."""
+        from explorer.explain.interactions import interactions
+
+        return interactions(self.engine.model().encoder, _picture(image), [caption_a, caption_b])
+
+    def interaction_binding(self, splits: Sequence[str] = ("id", "heldout"), kinds: Sequence[str] = ("attribute",),
+                            limit: int = 10) -> dict:
+        """Which object each colour-shape span binds to on world swap items, beside a no-binding model, as
+        ``interactions --json`` writes it: ``results[model|null][split][kind][right_object|colour_wins]``."""
+        from explorer.explain.interaction_binding import binding_report
+
+        return binding_report(self.engine.model().encoder, splits, kinds, limit)
 
 
 def _picture(image: str | Path | Image.Image) -> Image.Image:

@@ -9,8 +9,8 @@ import logging
 import os
 import sys
 
-from explorer.commands import (bench, binding, binding_sweep, eval as eval_command, make_examples, model_card,
-                               pointing, recognition, train_align, train_world)
+from explorer.commands import (bench, binding, binding_sweep, eval as eval_command, interactions, make_examples,
+                               model_card, pointing, recognition, train_align, train_world)
 from explorer.commands.common import prog
 from explorer.core.settings import Settings, add_setting_flags, current, use
 
@@ -19,8 +19,8 @@ DESCRIPTION = ("The binding explorer's command line: python -m explorer COMMAND,
                "imports only what it needs. app serves the page, as python app.py does.")
 # The verbs in the order --help lists them: each module's add_parser(sub, settings) adds its subparser, run(args) runs
 # it (explorer/commands/__init__.py). "app" is not among them: main() hands it to the page.
-COMMANDS = (train_world, train_align, model_card, eval_command, pointing, bench, binding, recognition, binding_sweep,
-            make_examples)
+COMMANDS = (train_world, train_align, model_card, eval_command, pointing, interactions, bench, binding, recognition,
+            binding_sweep, make_examples)
 
 
 def build_parser(settings: Settings | None = None) -> argparse.ArgumentParser:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer import speed_bench# noqa: E402
+from explorer import speed_bench, speed_report  # noqa: E402
 from explorer.models.encoders import DualEncoder  # noqa: E402
 
 MODELS = {"embedded": {}, "vitb32": {"name": "ViT-B-32", "pretrained": None}}  # tag: DualEncoder's arguments
@@ -45,8 +45,8 @@ def main(argv: list[str] | None = None) -> dict:
     for tag in args.models.split(","):
         figures |= speed_bench.explain_figures(DualEncoder(**MODELS[tag]), tag)
     report = {"command": "python scripts/explain_cost.py" + (f" --json {args.json}" if args.json else ""),
-              "machine": speed_bench.machine(), "figures": figures}
-    return speed_bench.emit(report, args.json)
+              "machine": speed_report.machine(), "figures": figures}
+    return speed_report.emit(report, args.json)
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer import speed_bench, world  # noqa: E402
+from explorer import speed_report, world  # noqa: E402
 from explorer.core import intervals  # noqa: E402
 from explorer.explain import get_explainer  # noqa: E402
 from explorer.language.prompts import segment_prompts  # noqa: E402
@@ -269,16 +269,20 @@ def segment_texts(captions: Sequence[str]) -> tuple[str, ...]:
     return tuple(prompt for c in captions for seg, prompt in segment_prompts(c) if seg.kind != "caption")
 
 
+def chosen_items(items: int, split: str = SPLIT) -> list[Any]:
+    """``items`` swap items of ``split``, the kinds taken in turn."""
+    per_kind = -(-items // len(world.KINDS))
+    pool = [world.swap_items(split, kind, per_kind) for kind in world.KINDS]
+    return [found[i] for i in range(per_kind) for found in pool if i < len(found)][:items]
+
+
 def measure(encoder: DualEncoder, items: int, split: str = SPLIT) -> dict[str, dict[str, dict]]:
     """Every comparison over ``items`` swap items of ``split`` (the kinds taken in turn), for the whole captions and
     for their segments' prompts: ``{"captions": {comparison: ...}, "segments": {...}}``."""
     _check(encoder.model)
     torch.manual_seed(SEED)
-    per_kind = -(-items // len(world.KINDS))
-    pool = [world.swap_items(split, kind, per_kind) for kind in world.KINDS]
-    chosen = [found[i] for i in range(per_kind) for found in pool if i < len(found)][:items]
     out: dict[str, list] = {"captions": [], "segments": []}
-    for item in chosen:
+    for item in chosen_items(items, split):
         image = item.images[0].render(encoder.image_size)
         out["captions"].append(item_readings(encoder, image, item.captions))
         out["segments"].append(item_readings(encoder, image, segment_texts(item.captions)))
@@ -315,7 +319,7 @@ def main(argv: list[str] | None = None) -> dict:
     command = (f"python scripts/explainer_references.py --items {args.items}"
                + (f" --split {args.split}" if args.split != SPLIT else "")
                + (f" --json {args.json}" if args.json else ""))
-    report = {"command": command, "model": encoder.label, "machine": speed_bench.machine(), "precision": "fp32",
+    report = {"command": command, "model": encoder.label, "machine": speed_report.machine(), "precision": "fp32",
               "split": args.split, "items": args.items, "seed": SEED,
               "maps": "each item's first picture with its two captions, and with their segments' prompts",
               "logit_scale": round(float(model.logit_scale.detach().exp()), 2),
@@ -325,7 +329,7 @@ def main(argv: list[str] | None = None) -> dict:
               "interval": {**intervals.METHOD, "unit": "items (each the mean of its maps)"},
               "figures": measure(encoder, args.items, args.split)}
     print(markdown(report))
-    return speed_bench.emit(report, args.json)
+    return speed_report.emit(report, args.json)
 
 
 if __name__ == "__main__":

@@ -13,8 +13,8 @@ PROBE = """
 import contextlib, io, json, sys
 from explorer.cli import main
 heavy, helps = set(sys.argv[1:]), {}
-verbs = ("train-world", "train-align", "model-card", "eval", "pointing", "bench", "binding", "recognition",
-         "binding-sweep", "make-examples", "app")
+verbs = ("train-world", "train-align", "model-card", "eval", "pointing", "interactions", "bench", "binding",
+         "recognition", "binding-sweep", "make-examples", "app")
 for argv in (["--help"], *([verb, "--help"] for verb in verbs)):
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):

@@ -51,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
     import torch
 
     from explorer import speed_bench as bench
+    from explorer import speed_report
     from explorer.models.loader import EncoderSpec, load_encoder
 
     encoder = load_encoder(encoder_spec(args.settings))
@@ -65,23 +66,23 @@ def run(args: argparse.Namespace) -> int:
     figures |= bench.tflocal_figures(encoder)
     figures |= bench.explain_figures(encoder, "embedded")
     figures |= bench.parse_figures()
-    figures["memory.peak_mb.embedded"] = bench.peak_memory_mb()
+    figures["memory.peak_mb.embedded"] = speed_report.peak_memory_mb()
     registry = [("vitb32", "ViT-B-32")] * (not args.skip_vitb32)
     registry += [("vitl14", "ViT-L-14")] * (args.vitl14 or encoder.device.startswith("cuda"))
     for tag, name in registry:
         other = load_encoder(EncoderSpec(name, device=args.settings.device, precision=args.precision))
         figures |= bench.analysis_figures(other, tag, runs=max(3, args.runs // 4))
         figures |= bench.explain_figures(other, tag)
-        figures[f"memory.peak_mb.{tag}"] = bench.peak_memory_mb()
+        figures[f"memory.peak_mb.{tag}"] = speed_report.peak_memory_mb()
     command = "python -m explorer bench" + "".join(
         f" {flag}" for flag, on in (("--device cuda", encoder.device.startswith("cuda")),
                                     ("--skip-vitb32", args.skip_vitb32), ("--vitl14", args.vitl14),
                                     (f"--precision {args.precision}", args.precision != "native")) if on)
-    report = {"model": encoder.label, "device": encoder.device, "machine": bench.machine(), "command": command,
+    report = {"model": encoder.label, "device": encoder.device, "machine": speed_report.machine(), "command": command,
               "precision": {"setting": args.precision, "image tower": str(encoder.image_dtype or torch.float32),
                             "text tower": str(encoder.text_dtype or torch.float32)},
               "figures": figures}
     if args.markdown:
         beside = [json.loads(Path(p).read_text()) for p in args.beside]
-        bench.write_performance_markdown(Path(args.markdown), [report, *beside])
+        speed_report.write_performance_markdown(Path(args.markdown), [report, *beside])
     return print_report(report, args.json)

@@ -10,6 +10,7 @@ embedded model)."""
 from __future__ import annotations
 
 import argparse
+import shlex
 
 from explorer.commands.common import command, print_report
 from explorer.commands.model_args import encoder_spec, model_command
@@ -45,6 +46,9 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
                    help="read the controls instead of the model (explorer/readings/controls.py: encoders that cannot "
                         "bind, the ground truth, and the noisy positive control at each noise level, its power "
                         "curve), each written to --json as it finishes")
+    g.add_argument("--control", metavar="TEXT",
+                   help="with --controls: run only the controls whose label holds TEXT (e.g. \"noise 2\") and merge "
+                        "them into the --json record already there (same grid, draws and renders)")
     g.add_argument("--widths", default="16,64,256", metavar="W,W,...",
                    help="comma-separated probe widths, each probe's chosen on validation scenes (default "
                         "%(default)s)")
@@ -66,8 +70,16 @@ def run(args: argparse.Namespace) -> int:
             if args.json:
                 Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
 
-        report = binding_controls.run(command(args.argv), write, args.colors, args.shapes, args.null_draws,
-                                      args.renders, widths)
+        try:
+            previous = json.loads(Path(args.json).read_text()) if args.control and args.json and \
+                Path(args.json).exists() else None
+        except ValueError as error:
+            raise SystemExit(f"{args.json}: not a controls record to merge into ({error})") from None
+        try:
+            report = binding_controls.run(command([shlex.quote(a) for a in args.argv]), write, args.colors,
+                                          args.shapes, args.null_draws, args.renders, widths, args.control, previous)
+        except binding_controls.Unmergeable as error:
+            raise SystemExit(f"binding --controls --json {args.json}: {error}") from None
         print(json.dumps(report["power"], indent=2))
         return 0
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 
+from explorer.commands.common import add_flag
 from explorer.core.settings import Settings
 from explorer.training.config import TrainConfig
 
@@ -38,11 +39,10 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
                         "of their own")
     w.add_argument("--items", type=int, default=500, metavar="N",
                    help="held-out single-object images each cell's recognition is read on (default %(default)s)")
-    w.add_argument("--device", help="cpu or cuda: where each cell trains (default: cuda when present, else cpu); "
-                                    "minutes a cell on a GPU, 1.3 to 1.9 hours on a CPU with native bf16")
-    w.add_argument("--workers", type=int, default=0, metavar="N",
-                   help="processes that draw each cell's training scenes ahead of the model (default 0: drawn in turn "
-                        "with each step; the batches are the same either way); worth 2 or more on a GPU")
+    add_flag(w, "--device", "cpu or cuda: where each cell trains (default: cuda when present, else cpu); minutes a "
+                            "cell on a GPU, 1.3 to 1.9 hours on a CPU with native bf16")
+    add_flag(w, "--workers", "processes that draw each cell's training scenes ahead of the model (default 0: drawn in "
+                             "turn with each step; the batches are the same either way); worth 2 or more on a GPU")
     w.add_argument("--threads", type=int, default=TrainConfig.threads, metavar="N",
                    help="torch threads per cell (default %(default)s); two sweeps of one thread each, e.g. one per "
                         "space, share 2 cores")
@@ -54,9 +54,9 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
     w.add_argument("--summary-only", action="store_true",
                    help="train nothing: summarize the cells recorded in --records into --out, e.g. once sweeps run "
                         "side by side have finished")
-    w.add_argument("--out", default="docs", metavar="DIR",
-                   help="folder of the summary: coverage-sweep.csv, .json (with the command) and .html, the plot of "
-                        "held-out top-1 against the product probe's fit (default %(default)s)")
+    add_flag(w, "--out", "folder of the summary: coverage-sweep.csv, .json (with the command) and .html, the plot of "
+                         "held-out top-1 against the product probe's fit (default %(default)s)", default="docs",
+             metavar="DIR")
     w.set_defaults(func=run)
     return w
 

@@ -1,15 +1,38 @@
-"""What the commands share: how the command line was called (for the reports that record it), how a report is
-printed and written, and what a world split is."""
+"""What the commands share: the flags several of them take, each declared once; how the command line was called (for
+the reports that record it), how a report is printed and written, and what a world split is."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
+
+from explorer import world
 
 SPLIT_HELP = ("comma-separated world splits: id, heldout, shift, style (test: to report), drawn-white, drawn-light, "
               "drawn-grey, drawn-dark (seen objects drawn by another renderer), or any of them after val- "
               "(validation: to choose a recipe, seed or setting)")  # eval's and pointing's --split
+# The flags several commands take, each declared here once (its type, default, metavar); a command adds one with
+# ``add_flag`` and the help that is its own (what its --out holds, where its --device trains). The model flags
+# (--model, --device, --precision, ...) are the settings' own, added by ``model_args.add_model_args``.
+FLAGS: dict[str, dict[str, Any]] = {
+    "--json": {},
+    "--out": {"metavar": "PATH"},
+    "--run-dir": {"metavar": "DIR"},
+    "--no-card": {"action": "store_true"},
+    "--device": {},  # where train-world and binding-sweep train (the model commands' is the setting's)
+    "--workers": {"type": int, "default": 0, "metavar": "N"},
+    "--split": {"default": ",".join(world.SPLITS)},
+    "--limit": {"type": int, "metavar": "N"},
+}
+
+
+def add_flag(parser: argparse.ArgumentParser, flag: str, help: str, **changed: Any) -> None:
+    """``flag`` as ``FLAGS`` declares it, with this command's ``help`` and what it ``changed`` (a default of its
+    own)."""
+    parser.add_argument(flag, help=help, **(FLAGS[flag] | changed))
 
 
 def prog() -> str:

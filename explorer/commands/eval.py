@@ -12,12 +12,11 @@ import argparse
 import ast
 from dataclasses import replace
 
-from explorer import world
-from explorer.commands.common import SPLIT_HELP, print_report
+from explorer.commands.common import SPLIT_HELP, add_flag, print_report
 from explorer.commands.eval_models import add_models_arguments, run_models
-from explorer.commands.model_args import encoder_spec, model_command
-from explorer.eval.benchmark_registry import BENCHMARKS, WORLD_LIMIT, left_out
+from explorer.commands.model_args import encoder_spec, model_command, named_spec
 from explorer.core.settings import Settings, use
+from explorer.eval.benchmark_registry import BENCHMARKS, WORLD_LIMIT, left_out
 
 NAME = "eval"
 METHODS = "global, sgi, tflocal, tfglobal, finetune, powerclip (or powerset)"  # named here without importing torch
@@ -70,14 +69,12 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
     e.add_argument("--methods", default="global",
                    help=f"comma-separated scoring methods, compared in one run on the same items: {METHODS} "
                         f"(default %(default)s; their options: --set)")
-    e.add_argument("--split", default=",".join(world.SPLITS),
-                   help=f"{SPLIT_HELP}; the world's benchmarks only (default: the test splits, %(default)s)")
-    e.add_argument("--limit", type=int, default=None, metavar="N",
-                   help=f"items per split and kind of the world (default {WORLD_LIMIT}), or per category of a public "
-                        f"benchmark (default: every item, as its official script scores them); the report records it")
-    e.add_argument("--run-dir", metavar="DIR",
-                   help="where each rank keeps its per-item outcomes, read back by a rerun of the same evaluation "
-                        "(default: JSON.shards beside --json; none without --json)")
+    add_flag(e, "--split", f"{SPLIT_HELP}; the world's benchmarks only (default: the test splits, %(default)s)")
+    add_flag(e, "--limit", f"items per split and kind of the world (default {WORLD_LIMIT}), or per category of a "
+                           f"public benchmark (default: every item, as its official script scores them); the report "
+                           f"records it", default=None)
+    add_flag(e, "--run-dir", "where each rank keeps its per-item outcomes, read back by a rerun of the same "
+                             "evaluation (default: JSON.shards beside --json; none without --json)")
     e.add_argument("--set", action="append", default=[], metavar="METHOD.OPTION=VALUE",
                    help="a method's option, e.g. sgi.crop_mode=resize (the published crop-and-resize SGI) or "
                         "tflocal.checkpoint=PATH (TFLocal weights of your own); VALUE is read as a Python literal "
@@ -155,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         access, unreadable = DataAccess(outside=args.allow_outside), []
         compared: dict = {}
         if args.compare:
-            other = load_encoder(compared_spec(args.compare, args.settings))
+            other = load_encoder(named_spec(args.compare, args.settings))
             methods_b = [get_method(m, other, **options.get(m, {})) for m in args.methods.split(",")]
             shards_b = Shards(ctx, Path(run_dir) / "compare", shard_config(args, other)) if run_dir else Shards(ctx)
             results, results_b, comparison = evaluate_pair(
@@ -189,10 +186,3 @@ def reading_said(benchmark: str, asked: str | None) -> str:
         return f"{view}: as its authors' script reads it (the model's own preprocess, which centre-crops)"
     return f"{view}: asked" if asked else f"{view}: the setting's"
 
-
-def compared_spec(name: str, settings: Settings):
-    """The second model's ``EncoderSpec``: ``name`` as ``--compare`` takes it, on the first model's device and
-    precision."""
-    from explorer.engine.model_pool import spec_for_name
-
-    return spec_for_name(name, settings.device, precision=settings.precision or "auto", compile=settings.compile)

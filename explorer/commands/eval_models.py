@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import replace
 
+from explorer.commands.model_args import named_spec
 from explorer.core.settings import use
 from explorer.eval.benchmark_registry import BENCHMARKS, WORLD_LIMIT
+from explorer.eval.reported_check import TOLERANCE
 
 
 def add_models_arguments(e: argparse.ArgumentParser) -> None:
@@ -19,6 +22,12 @@ def add_models_arguments(e: argparse.ArgumentParser) -> None:
                         "benchmarks x headline figures (each paper's figure, with its 95%% interval) and each "
                         "model's paired difference from the first with McNemar's exact p; --json writes it as JSON, "
                         "JSON.csv (the table), JSON-paired.csv and a leaderboard page JSON.html. No resume")
+    e.add_argument("--check-reported", nargs="?", type=float, const=TOLERANCE, metavar="POINTS",
+                   help="with --models, check each zoo model's figure (global cosine) against the one its source "
+                        "reports (docs/zoo.md; SugarCrepe: the mean of its categories, Winoground: the group "
+                        f"score): fails before scoring, saying what is missing, where a model's weights are neither "
+                        f"here nor reachable on the model hub, and after it where a figure is more than POINTS "
+                        f"(default {TOLERANCE:g}) from the reported one")
     e.add_argument("--benchmarks", metavar="B,C,...",
                    help="with --models, several benchmarks in one table (default: --benchmark); at most one of them "
                         "read from files (--data)")
@@ -42,9 +51,9 @@ def run_models(args: argparse.Namespace, options: dict[str, dict]) -> int:
     from pathlib import Path
 
     from explorer.core.data_roots import DataAccess
-    from explorer.engine.model_pool import spec_for_name
     from explorer.eval.leaderboard import evaluate_models
     from explorer.eval.leaderboard_report import write_leaderboard
+    from explorer.eval.reported_check import check_rows, verdict
     from explorer.methods import get_method
     from explorer.models.loader import load_encoder
 
@@ -56,9 +65,11 @@ def run_models(args: argparse.Namespace, options: dict[str, dict]) -> int:
         raise SystemExit(f"--models takes two models or more, got {args.models!r}")
     if args.limit is not None and args.limit < 1:
         raise SystemExit(f"--limit must be at least 1, got {args.limit}")
+    if args.check_reported is not None:
+        refuse_unchecked(names, benchmarks, args.methods.split(","))
 
     def loader(name: str):
-        spec = spec_for_name(name, settings.device, precision=settings.precision or "auto", compile=settings.compile)
+        spec = named_spec(name, settings)
 
         def load() -> list:
             encoder = load_encoder(spec)
@@ -69,7 +80,23 @@ def run_models(args: argparse.Namespace, options: dict[str, dict]) -> int:
     report = evaluate_models([(n, loader(n)) for n in names], benchmarks, limit, args.split.split(","), args.data,
                              args.images, DataAccess(outside=args.allow_outside), args.view, args.strict_ties)
     report = {"limit": limit, **report}
+    if args.check_reported is not None:
+        report["reported_check"] = check_rows(report, args.check_reported)
     print(json.dumps(report, indent=2))
     if args.json:
         write_leaderboard(report, Path(args.json))
-    return 0
+    if args.check_reported is None:
+        return 0
+    print(verdict(report["reported_check"], args.check_reported), file=sys.stderr)
+    return 0 if all(r["agrees"] for r in report["reported_check"]) else 1
+
+
+def refuse_unchecked(names: list[str], benchmarks: list[str], methods: list[str]) -> None:
+    """``SystemExit`` naming everything ``--check-reported`` lacks (weights, the model hub, a benchmark or model with
+    a reported figure), before anything is scored."""
+    from explorer.eval.reported_check import needs
+    from explorer.models.load_problems import hub_resolves
+
+    missing = needs(names, benchmarks, methods, hub_resolves)
+    if missing:
+        raise SystemExit("--check-reported cannot check here: " + "; ".join(missing) + ".")

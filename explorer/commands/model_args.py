@@ -1,13 +1,14 @@
 """The model flags every command and the app share (``--model``, ``--pretrained``, ``--checkpoint``, ``--device``,
 ``--precision``, ``--compile``), made from their settings (``explorer/core/settings.py``); the commands that run on one
-model, and the encoder the flags name."""
+model, the encoder the flags name, and another model named on their device and precision."""
 
 from __future__ import annotations
 
 import argparse
 
-from explorer.models.loader import EncoderSpec
+from explorer.commands.common import add_flag
 from explorer.core.settings import MODEL_FLAGS, Settings, add_setting_flags
+from explorer.models.loader import EncoderSpec
 
 WHY_PRECISION = "README: Why the page's precision differs from the CLI's"
 # Why --precision defaults where it does, said in its help: the commands measure, the page (and bench, which times
@@ -42,7 +43,7 @@ def model_command(sub, settings: Settings, name: str, help: str, func, json: str
     parser = sub.add_parser(name, help=help, description=description or help)
     add_model_args(parser, settings, precision, precision_note)
     if json:
-        parser.add_argument("--json", help=json)
+        add_flag(parser, "--json", json)
     parser.set_defaults(func=func, settings_flags=MODEL_FLAGS)
     return parser
 
@@ -51,3 +52,11 @@ def encoder_spec(settings: Settings) -> EncoderSpec:
     """The ``EncoderSpec`` the model settings describe (the embedded world-clip when they name none)."""
     return EncoderSpec(settings.model, settings.pretrained, settings.checkpoint, settings.device,
                        settings.precision or "auto", settings.compile)
+
+
+def named_spec(name: str, settings: Settings) -> EncoderSpec:
+    """The ``EncoderSpec`` of another model, ``name`` as ``eval --compare`` and ``--models`` take it, on the device
+    and at the precision the model settings give."""
+    from explorer.engine.model_pool import spec_for_name
+
+    return spec_for_name(name, settings.device, precision=settings.precision or "auto", compile=settings.compile)

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import argparse
 
-from explorer import world
-from explorer.commands.common import SPLIT_HELP, command, print_report
+from explorer.commands.common import SPLIT_HELP, add_flag, command, print_report
 from explorer.commands.model_args import encoder_spec, model_command
-from explorer.eval.benchmark_registry import WORLD_LIMIT
 from explorer.core.settings import Settings
+from explorer.eval.benchmark_registry import WORLD_LIMIT
 
 NAME = "pointing"
-SOURCES = ("the explainers rollout, grad-eclip and gradcam (those that apply to the model), the methods' evidence "
-           "tflocal, sgi and powerclip, and the baselines random and center")
+SOURCES = ("the explainers rollout, grad-eclip, legrad and gradcam (those that apply to the model), the methods' "
+           "evidence tflocal, sgi and powerclip, and the baselines random and center")
 
 
 def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
@@ -24,9 +23,9 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
                       run, description=__doc__,
                       json="also write the report to this JSON file, with a CSV of each table (results, swap_probe) "
                            "and an HTML bar chart beside it")
-    q.add_argument("--split", default=",".join(world.SPLITS), help=f"{SPLIT_HELP} (default %(default)s)")
-    q.add_argument("--limit", type=int, default=WORLD_LIMIT, metavar="N",
-                   help="swap items per split and kind (default %(default)s); fewer for a quick look")
+    add_flag(q, "--split", f"{SPLIT_HELP} (default %(default)s)")
+    add_flag(q, "--limit", "swap items per split and kind (default %(default)s); fewer for a quick look",
+             default=WORLD_LIMIT)
     q.add_argument("--sources", metavar="NAMES",
                    help=f"comma-separated map sources: {SOURCES} (default: every one that applies to the model; one "
                         f"that cannot give a map, e.g. an untrained TFLocal, is listed under not_available)")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from explorer.commands.common import print_report
+from explorer.commands.common import add_flag, print_report
 from explorer.commands.model_args import encoder_spec, model_command
 from explorer.core.settings import Settings
 
@@ -18,8 +18,8 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
     r = model_command(sub, settings, NAME, "where held-out objects are lost: readings by caption sets, "
                       "black-and-white pictures and linear probes (docs/recognition.md)", run, description=__doc__,
                       json="also write the readings to this JSON file")
-    r.add_argument("--limit", type=int, default=500, metavar="N",
-                   help="held-out single-object images read, of the heldout test split (default %(default)s)")
+    add_flag(r, "--limit", "held-out single-object images read, of the heldout test split (default %(default)s)",
+             default=500)
     r.add_argument("--probe-limit", type=int, default=600, metavar="N",
                    help="seen single-object images, of the id test split, that the linear probes are fitted on "
                         "(default %(default)s)")

@@ -9,9 +9,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from explorer.commands.common import add_flag
 from explorer.commands.model_args import encoder_spec, model_command
-from explorer.models.checkpoints import ALIGN_VARIANTS, for_variant
 from explorer.core.settings import Settings
+from explorer.models.checkpoints import ALIGN_VARIANTS, for_variant
 from explorer.training.config import AlignTrainConfig, add_flags, from_args
 
 NAME = "train-align"
@@ -22,16 +23,13 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
                       description=__doc__)
     add_flags(a, AlignTrainConfig)
     shipped = ", ".join(f"{v}: {for_variant(v).name}" for v in ALIGN_VARIANTS)
-    a.add_argument("--out", metavar="PATH",
-                   help=f"weights file to write, its .json training record (and model card) beside it (default, for "
-                        f"the embedded model trained on the world only: the variant's shipped checkpoint, replaced: "
-                        f"{shipped}); needed with --data or another model")
-    a.add_argument("--run-dir", metavar="DIR",
-                   help="folder of the resumable training state: the same command run again resumes there, and a "
-                        "different config there is refused (default runs/train-align-VARIANT-OUTNAME-sSEED)")
-    a.add_argument("--no-card", action="store_true",
-                   help="skip measuring the trained weights on the world (with the embedded encoder) and writing "
-                        "their model card; training on --data writes no card anyway")
+    add_flag(a, "--out", f"weights file to write, its .json training record (and model card) beside it (default, "
+                         f"for the embedded model trained on the world only: the variant's shipped checkpoint, "
+                         f"replaced: {shipped}); needed with --data or another model")
+    add_flag(a, "--run-dir", "folder of the resumable training state: the same command run again resumes there, and a "
+                             "different config there is refused (default runs/train-align-VARIANT-OUTNAME-sSEED)")
+    add_flag(a, "--no-card", "skip measuring the trained weights on the world (with the embedded encoder) and writing "
+                             "their model card; training on --data writes no card anyway")
     return a
 
 

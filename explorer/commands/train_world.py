@@ -8,8 +8,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from explorer.models.checkpoints import EMBEDDED_CHECKPOINT
+from explorer.commands.common import add_flag
 from explorer.core.settings import Settings
+from explorer.models.checkpoints import EMBEDDED_CHECKPOINT
 from explorer.training.config import TrainConfig, add_flags, from_args
 
 NAME = "train-world"
@@ -19,22 +20,19 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
     t = sub.add_parser(NAME, help="train a world dual encoder from scratch (CLIP or PowerCLIP loss) and write its "
                                   "model card", description=__doc__)
     add_flags(t, TrainConfig)
-    t.add_argument("--out", metavar="PATH",
-                   help=f"weights file to write, its .json training record and .md model card beside it (default "
-                        f"{EMBEDDED_CHECKPOINT}: the embedded model, replaced; give a path of your own to keep it)")
-    t.add_argument("--run-dir", metavar="DIR",
-                   help="folder of the resumable training state (weights, optimizer, losses, saved every 50 steps): "
-                        "the same command run again resumes there, and a different config there is refused (default "
-                        "runs/train-world-OBJECTIVE-cCOVERAGE-sSEED)")
-    t.add_argument("--device", help="cpu or cuda: where the towers train (default: cuda when present, else cpu); the "
-                                    "model card records which. The scenes are drawn on the CPU either way (--workers)")
-    t.add_argument("--workers", type=int, default=0, metavar="N",
-                   help="processes that draw the training scenes on the CPU ahead of the model (default 0: drawn in "
-                        "turn with each step); the batches are the same either way. Worth 2 or more on a GPU, where "
-                        "drawing would keep it waiting; on a CPU they take cores from the towers' --threads")
-    t.add_argument("--no-card", action="store_true",
-                   help="skip measuring the trained model on the world (500 items of each test and drawn split) and "
-                        "writing its model card; model-card --checkpoint OUT writes it later")
+    add_flag(t, "--out", f"weights file to write, its .json training record and .md model card beside it (default "
+                         f"{EMBEDDED_CHECKPOINT}: the embedded model, replaced; give a path of your own to keep it)")
+    add_flag(t, "--run-dir", "folder of the resumable training state (weights, optimizer, losses, saved every 50 "
+                             "steps): the same command run again resumes there, and a different config there is "
+                             "refused (default runs/train-world-OBJECTIVE-cCOVERAGE-sSEED)")
+    add_flag(t, "--device", "cpu or cuda: where the towers train (default: cuda when present, else cpu); the model "
+                            "card records which. The scenes are drawn on the CPU either way (--workers)")
+    add_flag(t, "--workers", "processes that draw the training scenes on the CPU ahead of the model (default 0: drawn "
+                             "in turn with each step); the batches are the same either way. Worth 2 or more on a "
+                             "GPU, where drawing would keep it waiting; on a CPU they take cores from the towers' "
+                             "--threads")
+    add_flag(t, "--no-card", "skip measuring the trained model on the world (500 items of each test and drawn split) "
+                             "and writing its model card; model-card --checkpoint OUT writes it later")
     t.set_defaults(func=run)
     return t
 

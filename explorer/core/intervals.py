@@ -12,8 +12,8 @@ METHOD = {"kind": "percentile bootstrap over items", "level": 100 * LEVEL, "resa
 
 def percent_intervals(hits: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED,
                       level: float = LEVEL) -> list[list[float]]:
-    """For each column of ``hits`` (items x scores, booleans; or -1 / 0 / 1, the paired difference of two), the
-    ``level`` interval of its percentage (points of difference).
+    """For each column of ``hits`` (items, scores), or (items,) for one score (booleans; or -1 / 0 / 1, the paired
+    difference of two), the ``level`` interval of its percentage (points of difference): one [low, high] a column.
 
     The same item resamples serve every column, so the intervals of one cell's text, image and group scores come
     from one bootstrap; ``seed`` fixes them, so a rerun (or a sharded run) gives the same numbers.
@@ -31,8 +31,8 @@ def percent_intervals(hits: np.ndarray, resamples: int = RESAMPLES, seed: int = 
 
 def correlation_interval(x: np.ndarray, y: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED,
                          level: float = LEVEL) -> list[float]:
-    """The ``level`` interval of the Pearson correlation of ``x`` and ``y``, resampling their pairs (cells of a
-    sweep); resamples in which either side is constant have no correlation and are left out."""
+    """The ``level`` interval [low, high] of the Pearson correlation of ``x`` and ``y`` (pairs,), resampling their
+    pairs (cells of a sweep); resamples in which either side is constant have no correlation and are left out."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     rows = np.random.default_rng(seed).integers(0, len(x), size=(resamples, len(x)))
     xs, ys = x[rows], y[rows]

@@ -113,8 +113,8 @@ def object_view(image: Image.Image, found: FoundObject) -> Image.Image:
 
 def upright(mask: np.ndarray) -> float:
     """The turn (degrees, counter-clockwise as ``Image.rotate`` turns) within ``MOST_TILT`` that sets a hand-drawn
-    shape upright: the one whose box is the tightest (a square drawn askew, a triangle on its base), the least turn
-    among boxes within 1% of that."""
+    shape, its mask (H, W), upright: the one whose box is the tightest (a square drawn askew, a triangle on its base),
+    the least turn among boxes within 1% of that."""
     ys, xs = np.nonzero(mask)
     xs, ys = xs - xs.mean(), ys - ys.mean()
     turns = np.arange(-MOST_TILT, MOST_TILT + 1, 2, dtype=float)

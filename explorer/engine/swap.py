@@ -97,7 +97,7 @@ def two_by_two(a: Analysis, b: Analysis) -> dict[str, Outcome]:
             for name in a.scores}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: gradio's State hashes what it holds
 class SwapResult:
     """Image A, the image B made from it, both analyses (captions A and B on each picture), and what was changed."""
 

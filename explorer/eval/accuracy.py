@@ -20,21 +20,21 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import numpy as np
 from PIL import Image
 
-from explorer.core import cancel, image_state, settings
-from explorer.images.fit import view_state
-from explorer.methods import proposals
-from explorer.core.data_roots import DataAccess
-from explorer.eval.dataset_loaders import DatasetError
 from explorer import world
+from explorer.core import cancel, settings
+from explorer.core.data_roots import DataAccess
+from explorer.core.image_state import ImageState
+from explorer.core.intervals import percent_intervals
+from explorer.core.items import NO_CAPTION, Item
+from explorer.core.shards import Progress, Shards
 from explorer.eval.benchmark_registry import benchmark as registered
 from explorer.eval.benchmark_registry import load_items
+from explorer.eval.dataset_loaders import DatasetError
 from explorer.eval.headline import POOLED, macro_by_kind, mean_over_kinds
 from explorer.eval.item_keys import item_keys
 from explorer.eval.layouts import with_extras
-from explorer.core.intervals import percent_intervals
-from explorer.core.items import NO_CAPTION, Item
-from explorer.core.image_state import ImageState
-from explorer.core.shards import Progress, Shards
+from explorer.images.fit import view_state
+from explorer.methods import proposals
 
 if TYPE_CHECKING:
     from explorer.methods import ScoringMethod  # the methods pull in spaCy; the metrics alone need none of them
@@ -79,16 +79,16 @@ Found = dict[str, Outcome] | Unreadable  # an item's outcome by method name, or 
 
 def similarities(method: ScoringMethod, images: Sequence[Image.Image | ImageState],
                  captions: Sequence[str]) -> np.ndarray:
-    """``s[c, i]`` for every caption and image of one item."""
+    """``s[c, i]`` for every caption and image of one item: (captions, images)."""
     cols = [[sc.value for sc in method.score(im, captions)] for im in images]
     return np.array(cols).T
 
 
 def outcome(item: Item, s: np.ndarray) -> Outcome:
-    """What ``s[c, i]`` says of the item (the module's rule). The margin is the smallest of the differences the
-    verdict rests on, rounded to 6 places: each own caption against the best other caption on its image, and (two
-    images or more) against itself on every other image; a 2 x 2 item's four group comparisons, a one-image item's
-    right caption against its best foil; an item's ``also_right`` captions count as its own (each must beat every
+    """What ``s[c, i]`` (captions, images) says of the item (the module's rule). The margin is the smallest of the
+    differences the verdict rests on, rounded to 6 places: each own caption against the best other caption on its image,
+    and (two images or more) against itself on every other image; a 2 x 2 item's four group comparisons, a one-image
+    item's right caption against its best foil; an item's ``also_right`` captions count as its own (each must beat every
     foil) and are no foils. An own caption tied with another is not picked: the best other one is (the first of them on
     a tie). An item with one caption is told among its images: right when its caption scores higher on its own image
     than on every other (its top-1 image, ``by_image``)."""
@@ -111,9 +111,9 @@ def outcome(item: Item, s: np.ndarray) -> Outcome:
 
 
 def by_image(item: Item, s: np.ndarray) -> Outcome:
-    """The outcome of an item with one caption and several images (text to image): a hit when the caption scores
-    higher on its own image than on every other (the first of the highest images with the authors' argmax, ``info
-    ["ties"] == "first"``); ``picked`` holds the image it picks."""
+    """The outcome of an item with one caption and several images (text to image), ``s`` (captions, images): a hit when
+    the caption scores higher on its own image than on every other (the first of the highest images with the authors'
+    argmax, ``info ["ties"] == "first"``); ``picked`` holds the image it picks."""
     own = next(i for i, c in enumerate(item.right) if c != NO_CAPTION)
     others = [j for j in range(s.shape[1]) if j != own]
     best = others[int(s[0, others].argmax())]

@@ -50,6 +50,7 @@ class Benchmark:
     reads: str | None = None  # the view its authors' script reads a picture in ("raw": the model's own preprocess,
     # which centre-crops), where it has authors' numbers to equal; None: the setting's view (``--view``)
     figure: str = ""  # the score of its "all" cell its paper reports where not the group score or ``metric``
+    per_kind: bool = False  # its paper reports each kind's figure and none over all of them (ARO: each subset's)
 
     def reading(self, asked: str | None = None) -> str:
         """The view its pictures are read in: ``asked`` (``--view``), else its authors', else the setting's."""
@@ -101,7 +102,7 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
               scores="text, image and group"),
     Benchmark("bivlc", load_bivlc, reads=AUTHORS, citation="Miranda et al., NeurIPS 2024 Datasets and Benchmarks",
               tests="SugarCrepe's negatives with a generated image for each", scores="text, image and group"),
-    Benchmark("aro", load_aro, reads=AUTHORS, groups=aro.macro_groups, citation="Yuksekgonul et al., ICLR 2023",
+    Benchmark("aro", load_aro, reads=AUTHORS, groups=aro.macro_groups, per_kind=True, citation="Yuksekgonul et al., ICLR 2023",
               tests="Visual Genome relations and attributions against their swaps",
               scores="macro accuracy (over relations, over attribute pairs); the pooled accuracy beside it"),
     Benchmark("colorswap", colorswap.load_colorswap, reads=AUTHORS, citation="Burapacheep et al., 2024",

@@ -9,12 +9,12 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 from PIL import Image
 
+from explorer.core.items import DEFAULT_SIZE, Item
+from explorer.core.shards import chunks
 from explorer.eval.accuracy import outcome, score_chunk, similarities, view_of
 from explorer.images.fit import view_state
 from explorer.images.inputs import InputError, whole_number
-from explorer.core.items import DEFAULT_SIZE, Item
 from explorer.methods import ScoringMethod
-from explorer.core.shards import chunks
 
 BROWSE_SIZE = DEFAULT_SIZE  # world scenes are shown, and scored by the filter, at this size
 CHUNK = 32
@@ -31,7 +31,7 @@ class Reading:
     """One item by one model: its global cosines ``s[c, i]``, the rule for right, and each method's verdict by label
     (None where the method is untrained: its verdict means nothing)."""
 
-    cosines: np.ndarray
+    cosines: np.ndarray  # (captions, images)
     rule: str
     verdicts: dict[str, bool | None]
 

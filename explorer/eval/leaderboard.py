@@ -12,6 +12,7 @@ from explorer.core.data_roots import DataAccess
 from explorer.eval.accuracy import Found, benchmark_tasks, item_outcomes, placed, summary
 from explorer.eval.benchmark_registry import benchmark as registered
 from explorer.eval.compare import grouped, pairs_scored, with_holm
+from explorer.eval.headline import POOLED
 
 if TYPE_CHECKING:
     from explorer.methods import ScoringMethod
@@ -32,23 +33,31 @@ def verdict(outcome: Any, score: str) -> bool:
     return bool(outcome.image) if score == "image" else outcome.correct
 
 
-def _headline_cells(results: dict) -> list[tuple[str, str, dict]]:
-    """(method, split, its "all" cell) of one model's results on one benchmark (split "" for a public one)."""
+def _headline_cells(results: dict, per_kind: bool = False) -> list[tuple[str, str, str, dict]]:
+    """(method, split, kind, cell) of one model's results on one benchmark (split "" for a public one): its "all"
+    cell (kind "all"), or where its paper reports each kind's figure (``per_kind``: ARO) each kind's cell, the
+    pooled ones kept beside a macro figure left out."""
     out = []
     for method, node in results.items():
         tops = [("", node)] if "all" in node else list(node.items())
-        out += [(method, split, cells["all"]) for split, cells in tops if "all" in cells]
+        for split, cells in tops:
+            if per_kind:
+                out += [(method, split, kind, cell) for kind, cell in cells.items()
+                        if kind not in ("all", POOLED) and not kind.endswith(f" {POOLED}") and isinstance(cell, dict)]
+            elif "all" in cells:
+                out.append((method, split, "all", cells["all"]))
     return out
 
 
 def table_rows(model: str, benchmark: str, results: dict) -> list[dict]:
-    """One row per method and split: the benchmark's headline figure, its interval and count."""
+    """One row per method and split (and kind, where its paper reports each kind's): the benchmark's headline
+    figure, its interval and count."""
     rows = []
-    for method, split, cell in _headline_cells(results):
+    for method, split, kind, cell in _headline_cells(results, registered(benchmark).per_kind):
         score = figure(benchmark, cell)
         low, high = cell.get("ci", {}).get(score, (None, None))
-        rows.append({"model": model, "benchmark": benchmark, "split": split, "method": method, "score": score,
-                     "value": cell.get(score), "low": low, "high": high, "n": cell.get("n")})
+        rows.append({"model": model, "benchmark": benchmark, "split": split, "kind": kind, "method": method,
+                     "score": score, "value": cell.get(score), "low": low, "high": high, "n": cell.get("n")})
     return rows
 
 
@@ -71,7 +80,7 @@ def evaluate_models(models: Sequence[tuple[str, Loader]], benchmarks: Sequence[s
     """Each model (a label and its loader, loaded one at a time) on the same items of each benchmark: ``results``
     (``{MODEL: {BENCHMARK: accuracy.evaluate's shape}}``), ``table`` (``table_rows`` of each), ``paired``
     (``{MODEL: {BENCHMARK: {METHOD: {SPLIT: {KIND: paired}}}}}`` against the first model, Holm-adjusted over all of
-    a model's cells) and ``paired_rows`` (the "all" cells of ``paired`` as rows)."""
+    a model's cells) and ``paired_rows`` (the headline cells of ``paired`` as rows: "all", or each kind's for ARO)."""
     tasks = {b: benchmark_tasks(b, limit, splits, data, images, access, view, strict_ties) for b in benchmarks}
     found: dict[str, dict[str, list]] = {}
     results: dict[str, dict] = {}
@@ -93,8 +102,9 @@ def evaluate_models(models: Sequence[tuple[str, Loader]], benchmarks: Sequence[s
                 placed(cells, split, paired_cells(b, names, [it.kind for it in items], a, o))
             paired.setdefault(label, {})[b] = cells
         with_holm(paired[label])
-        rows += [{"model": label, "against": first, "benchmark": b, "split": split, "method": method, **cell}
-                 for b, cells in paired[label].items() for method, split, cell in _headline_cells(cells)]
+        rows += [{"model": label, "against": first, "benchmark": b, "split": split, "kind": kind, "method": method,
+                  **cell} for b, cells in paired[label].items()
+                 for method, split, kind, cell in _headline_cells(cells, registered(b).per_kind)]
     table = [row for label, by_b in results.items() for b, res in by_b.items() for row in table_rows(label, b, res)]
     return {"models": [m for m, _ in models], "benchmarks": list(benchmarks), "table": table,
             "paired": paired, "paired_rows": [_flat(r) for r in rows], "results": results}

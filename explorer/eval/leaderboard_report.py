@@ -14,9 +14,10 @@ import pandas as pd
 from explorer.core.csv_cells import write_csv
 
 log = logging.getLogger(__name__)
-TABLE = ["model", "benchmark", "split", "method", "score", "value", "low", "high", "n"]
-PAIRED = ["model", "against", "benchmark", "split", "method", "a", "b", "diff", "low", "high", "mcnemar_p",
+TABLE = ["model", "benchmark", "split", "kind", "method", "score", "value", "low", "high", "n"]
+PAIRED = ["model", "against", "benchmark", "split", "kind", "method", "a", "b", "diff", "low", "high", "mcnemar_p",
           "mcnemar_p_holm", "n", "fixes", "breaks"]
+CHECKED = ["model", "benchmark", "ours", "reported", "diff", "agrees", "n", "source"]
 
 
 def _cell(value: object) -> str:
@@ -37,7 +38,8 @@ def leaderboard_page(report: dict) -> str:
     board = ""
     if len(grid):
         grid["cell"] = [f"{r.value} [{r.low}, {r.high}] {r.score}" for r in grid.itertuples()]
-        grid["column"] = [" ".join(p for p in (r.benchmark, r.split, r.method) if p) for r in grid.itertuples()]
+        grid["column"] = [" ".join(p for p in (r.benchmark, r.split, "" if r.kind == "all" else r.kind, r.method) if p)
+                          for r in grid.itertuples()]
         wide = grid.pivot_table(index="model", columns="column", values="cell", aggfunc="first", sort=False)
         wide = wide.reindex(report["models"])
         board = _html_table([{"model": m, **row} for m, row in wide.iterrows()], ["model", *wide.columns],
@@ -47,8 +49,10 @@ def leaderboard_page(report: dict) -> str:
     paired = _html_table(report["paired_rows"], PAIRED,
                          f"Each model against {report['models'][0]}: the difference in points (b - a) on the "
                          f"headline figure's verdicts, its 95% paired interval and McNemar's exact p")
+    checked = _html_table(report["reported_check"], CHECKED, "Our figures against the reported ones (global "
+                          "cosine; difference in points)") if report.get("reported_check") else ""
     return (f"<!doctype html>\n<html><head><meta charset='utf-8'><title>Leaderboard</title><style>{style}</style>"
-            f"</head><body>\n<h1>Leaderboard</h1>\n{board}{paired}{_html_table(rows, TABLE, 'Every figure')}"
+            f"</head><body>\n<h1>Leaderboard</h1>\n{board}{checked}{paired}{_html_table(rows, TABLE, 'Every figure')}"
             f"</body></html>\n")
 
 

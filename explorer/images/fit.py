@@ -68,7 +68,7 @@ class Fit:
         return (box[0] + x0, box[1] + y0, box[2] + x0, box[3] + y0)
 
     def map_to_frame(self, heat: np.ndarray) -> np.ndarray:
-        """A map over the view (its height, width), over the picture instead: 0 where the view does not reach."""
+        """A map over the view (h, w), over the picture (H, W) instead: 0 where the view does not reach."""
         w, h = self.size
         x0, y0, x1, y1 = self.box
         out = np.zeros((h, w), dtype=heat.dtype)

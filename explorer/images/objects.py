@@ -50,7 +50,7 @@ def _median(pixels: np.ndarray, where: np.ndarray) -> tuple[int, int, int]:
 
 
 def box_of(mask: np.ndarray) -> Box:
-    """The tight box (x0, y0, x1, y1, ends exclusive) of a non-empty mask."""
+    """The tight box (x0, y0, x1, y1, ends exclusive) of a non-empty mask (H, W)."""
     ys, xs = np.nonzero(mask)
     return (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
 
@@ -77,7 +77,8 @@ def _object(pixels: np.ndarray, mask: np.ndarray, core: np.ndarray, background: 
 
 
 def blend(pixels: np.ndarray, background: tuple[int, int, int], fill: tuple[int, int, int]) -> np.ndarray:
-    """How far each pixel lies from ``background`` towards ``fill`` (0 to 1), along the line between the two."""
+    """How far each pixel of ``pixels`` (H, W, 3) lies from ``background`` towards ``fill``: (H, W), 0 to 1, along
+    the line between the two colours."""
     towards = np.subtract(fill, background, dtype=float)
     share = (pixels - np.asarray(background, dtype=float)) @ towards / max(1.0, float(towards @ towards))
     return np.clip(share, 0.0, 1.0)

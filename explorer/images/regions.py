@@ -27,6 +27,8 @@ TILED_ASPECT = 4  # a side longer than this many times the other gets the window
 
 @dataclass(frozen=True)
 class Region:
+    """A part of a picture: its box (x0, y0, x1, y1), what proposed it and, where known, its mask."""
+
     box: Box
     source: str  # "image", "crop", "segment", "sam", "world", "random"
     mask: np.ndarray | None = None  # boolean (H, W) where known
@@ -194,7 +196,8 @@ def visible_box(width: int, height: int, preprocess) -> Box:
 
 
 def patch_mask(mask: np.ndarray, grid: tuple[int, int], box: Box) -> np.ndarray:
-    """A pixel mask on the (h, w) patch grid, flat: patches at least MIN_PATCH_COVER inside, else the nearest one."""
+    """A pixel mask (H, W) on the (h, w) patch grid of ``box``'s view, flat (h * w,) bool: patches at least
+    MIN_PATCH_COVER inside, else the nearest one."""
     h, w = grid
     x0, y0, x1, y1 = box
     crop = Image.fromarray(mask[y0:y1, x0:x1].astype(np.float32))

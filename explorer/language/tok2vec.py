@@ -31,10 +31,10 @@ class MaxoutNorm:
     """thinc's ``maxout >> layernorm``: the largest of each output's pieces, then normalized, scaled and shifted."""
 
     weight: torch.Tensor  # (pieces * width, inputs), the pieces of an output ``width`` rows apart
-    bias: torch.Tensor
+    bias: torch.Tensor  # (pieces * width,)
     pieces: int
-    gain: torch.Tensor
-    shift: torch.Tensor
+    gain: torch.Tensor  # (width,)
+    shift: torch.Tensor  # (width,)
 
     @classmethod
     def of(cls, maxout: Model, norm: Model) -> MaxoutNorm:
@@ -45,6 +45,7 @@ class MaxoutNorm:
                    *(torch.from_numpy(norm.get_param(p).copy()) for p in ("G", "b")))
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        """Rows (N, inputs) -> (N, width)."""
         y = F.linear(x, self.weight, self.bias).view(len(x), self.pieces, -1).amax(1)
         return F.layer_norm(y, y.shape[-1:], self.gain, self.shift, eps=1e-8)  # thinc adds 1e-8 to the variance
 
@@ -72,13 +73,15 @@ class FastTok2Vec:
         self.width = norms[-1].get_param("G").shape[0]
 
     def embed(self, ids: np.ndarray) -> torch.Tensor:
-        """Each token's hashed attributes looked up and summed per table, the tables side by side, mixed."""
+        """Each token's hashed attributes looked up and summed per table, the tables side by side, mixed: the
+        tokens' attribute ids (tokens, columns) -> vectors (tokens, width)."""
         parts = [self.ops.gather_add(table, self.ops.hash(np.ascontiguousarray(ids[:, column]), seed) % len(table))
                  for column, seed, table in self.tables]
         return self.mix(torch.from_numpy(np.concatenate(parts, axis=1)))
 
     @torch.inference_mode()
     def __call__(self, docs: Sequence[Doc]) -> list[np.ndarray]:
+        """Each doc's token vectors (len(doc), width), as spaCy's tok2vec gives them."""
         lengths = [len(doc) for doc in docs]
         if not sum(lengths):
             return [np.zeros((0, self.width), dtype="float32") for _ in docs]

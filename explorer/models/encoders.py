@@ -8,32 +8,29 @@ Loads by registry name and pretrained tag, by local checkpoint file, or the embe
 from __future__ import annotations
 
 import logging
-import os
-import pickle
-import re
-import socket
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 import open_clip
-from open_clip.factory import HF_HUB_PREFIX  # a model whose config and weights are a hub repository's
 import torch
 import torch.nn.functional as F
-from huggingface_hub import try_to_load_from_cache
+from open_clip.factory import HF_HUB_PREFIX  # a model whose config and weights are a hub repository's
 from PIL import Image
 
 from explorer.core import cancel, settings
 from explorer.core.cache import LRUCache
-from explorer.models.checkpoints import EMBEDDED_CHECKPOINT
 from explorer.core.image_state import ImageState, owner_key
 from explorer.core.image_state import of as state_of
+from explorer.images.views import Preprocessing
+from explorer.models.checkpoints import EMBEDDED_CHECKPOINT
+from explorer.models.load_problems import check_weights_reachable, checkpoint_problem, first_line
 from explorer.models.model_configs import EMBEDDED_MODEL, register_configs
 from explorer.models.model_errors import ModelUnavailable
 from explorer.models.tower import BucketedTower, autocast, buckets, short_text_forward, tower_dtypes
-from explorer.images.views import Preprocessing
 
 log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class ImageFeatures:
@@ -58,6 +55,8 @@ class TextFeatures:
 
 
 def _project(x: torch.Tensor, proj) -> torch.Tensor:
+    """Token features (..., width) into the joint space (..., D) by a tower's projection (a module, a matrix or
+    none)."""
     if proj is None:
         return x
     return proj(x) if isinstance(proj, torch.nn.Module) else x @ proj
@@ -66,66 +65,6 @@ def _project(x: torch.Tensor, proj) -> torch.Tensor:
 def default_device() -> str:
     """The ``device`` setting, else cuda when present, else the CPU."""
     return settings.current().device or ("cuda" if torch.cuda.is_available() else "cpu")
-
-
-def _hub_resolves(host: str = "huggingface.co") -> bool:
-    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):  # huggingface_hub's own, not a setting
-        return False
-    try:
-        socket.getaddrinfo(host, 443)
-        return True
-    except OSError:
-        return False
-
-
-def _check_weights_reachable(name: str, tag: str) -> None:
-    """Fail at once, in one sentence, when pretrained weights are neither cached nor fetchable."""
-    if Path(tag).is_file():
-        return
-    cfg = open_clip.get_pretrained_cfg(name, tag)
-    if not cfg:
-        known = ", ".join(open_clip.list_pretrained_tags_by_model(name)) or "none"
-        raise ModelUnavailable(f"'{tag}' is not a pretrained tag of '{name}' (known tags: {known}).")
-    if _hub_resolves():
-        return
-    # open_clip's hf_hub entries are 'org/repo/' (its default file names) or 'org/repo/file.bin' (that file)
-    repo, file = os.path.split(cfg.get("hf_hub", ""))
-    files = (file,) if file else ("open_clip_model.safetensors", "open_clip_pytorch_model.bin")
-    if repo and any(isinstance(try_to_load_from_cache(repo, f), str) for f in files):
-        return
-    raise ModelUnavailable(
-        f"The pretrained weights '{tag}' of '{name}' are not cached here and the model hub cannot be "
-        f"reached: download them on a machine with access and pass the file with --checkpoint."
-    )
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0][:200] if text else type(exc).__name__
-
-
-def checkpoint_problem(exc: BaseException) -> str:
-    """What is wrong with a weights file, in words, from the exception loading it raised (torch's own message for a
-    refused pickle is advice to load it unsafely, which this app never does)."""
-    text = str(exc)
-    if isinstance(exc, pickle.UnpicklingError) or "Weights only load failed" in text:
-        if "GLOBAL" in text:  # a pickle naming a callable: it would run code
-            found = re.search(r"GLOBAL ([\w.]+)", text)
-            what = f" ({found.group(1)})" if found else ""
-            return (f"it holds Python objects besides tensors{what}, which could run code, so it is refused; save "
-                    f"the model's state_dict alone, or as safetensors")
-        return "it is not a PyTorch or safetensors weights file (it cannot be read as one)"
-    if type(exc).__name__ == "SafetensorError":
-        return f"it is not a readable safetensors file ({_first_line(exc)})"
-    if "Error(s) in loading state_dict" in text:
-        missing = re.search(r"Missing key\(s\) in state_dict: (.*)", text)
-        unexpected = re.search(r"Unexpected key\(s\) in state_dict: (.*)", text)
-        count = lambda m: len(re.findall(r'"[^"]+"', m.group(1))) if m else 0  # noqa: E731
-        shape = re.search(r"size mismatch for ([^:]+)", text)
-        detail = f"a size mismatch for {shape.group(1)}" if shape else \
-            f"{count(missing)} of the model's weights missing from it, {count(unexpected)} unknown to the model"
-        return f"its weights do not fit this model ({detail}; saved from another model?)"
-    return f"its weights do not fit this model ({type(exc).__name__}: {_first_line(exc)})"
 
 
 class DualEncoder:
@@ -202,7 +141,7 @@ class DualEncoder:
             hint = " (train it with: python -m explorer train-world)" if self.checkpoint == EMBEDDED_CHECKPOINT else ""
             raise ModelUnavailable(f"No checkpoint file at {self.checkpoint}{hint}.")
         if self.pretrained is not None and self.checkpoint is None:
-            _check_weights_reachable(self.name, self.pretrained)
+            check_weights_reachable(self.name, self.pretrained)
         weights = str(self.checkpoint) if self.checkpoint is not None else self.pretrained
         try:  # open_clip loads a local file itself: safetensors, or torch.load(weights_only=True)
             model, _, preprocess = open_clip.create_model_and_transforms(self.name, pretrained=weights)
@@ -212,7 +151,7 @@ class DualEncoder:
                 raise ModelUnavailable(f"Could not load the checkpoint file {self.checkpoint} into '{self.name}': "
                                        f"{checkpoint_problem(exc)}.") from exc
             raise ModelUnavailable(  # the hub, a tag, a tokenizer download: one sentence
-                f"Could not load '{self.name}' with pretrained weights '{self.pretrained}' ({_first_line(exc)}); "
+                f"Could not load '{self.name}' with pretrained weights '{self.pretrained}' ({first_line(exc)}); "
                 f"if the model hub cannot be reached, download the weights on a machine that can and pass the file "
                 f"with --checkpoint."
             ) from exc
@@ -225,6 +164,7 @@ class DualEncoder:
         return all(t.warmed.wait(timeout) for t in (self._views_tower, self._features_tower))
 
     def _image_features(self, pixels: torch.Tensor) -> dict[str, torch.Tensor]:
+        """Model inputs (N, 3, S, S) -> ``global`` (N, D) and the projected patch ``tokens`` (N, h*w, D)."""
         visual = self.model.visual
         if hasattr(visual, "attnpool"):  # a ResNet tower: its last feature map has no NLC form and no ``proj``
             out = self.model.forward_intermediates(image=pixels, image_indices=1, image_output_fmt="NCHW")

@@ -20,8 +20,8 @@ from typing import Callable, Sequence
 import torch
 
 from explorer.core import cancel
-from explorer.models.cores import one_thread
 from explorer.core.settings import PRECISIONS
+from explorer.models.cores import one_thread
 
 log = logging.getLogger(__name__)
 
@@ -172,7 +172,8 @@ class BucketedTower:
 
     @torch.no_grad()
     def __call__(self, pixels: torch.Tensor) -> list[Output]:
-        """The tower's output for ``pixels``, one entry per chunk of at most ``max_batch`` rows."""
+        """The tower's output for ``pixels`` (N, 3, S, S), one entry per chunk of at most ``max_batch`` rows (its
+        padding rows dropped)."""
         out = []
         for i in range(0, len(pixels), self.max_batch):
             cancel.check()  # a page's request given up stops before its next batch (a no-op outside a request)
@@ -219,8 +220,9 @@ class BucketedTower:
 
 
 def short_text_forward(model: torch.nn.Module, ids: torch.Tensor) -> dict[str, torch.Tensor] | None:
-    """open_clip's text tower read only as far as the batch's longest text: (``text_features``, the pooled and
-    projected vector; ``text_tokens``, every position's final-norm output up to there).
+    """open_clip's text tower read only as far as the batch's longest text: token ids (B, context) ->
+    ``text_features`` (B, D), the pooled and projected vector, and ``text_tokens`` (B, L, width), every position's
+    final-norm output up to there (L <= context).
 
     A causal text tower's outputs at a position depend on the positions before it alone, so the padding after the
     longest text's end token changes nothing that is read; skipping it cuts the tower's work for short

@@ -5,6 +5,7 @@ their source (docs/zoo.md)."""
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,7 @@ from explorer.core import settings
 from explorer.models.loader import EncoderSpec
 from explorer.models.model_errors import ModelUnavailable
 
+log = logging.getLogger(__name__)
 HF_HUB = "hf-hub:"  # open_clip's prefix of a model whose config and weights live in a hub repository
 CACHED, LOCAL, HUB, CANNOT = "cached here", "a local file", "needs the model hub", "cannot load here"
 VL_COMPO = "ytaek-oh/vl_compo results.csv"  # Oh et al. 2024: 274 CLIP checkpoints on 12 compositional benchmarks
@@ -29,8 +31,9 @@ def zoo_dir() -> Path:
 class ZooEntry:
     """One model: ``how`` it loads (``open_clip``: ``model`` with the pretrained tag ``weights``; ``hf-hub``: the
     open_clip model ``weights`` on the hub; ``hub-file``: ``model`` with the file ``weights`` = REPO/FILE on the hub;
-    ``file``: ``model`` with the file ``weights`` in ``zoo_dir()``; ``fork``: none), where to get it, and its
-    reported figures (None where the source has none)."""
+    ``hub-dir``: ``model`` with the weights file open_clip picks in the hub repository ``weights``, as it does from
+    a downloaded folder; ``file``: ``model`` with the file ``weights`` in ``zoo_dir()``; ``fork``: none), where to
+    get it, and its reported figures (None where the source has none)."""
 
     name: str
     model: str
@@ -56,8 +59,8 @@ ENTRIES = (
              "the hub's ytaek-oh/fsc-clip, file coco_fsc-clip-ViT-B-32.pt", 85.1, 9.5, FSC_RESULTS),
     ZooEntry("CLIC", "ViT-B-32", "hf-hub:nmndeep/CLIC-ViT-B-32-224-CogVLM", "hf-hub",
              "the hub's nmndeep/CLIC-ViT-B-32-224-CogVLM"),
-    ZooEntry("SPEC-CLIP", "ViT-B-32", "hf-hub:wjpoom/SPEC-CLIP-ViT-B-32", "hf-hub",
-             "the hub's wjpoom/SPEC-CLIP-ViT-B-32"),
+    ZooEntry("SPEC-CLIP", "ViT-B-32", "wjpoom/SPEC-CLIP-ViT-B-32", "hub-dir",
+             "the hub's wjpoom/SPEC-CLIP-ViT-B-32 (its folder, read as its README has open_clip read it)"),
     ZooEntry("DAC-LLM", "ViT-B-32", "", "fork",
              "DAC's weights are LoRA on a fork of CLIP's code (SivanDoveh/DAC): evaluate it there", 85.3, 4.75, VL_COMPO),
     ZooEntry("DAC-SAM", "ViT-B-32", "", "fork",
@@ -109,6 +112,9 @@ def availability(name: str) -> tuple[str, str]:
         repo, file = e.weights.rsplit("/", 1)
         found = _in_hub_cache(repo, file)
         return (CACHED, found) if found else (HUB, e.get)
+    if e.how == "hub-dir":
+        found = _hub_folder_weights(e.weights)
+        return (CACHED, found) if found else (HUB, e.get)
     return (CACHED, "open_clip's cache") if _open_clip_cached(e.model, e.weights) else (HUB, e.get)
 
 
@@ -129,13 +135,86 @@ def spec(name: str, device: str | None = None, **options) -> EncoderSpec:
     if e.how == "hf-hub":
         return EncoderSpec(e.weights, device=device, **options)
     if e.how == "file":
-        return EncoderSpec(e.model, checkpoint=zoo_dir() / e.weights, device=device, **options)
-    if mark != CACHED:  # a hub file not yet here: fetched once, where the hub can be reached
-        from huggingface_hub import hf_hub_download
+        return EncoderSpec(e.model, checkpoint=plain_weights(zoo_dir() / e.weights), device=device, **options)
+    if mark != CACHED:  # a hub file or folder not yet here: fetched once, where the hub can be reached
+        from huggingface_hub import hf_hub_download, snapshot_download
 
-        repo, file = e.weights.rsplit("/", 1)
         try:
-            why = hf_hub_download(repo, file)
+            if e.how == "hub-dir":
+                why = _weights_in(Path(snapshot_download(e.weights))) or ""
+            else:
+                why = hf_hub_download(*e.weights.rsplit("/", 1))
         except Exception as exc:  # offline, or the hub refuses: one sentence
             raise ModelUnavailable(f"{name} needs the model hub ({e.get}): {type(exc).__name__}.") from exc
-    return EncoderSpec(e.model, checkpoint=why, device=device, **options)
+        if not why:
+            raise ModelUnavailable(f"{name}: the hub's {e.weights} holds no weights file open_clip reads")
+    return EncoderSpec(e.model, checkpoint=plain_weights(Path(why)), device=device, **options)
+
+
+def _weights_in(folder: Path) -> str | None:
+    """The weights file open_clip picks in a model's folder (its order of names, safetensors first), else None."""
+    from open_clip.factory import _find_checkpoint_in_dir
+
+    return _find_checkpoint_in_dir(folder)
+
+
+def _hub_folder_weights(repo: str) -> str | None:
+    """The weights file open_clip would pick in hub ``repo``'s folder in this machine's hub cache, else None."""
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    try:
+        return _weights_in(Path(snapshot_download(repo, local_files_only=True)))
+    except (LocalEntryNotFoundError, OSError):
+        return None
+
+
+def _numpy_scalars() -> list:
+    """What a training checkpoint's numpy scalars unpickle with (numpy 1's names and numpy 2's): building a number
+    from its dtype and bytes, which runs no code."""
+    import numpy as np
+
+    scalar = np._core.multiarray.scalar if hasattr(np, "_core") else np.core.multiarray.scalar
+    return [scalar, (scalar, "numpy.core.multiarray.scalar"), (scalar, "numpy._core.multiarray.scalar"), np.dtype,
+            *(type(np.dtype(t)) for t in "?bBhHiIlLqQefdgFDG")]
+
+
+def plain_weights(path: Path) -> Path:
+    """``path`` where open_clip reads it as it is (safetensors, or a pickle of tensors alone), else its weights
+    written once as safetensors in the zoo folder's ``converted/``: an open_clip training checkpoint (NegCLIP's,
+    CE-CLIP's: ``{"epoch", "name", "state_dict": {"module." + key}, "optimizer", "scaler"}``) whose optimizer holds
+    the numpy scalars open_clip's learning rate schedule writes, which torch's safe loading refuses; anything else
+    that could run code stays refused (``ModelUnavailable``)."""
+    import pickle
+
+    import torch
+
+    from explorer.models.load_problems import checkpoint_problem
+
+    if path.suffix == ".safetensors" or not path.is_file():
+        return path  # a missing file is said by the loader, naming it
+    converted = zoo_dir() / "converted" / f"{path.name}.safetensors"
+    if converted.is_file() and converted.stat().st_mtime_ns >= path.stat().st_mtime_ns:
+        return converted
+    try:
+        torch.load(path, map_location="cpu", weights_only=True, mmap=True)
+        return path
+    except (pickle.UnpicklingError, RuntimeError) as exc:
+        if "numpy" not in str(exc):
+            return path  # not a matter of numpy scalars: the loader says what it is
+    try:
+        with torch.serialization.safe_globals(_numpy_scalars()):
+            saved = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # something besides numpy scalars: refused, in a sentence
+        raise ModelUnavailable(f"Could not read the weights file {path.name}: {checkpoint_problem(exc)}.") from exc
+    state = saved.get("state_dict", saved) if isinstance(saved, dict) else saved
+    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+        raise ModelUnavailable(f"{path.name} holds no state dict of tensors (its 'state_dict', or the file itself)")
+    from safetensors.torch import save_file
+
+    converted.parent.mkdir(parents=True, exist_ok=True)
+    partial = converted.with_name(converted.name + ".partial")
+    save_file({k.removeprefix("module."): v.contiguous() for k, v in state.items()}, str(partial))
+    partial.replace(converted)
+    log.info("%s: its weights written as %s (its optimizer's numpy scalars left out)", path.name, converted)
+    return converted

@@ -16,6 +16,10 @@ def _brief(entry: dict) -> dict:
     return {k: v for k, v in entry.items() if k != "null"} | {"null": null}
 
 
+class Unmergeable(ValueError):
+    """A run of some controls that cannot go into the record given: other settings, or no control to run."""
+
+
 def encoders() -> list:
     """The controls in the record's order: the negatives, the ground truth, then the noisy one at each level."""
     return [c() for c in controls.NEGATIVE] + [controls.POSITIVE()] + [controls.NoisyBinding(n) for n in
@@ -36,17 +40,33 @@ def power(record: dict) -> dict[str, dict[str, int]]:
     return out
 
 
+def _ordered(record: dict) -> dict:
+    """The record's controls in ``encoders()``'s order, whatever order they were run in."""
+    order = [e.label for e in encoders()]
+    return dict(sorted(record.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
+
+
 def run(command: str, write, n_colors: int = 8, n_shapes: int = 3, draws: int = 500, renders: int = 8,
-        widths: tuple[int, ...] = (16, 64, 256)) -> dict:
-    """Every control's figures, written (``write(report)``) after each control, so a long run keeps what it did."""
-    record: dict[str, dict] = {}
-    report = {"command": command, "grid": [n_colors, n_shapes], "draws": draws, "renders": renders,
-              "controls": record, "power": {}}
-    for encoder in encoders():
+        widths: tuple[int, ...] = (16, 64, 256), only: str | None = None, previous: dict | None = None) -> dict:
+    """Every control's figures (or only those whose label holds ``only``, each then with its own command, merged
+    into ``previous``, a record at the same grid and settings), written (``write(report)``) after each control, so a
+    long run keeps what it did."""
+    settings = {"grid": [n_colors, n_shapes], "draws": draws, "renders": renders}
+    if previous is not None and any(previous.get(k) != v for k, v in settings.items()):
+        raise Unmergeable(f"the record to merge into was run at {[previous.get(k) for k in settings]}, "
+                         f"not at {list(settings.values())} (grid, draws, renders)")
+    record: dict[str, dict] = dict(previous["controls"]) if previous else {}
+    report = {"command": previous["command"] if previous else command, **settings, "controls": record, "power": {}}
+    chosen = [e for e in encoders() if only is None or only in e.label]
+    if not chosen:
+        raise Unmergeable(f"no control's label holds {only!r}: {[e.label for e in encoders()]}")
+    for encoder in chosen:
         start = time.perf_counter()
         found, info = figures(encoder, n_colors, n_shapes, draws, renders, widths)
         record[encoder.label] = {"figures": {n: _brief(e) for n, e in found.items()}, "null": info,
-                                 "seconds": round(time.perf_counter() - start, 1)}
+                                 "seconds": round(time.perf_counter() - start, 1)} | (
+            {"command": command} if only is not None else {})
+        report["controls"] = record = _ordered(record)
         report["power"] = power(record)
         write(report)
     return report

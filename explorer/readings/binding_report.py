@@ -109,7 +109,7 @@ def markdown(report: dict) -> str:
                               for key, label in ROWS.items()]) + "\n"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: gradio's State hashes what it holds
 class ModelReading:
     """A model's image and caption tables, each one's table readings with their nulls, p and Holm-adjusted p
     (as members of the full family, ``FAMILY``), and the image objects' 3D MDS (observed and additively

@@ -108,7 +108,7 @@ def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
                 with gr.Accordion("Draw a picture, have captions proposed, and see both sides of the swap", open=False,
                                   elem_id="draw-and-swap"):
                     pad.build(main.upload, serving)
-                    swap_panel.build(engine, serving, main)
+                    swap = swap_panel.build(engine, serving, main)
             method_pages = []
             for name, tab in method_tabs(engine):  # a method's tab, named after it
                 with gr.Tab(tab.TITLE, id=name) as page:
@@ -119,10 +119,10 @@ def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
             with gr.Tab("Browse a benchmark", id="browse") as browse_page:
                 browse_tab.build(engine, main, tabs, "main", serving)
             with gr.Tab("Binding geometry", id="binding") as binding_page:
-                binding_tab.build(engine, main.choice, serving)
+                binding = binding_tab.build(engine, main.choice, serving)
         pages = [main_page, *method_pages, looks_page, browse_page, binding_page]
         follow_tabs(shown, pages)
-        tour.wire(tour_step, tour_text, main, tabs, shown, serving)
+        tour.wire(tour_step, tour_text, main, tabs, shown, serving, {"binding": binding, "swap": swap})
         share_link.wire(demo, engine, main, tabs, pages, shown, serving)
         demo.unload(page_closed)  # a closed page's running requests stop (gradio cancels none of them by itself)
     demo.queue(default_concurrency_limit=serving.heavy_concurrency, max_size=serving.queue_size)

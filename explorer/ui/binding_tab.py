@@ -75,13 +75,14 @@ def _beside(entry: dict) -> dict:
             VERDICT: verdict(entry)}
 
 
-def build(engine: Engine, choice: gr.State, serving: Serving) -> None:
-    """Lay out the binding tab inside the current ``gr.Tab``."""
+def build(engine: Engine, choice: gr.State, serving: Serving) -> gr.State:
+    """Lay out the binding tab inside the current ``gr.Tab``; returns the state of its last reading (the model's label
+    and its ``ModelReading``), None before a run."""
     pairs, scenes, captions = binding.world_scenes(N_COLORS, N_SHAPES)
     colors = list(world.COLORS)[:N_COLORS]
-    tables_state = gr.State(None)
+    reading = gr.State(None)
 
-    @guarded(lambda message: (None, None, None, message), serving.time_limit_s)
+    @guarded(lambda message: (None, gr.update(value=None, visible=False), None, message), serving.time_limit_s)
     def analyze(model: str, progress=gr.Progress()):
         loaded = engine.model(model)
         found = read_model(loaded.encoder, N_COLORS, N_SHAPES,
@@ -90,21 +91,21 @@ def build(engine: Engine, choice: gr.State, serving: Serving) -> None:
                 for kind, r in found.readings.items() for key, column in COLUMNS.items()]
         note = f"Model: **{plain(loaded.label)}**. Figures in percent, on all {len(pairs)} two-object scenes."
         figure = viz.binding_mds_figure(found.observed, found.reconstructed, found.labels)
-        return found.tables, pd.DataFrame(rows), figure, note
+        return (loaded.label, found), gr.update(value=pd.DataFrame(rows), visible=True), figure, note
 
     def object_names(scene: int) -> list[str]:
         return [f"{colors[c]} {world.SHAPES[s]}" for c, s in pairs[int(scene)]]
 
     @guarded(lambda message: (None, None, None, message))
-    def do_edit(tables, scene: int, which: str, new_color: str):
-        if tables is None:
+    def do_edit(read: tuple | None, scene: int, which: str, new_color: str):
+        if read is None:
             return None, None, None, "Run the analysis first."
         scene = whole_number(scene, "The scene", 0, len(pairs) - 1)
         if new_color not in colors:
             raise InputError(f"The new colour must be one of {', '.join(colors)}; got {new_color!r}.")
         names = object_names(scene)
         which_i = names.index(which) if which in names else 0
-        result = binding.edit(tables["image"], scene, which_i, colors.index(new_color))
+        result = binding.edit(read[1].tables["image"], scene, which_i, colors.index(new_color))
         original = scenes[scene]
         recoloured = dataclasses.replace(original.objects[which_i], color=new_color)
         edited = dataclasses.replace(original, objects=tuple(recoloured if i == which_i else o
@@ -119,7 +120,8 @@ def build(engine: Engine, choice: gr.State, serving: Serving) -> None:
     run = gr.Button("Analyze the loaded model", elem_id="binding-run")
     note = gr.Markdown()
     table = gr.Dataframe(label="Additive structure and probes, each beside its null", interactive=False, wrap=True,
-                         column_widths=["29%", "19%", "28%", "24%"], elem_id="binding-table")
+                         column_widths=["29%", "19%", "28%", "24%"], elem_id="binding-table",
+                         visible=False)  # no placeholder columns before a run
     gr.Markdown(COLUMNS_NOTE)
     mds = gr.Plot(label="Objects and their colour + shape sums (MDS)", elem_id="binding-mds")
     with gr.Row():
@@ -132,7 +134,10 @@ def build(engine: Engine, choice: gr.State, serving: Serving) -> None:
         edited = gr.Image(label="The scene as edited (what retrieval should find)", interactive=False)
         after = gr.Image(label="The scene retrieved from the edited embedding", interactive=False)
     verdict = gr.Markdown(elem_id="binding-verdict")
-    run.click(analyze, choice, [tables_state, table, mds, note], api_name="binding", **serving.heavy)
+    run.click(analyze, choice, [reading, table, mds, note], api_name="binding", **serving.heavy)
+    choice.change(lambda: (None, gr.update(value=None, visible=False), None, ""), None, [reading, table, mds, note],
+                  api_name=False, **serving.light)  # another model: the reading shown was of the one before
     scene.change(lambda i: gr.update(choices=object_names(i), value=object_names(i)[0]), scene, which, **serving.light)
-    edit_btn.click(do_edit, [tables_state, scene, which, new_color], [before, edited, after, verdict],
+    edit_btn.click(do_edit, [reading, scene, which, new_color], [before, edited, after, verdict],
                    api_name="binding_edit", **serving.light)
+    return reading

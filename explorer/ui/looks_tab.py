@@ -16,6 +16,7 @@ from explorer.core.image_state import image_key
 from explorer.explain import looks
 from explorer.images.inputs import clean_caption_pair, read_image_kept, whole_number
 from explorer.methods import REGISTRY as METHOD_REGISTRY
+from explorer.ui import interactions_panel
 from explorer.ui.guard import guarded, plain
 from explorer.ui.main_tab import MainInputs
 from explorer.ui.serving import Serving
@@ -107,3 +108,4 @@ def build(engine: Engine, main: MainInputs, serving: Serving, tab: gr.Tab, shown
     draw_while_seen(tab, shown, main.result, [(draw_looks, inputs, outputs)], serving.heavy)
     for control in (explainer, segment, source):  # input, not change: the menus this draw sets do not draw again
         control.input(draw_looks, inputs, outputs, trigger_mode="always_last", **serving.heavy)
+    interactions_panel.build(engine, main, serving, MAP_MIN_WIDTH)

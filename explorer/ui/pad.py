@@ -79,13 +79,18 @@ def is_drawing(path: str | None) -> bool:
     return name.startswith("drawing-") and (PAD_DIR / name).exists()
 
 
-def page_image(value: dict | Image.Image | None, current: str | None = None) -> str | dict:
+def page_image(value: dict | Image.Image | None, current: str | None = None, handed: str | None = None) -> str | dict:
     """The pad's drawing as the page's image. A canvas of one colour (nothing drawn) replaces only an earlier drawing,
-    never an uploaded picture: opening the pad or picking a blank canvas keeps the picture the page shows."""
+    never an uploaded picture: opening the pad or picking a blank canvas keeps the picture the page shows. A drawing
+    the page shows already, or the one the pad ``handed`` it last while the page shows a drawing, is left as it is
+    (the editor sends one stroke twice, by ``input`` and ``change``, the second with the page's image as it was before
+    the first): set again, it would be read, compared and the page's 2 x 2 cleared once more."""
     picture = drawing_image(value)
     if picture is None or (picture.getcolors(1) is not None and not is_drawing(current)):
         return gr.update()
-    return drawing_file(picture)
+    path = drawing_file(picture)
+    shown = {Path(p).name for p in (current, handed) if p}
+    return gr.update() if is_drawing(current) and Path(path).name in shown else path
 
 
 def canvases() -> dict[str, str]:
@@ -111,6 +116,12 @@ def build(upload: gr.File, serving: Serving) -> gr.ImageEditor:
     @guarded(lambda message: (gr.update(), message), serving.time_limit_s, " with a smaller picture")
     def use(value: dict | None, current: str | None = None):
         return page_image(value, current), ""
+
+    @guarded(lambda message: (gr.update(), message, gr.update()), serving.time_limit_s, " with a smaller picture")
+    def draw(value: dict | None, current: str | None, last: str | None):
+        """The drawing as the page's image, and the drawing the pad has handed the page last (this session's)."""
+        shown = page_image(value, current, last)
+        return shown, "", shown if isinstance(shown, str) else last
     starts = [(f"blank, {name}", path) for name, path in canvases().items()]
     starts += [(e.name, str(e.path)) for e in examples()]
     # an example put on the pad is the page's image at once; a blank canvas becomes it with the first stroke
@@ -119,6 +130,7 @@ def build(upload: gr.File, serving: Serving) -> gr.ImageEditor:
                 api_name=False, examples_per_page=14)
     # both triggers: the editor drops its first `change` (the first stroke would be lost), and an `input` may carry
     # the drawing before its last stroke (a later `change` brings the whole drawing)
-    gr.on([pad.input, pad.change], use, [pad, upload], [upload, note], api_name="drawing", trigger_mode="always_last",
-          **serving.light)
+    handed = gr.State(None)  # read when the event runs (held by the server), not when the browser sent it
+    gr.on([pad.input, pad.change], draw, [pad, upload, handed], [upload, note, handed], api_name="drawing",
+          trigger_mode="always_last", **serving.light)
     return pad

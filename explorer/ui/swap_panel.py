@@ -20,6 +20,7 @@ from explorer.figures import two_by_two
 from explorer.figures.two_by_two import Grid
 from explorer.images.inputs import InputError, read_image_kept
 from explorer.methods import REGISTRY
+from explorer.ui import pair_panel
 from explorer.ui.guard import guarded, plain, warn
 from explorer.ui.main_tab import REPORT_DIR, MainInputs, method_notices, notices, shows_inputs
 from explorer.ui.own_pixels import own_box, scale
@@ -27,7 +28,8 @@ from explorer.ui.serving import Serving
 
 TWO_BY_TWO_COLUMNS = ["method", *SWAP_SCORES, "prefers", "why"]
 TWO_BY_TWO_WIDTHS = ["17%", "14%", "14%", "14%", "14%", "27%"]  # every column seen on a phone, the reason wrapped
-LEGEND = ("**Reading the 2 x 2.** Image A is your picture, image B the one made for caption B. *text*: on each "
+LEGEND = ("**Reading the 2 x 2.** Image A is your picture, image B the one made for caption B (for a VisMin item, "
+          "its two pictures, each with its own caption). *text*: on each "
           "picture its own caption scores higher than the other caption. *image*: each caption scores higher on its "
           "own picture than on the other. *group*: both (chance: 1 in 6). *prefers*: the caption the method scores "
           "higher on image A, as in the table above; *why*: what the verdicts rest on. " + two_by_two.LEGEND +
@@ -81,8 +83,18 @@ def both_sides(engine: Engine, image: Image.Image, a: str, b: str, choice: str, 
     return SwapResult(image, image_b, side_a, side_b, changed)
 
 
-def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
-    """The proposal and the 2 x 2 of the main page's inputs, inside the current layout block."""
+def drawn(result: SwapResult, said: str) -> tuple:
+    """The 2 x 2 of ``result`` as the panel shows it: ``said`` with image B's notices, both pictures, the verdicts,
+    every method's grid, and the files to take away."""
+    files = [str(p) for p in swap_report.write(result, Path(tempfile.mkdtemp(dir=REPORT_DIR)))]
+    shown = grids(result)
+    return (said + notices(result.analysis_b.notices), result.image_a, result.image_b, two_by_two_table(shown),
+            two_by_two.grids_html(shown), files)
+
+
+def build(engine: Engine, serving: Serving, main: MainInputs) -> gr.State:
+    """The proposal and the 2 x 2 of the main page's inputs, inside the current layout block; returns the state of the
+    2 x 2 shown (its ``SwapResult``), None while none is."""
     upload, caption_a, caption_b, choice = main.upload, main.caption_a, main.caption_b, main.choice
 
     @guarded(lambda message: (gr.update(), gr.update(), message, None))
@@ -106,7 +118,7 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
             return gr.update(), gr.update()
         return found.caption_a, found.caption_b or gr.update()
 
-    @guarded(lambda message: (message, None, None, None, "", None, None), serving.time_limit_s,
+    @guarded(lambda message: (message, None, None, None, "", None, None, None), serving.time_limit_s,
              " with a smaller image")
     def make_b(path: str | None, a: str, b: str, choice: str, last: tuple | None, view: str = "whole",
                progress=gr.Progress()):
@@ -120,43 +132,45 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> None:
                                 progress)
         except ValueError as exc:
             return (warn(f"{exc} The one-image comparison above still holds."), None, None, None, "", None,
-                    (path, a, b))  # why, kept while the inputs stay those it was said of
+                    (path, a, b, choice), None)  # why, kept while the inputs stay those it was said of
         said = f"Image B: {'; '.join(result.changed)}. Scored by **{plain(result.analysis_a.model)}**."
-        files = [str(p) for p in swap_report.write(result, Path(tempfile.mkdtemp(dir=REPORT_DIR)))]
-        shown = grids(result)
-        return (said + notices(result.analysis_b.notices), result.image_a, result.image_b, two_by_two_table(shown),
-                two_by_two.grids_html(shown), files, (path, a, b))
+        return (*drawn(result, said), (path, a, b, choice), result)
 
-    def clear_moved_on(path: str | None, a: str, b: str, made: tuple | None):
-        """The 2 x 2 cleared once the inputs differ from those it was made from (a change that arrives late, or
-        sets the same values, keeps it)."""
-        if made is not None and made == (path, a, b):
-            return (gr.update(),) * 7
-        return "", None, None, None, "", None, None
+    def clear_moved_on(path: str | None, a: str, b: str, choice: str, made: tuple | None):
+        """The 2 x 2 cleared once the inputs or the model differ from those it was made with (a change that arrives
+        late, or sets the same values, keeps it)."""
+        if made is not None and made == (path, a, b, choice):
+            return (gr.update(),) * 8
+        return "", None, None, None, "", None, None, None
 
     with gr.Row():
         propose_btn = gr.Button("Propose captions from the picture", elem_id="propose")
         use_btn = gr.Button("Use the proposal", size="sm", elem_id="use-proposal")
         make_btn = gr.Button("Make image B and score both sides", variant="primary", elem_id="make-b")
+    picked = pair_panel.picker(serving.data)
     proposal = gr.Markdown(elem_id="proposal")
     found = gr.State(None)
     swap_note = gr.Markdown(elem_id="swap-note")
     with gr.Row():
         image_a = gr.Image(label="Image A (caption A)", type="pil", interactive=False, height=220, elem_id="swap-a")
-        image_b = gr.Image(label="Image B, made for caption B", type="pil", interactive=False, height=220,
+        image_b = gr.Image(label="Image B (caption B)", type="pil", interactive=False, height=220,
                            elem_id="swap-b")
     table = gr.Dataframe(headers=TWO_BY_TWO_COLUMNS, label="Both sides of the swap", interactive=False, wrap=True,
                          column_widths=TWO_BY_TWO_WIDTHS, elem_id="two-by-two")
     cosines = gr.HTML(elem_id="two-by-two-scores")  # each method's four scores, marked
     gr.Markdown(LEGEND, elem_id="two-by-two-legend")
     files = gr.File(label="Both sides, to download: HTML that opens offline, and JSON with both pictures",
-                    file_count="multiple", interactive=False, height=110, elem_id="swap-files")
+                    file_count="multiple", interactive=False, height=140, elem_id="swap-files")
     propose_btn.click(propose_captions, [upload, caption_a, caption_b, choice], [caption_a, caption_b, proposal, found],
                       api_name="propose", **serving.heavy)
     use_btn.click(use_proposal, found, [caption_a, caption_b], api_name=False, **serving.light)
-    made = gr.State(None)  # the inputs (image path, A, B) the 2 x 2 shown was made from
-    shown = [swap_note, image_a, image_b, table, cosines, files, made]
+    made = gr.State(None)  # the inputs (image path, A, B) and the model the 2 x 2 shown was made with
+    result = gr.State(None)  # the 2 x 2 shown, as made
+    shown = [swap_note, image_a, image_b, table, cosines, files, made, result]
+    pair_panel.wire(engine, serving, main, picked, shown, drawn)
     make_btn.click(make_b, [upload, caption_a, caption_b, choice, main.result, main.view], shown, api_name="make_b",
                    **serving.heavy)
-    for changed in (upload, caption_a, caption_b):  # a 2 x 2 is of the inputs it was made from
-        changed.change(clear_moved_on, [upload, caption_a, caption_b, made], shown, api_name=False, **serving.light)
+    for changed in (upload, caption_a, caption_b, choice):  # a 2 x 2 is of the inputs and model it was made with
+        changed.change(clear_moved_on, [upload, caption_a, caption_b, choice, made], shown, api_name=False,
+                       **serving.light)
+    return result

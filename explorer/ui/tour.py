@@ -43,29 +43,38 @@ def layout() -> tuple[gr.Radio, gr.Markdown]:
     return step, look
 
 
-def wire(step: gr.Radio, look: gr.Markdown, main: MainInputs, tabs: gr.Tabs, shown: gr.State, serving: Serving) -> None:
+def wire(step: gr.Radio, look: gr.Markdown, main: MainInputs, tabs: gr.Tabs, shown: gr.State, serving: Serving,
+         results: dict[str, gr.State]) -> None:
     """A chosen step fills the main tab's inputs with its example, makes the page follow them, and opens its tab
-    (``shown``, the page's tab in view, set with it: a tab opened so draws the comparison when it comes)."""
+    (``shown``, the page's tab in view, set with it: a tab opened so draws the comparison when it comes). ``results``:
+    the page's other results a step may need (``explorer.world.tour.NEEDS``), by that need's name; a new one, like a
+    new comparison, says the step's words again."""
     by_name = {e.name: e for e in examples()}
     by_title = {s.title: s for s in tour_steps()}
 
-    def words(chosen, result: tuple | None) -> str:
-        return f"**{chosen.title}.** {chosen.says(result)}"
+    needs = list(results)
 
-    def go(title: str | None, result: tuple | None):
+    def words(chosen, result: tuple | None, extras: tuple) -> str:
+        extra = dict(zip(needs, extras)).get(chosen.needs)
+        return f"**{chosen.title}.** {chosen.says(result, extra)}"
+
+    def go(title: str | None, result: tuple | None, *extras):
         if title not in by_title:
             return (gr.update(),) * 7
         chosen = by_title[title]
         example = by_name[chosen.example]
         return (str(example.path), example.caption_a, example.caption_b, True, gr.Tabs(selected=chosen.tab),
-                chosen.tab, words(chosen, result))
+                chosen.tab, words(chosen, result, extras))
 
     @guarded(lambda message: message)
-    def restate(title: str | None, result: tuple | None):
-        """The step's words again for the page's new comparison: its numbers where it is the step's example's."""
-        return words(by_title[title], result) if title in by_title else gr.update()
+    def restate(title: str | None, result: tuple | None, *extras):
+        """The step's words again for the page's new comparison or result: its numbers where they are the step's
+        example's."""
+        return words(by_title[title], result, extras) if title in by_title else gr.update()
 
-    step.change(go, [step, main.result], [main.upload, main.caption_a, main.caption_b, main.following, tabs, shown,
+    inputs = [step, main.result, *results.values()]
+    step.change(go, inputs, [main.upload, main.caption_a, main.caption_b, main.following, tabs, shown,
                                           look], api_name="tour", **serving.light).then(
         None, step, None, js=SCROLL % json.dumps({s.title: target(s) for s in tour_steps()}))
-    main.result.change(restate, [step, main.result], look, api_name=False, **serving.light)
+    for changed in (main.result, *results.values()):
+        changed.change(restate, inputs, look, api_name=False, **serving.light)

@@ -85,7 +85,7 @@ def test_a_caption_edit_reuses_the_images_state_and_scores_the_edited_caption_al
     assert all(kept(m)[0] is edited.scores[name][1] for name, m in engine.methods.items())
 
 
-CAPTIONS_LIKE_WORK = ("keys", "regions", "masks", "groups", "features", "global", "sgi", "tflocal", "powerset",
+CAPTIONS_LIKE_WORK = ("keys", "regions", "masks", "groups", "features", "global", "sgi", "tflocal", "powerclip",
                       "\U0001F436 and \U0001F431", "a red square")
 
 

@@ -69,3 +69,29 @@ def test_the_paired_difference_is_on_the_benchmark_s_figure():
 def test_eval_models_needs_two_models():
     with pytest.raises(SystemExit, match="two models or more"):
         main(["eval", "--models", "world-clip", "--benchmark", "world-vismin"])
+
+
+def test_aro_s_leaderboard_shows_each_subset_s_macro_accuracy_as_its_authors_report_it(tmp_path):
+    """ARO's authors report VG-Relation's and VG-Attribution's macro accuracy, never one figure over both: the
+    leaderboard has a row per subset holding that subset's macro cell, and no pooled "all" row."""
+    from layout_fixtures import aro
+
+    root = aro(tmp_path / "aro")
+    path = tmp_path / "aro.json"
+    assert main(["eval", "--models", "world-clip,world-clip-finetune", "--benchmark", "aro", "--data", str(root),
+                 "--methods", "global", "--json", str(path)]) == 0
+    report = json.loads(path.read_text())
+    rows = [(r["model"], r["kind"], r["score"], r["value"], r["n"]) for r in report["table"]]
+    expected = []
+    for model in ("world-clip", "world-clip-finetune"):
+        cells = report["results"][model]["aro"]["global"]
+        for kind in ("VG-Relation", "VG-Attribution"):
+            expected.append((model, kind, "accuracy", cells[kind]["accuracy"], cells[kind]["n"]))
+    assert rows == expected
+    macro_off_pooled = [report["results"][m]["aro"]["global"][k]["accuracy"] !=
+                        report["results"][m]["aro"]["global"][f"{k} pooled"]["accuracy"] for m, k, *_ in rows]
+    assert any(macro_off_pooled)  # the fixture tells the macro figure from the pooled one
+    assert [(r["model"], r["kind"]) for r in report["paired_rows"]] == [
+        ("world-clip-finetune", "VG-Relation"), ("world-clip-finetune", "VG-Attribution")]
+    page = (tmp_path / "aro.html").read_text()
+    assert "aro VG-Relation global" in page and "aro VG-Attribution global" in page

@@ -1,4 +1,4 @@
-"""PowerCLIP's region-subset to parse-tree alignment (``explorer/methods/powerset.py``, ``methods/powerset_method.py``): the
+"""PowerCLIP's region-subset to parse-tree alignment (``explorer/methods/powerclip/alignment.py``, ``method.py``): the
 exact and batched paths against brute-force enumeration, the NLAs against the surrogate, and the method's scores."""
 
 import itertools

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer import speed_bench
+from explorer import speed_report
 
 ROOT = Path(__file__).parents[2]
 
@@ -24,7 +24,7 @@ def test_a_run_times_each_explainer_against_the_forward_pass(script, tmp_path):
     for name in script["COLUMNS"]:  # each ratio is the explainer's milliseconds over the forward pass's
         ratio = f[f"explain.{name}_ms.embedded"] / f["explain.forward_ms.embedded"]
         assert f[f"explain.{name}_over_forward.embedded"] == pytest.approx(ratio, rel=0.02, abs=0.01)
-    assert report["machine"] == speed_bench.machine()  # the CPU kind (and GPU) its figures belong to
+    assert report["machine"] == speed_report.machine()  # the CPU kind (and GPU) its figures belong to
     assert json.loads(out.read_text()) == report
     assert script["markdown"](report).count("\n") == 3  # the header, its rule and the one model's row
 

@@ -194,9 +194,20 @@ def test_with_a_data_root_the_page_reads_inside_it_and_refuses_each_path_out_by_
         assert "not inside this page's data folders" in status and "other.csv" not in status
 
 
+def test_no_table_shows_placeholder_columns_before_a_run(embedded):
+    """A table with no columns of its own ("1 | 2 | 3" until a run fills it) is hidden until then."""
+    from explorer.ui.app import build_app
+
+    tables = [b for b in build_app(Engine(embedded)).blocks.values() if isinstance(b, gr.Dataframe)]
+    assert "binding-table" in {t.elem_id for t in tables}
+    for table in tables:
+        assert not table.visible or list(table.headers) != ["1", "2", "3"], table.elem_id
+
+
 def test_binding_tab_analyses_and_edits(client):
-    table, mds, note = client.predict(api_name="/binding")
-    assert "world-clip (embedded)" in note
+    shown, mds, note = client.predict(api_name="/binding")
+    table = shown["value"]  # the table, shown once it has the run's rows
+    assert shown["visible"] is True and "world-clip (embedded)" in note
     assert [row[0].split(":")[0] for row in table["data"]] == ["image"] * 5 + ["text"] * 5 and "276" in note
     assert table["headers"] == ["reading", "value", "chance", "verdict"]
     for reading, value, chance, verdict in table["data"]:  # each beside its null: a mean in its range, p and adjusted p

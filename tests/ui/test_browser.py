@@ -372,6 +372,10 @@ from explorer.world.tour import EXAMPLE
         page.locator("#tour-step").scroll_into_view_if_needed()
         page.get_by_label(tour_steps()[5].title).check()  # both sides of the swap: its closed panel opened and in view
         expect(page.locator("#make-b")).to_be_in_viewport(timeout=10_000)
+        expect(page.locator("#tour-look")).to_contain_text("once 'Make image B and score both sides' has run")
+        page.locator("#make-b").click()  # the step's words then come from the page's 2 x 2 of its example
+        expect(page.locator("#tour-look")).to_contain_text("On both pictures", timeout=60_000)
+        expect(page.locator("#tour-look")).to_contain_text("(text score no)")
         page.locator("#tour-step").scroll_into_view_if_needed()
         page.get_by_label(tour_steps()[3].title).check()  # TFLocal: its tab opens and draws the comparison
         expect(page.get_by_role("tab", name="TFLocal attention")).to_have_attribute("aria-selected", "true",
@@ -503,8 +507,10 @@ def test_the_binding_readings_show_value_chance_and_verdict_on_a_phone(chromium)
         page.set_viewport_size({"width": 390, "height": 844})
         expect(page.locator("#run")).to_be_visible(timeout=60_000)  # the page drawn, its tabs laid out for a phone
         open_tab(page, "Binding geometry")
-        page.locator("#binding-run").click()
         table = page.locator("#binding-table")
+        expect(page.locator("#binding-run")).to_be_visible()
+        expect(table).to_be_hidden()  # no empty placeholder table before a run
+        page.locator("#binding-run").click()
         expect(table).to_contain_text("probe: objects", timeout=120_000)
         for header in ("reading", "value", "chance", "verdict"):
             box = table.locator("th", has_text=header).first.bounding_box()

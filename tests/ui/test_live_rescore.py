@@ -216,3 +216,28 @@ def test_a_tour_step_says_what_its_examples_comparison_shows_once_the_page_has_i
     a, b = (s.value for s in result[1].scores["sgi"])
     assert said.startswith(f"**{step.title}.**") and f"prefers A ({a:.3f} against {b:.3f})" in said and a > b
     assert handler(demo, "restate")(step.title, other).endswith(PENDING)
+
+
+def test_the_image_side_step_says_what_the_pages_2x2_of_its_example_shows(page):
+    """The tour's image-side step waits for the page's 2 x 2 of its example, then says that 2 x 2's numbers."""
+    from explorer.world.examples import examples
+    from explorer.methods import tour_steps
+    from explorer.world.tour import EXAMPLE
+
+    demo, path, choice = page
+    example = next(e for e in examples() if e.name == EXAMPLE)
+    step = next(s for s in tour_steps() if s.needs == "swap")
+    result = handler(demo, "analyze")(str(example.path), example.caption_a, example.caption_b, choice)[-2]
+    assert handler(demo, "restate")(step.title, result, None, None).endswith("has run on it.*")
+    *_, made, swapped = handler(demo, "make_b")(str(example.path), example.caption_a, example.caption_b, choice,
+                                                result, "whole")
+    assert made == (str(example.path), example.caption_a, example.caption_b, choice)
+    assert swapped.analysis_a is result[1]
+    cleared = handler(demo, "clear_moved_on")(str(example.path), example.caption_a, example.caption_b, "another",
+                                              made)
+    assert cleared[-1] is None and cleared[-2] is None  # another model: the 2 x 2 of this one goes
+    assert handler(demo, "clear_moved_on")(str(example.path), example.caption_a, example.caption_b, choice,
+                                           made)[-1] == gr.update()  # the same inputs and model: kept
+    said = handler(demo, "restate")(step.title, result, None, swapped)
+    (aa, ba), (ab, bb) = ((s.value for s in side.scores["global"]) for side in (result[1], swapped.analysis_b))
+    assert f"caption A {aa:.3f} on image A and {ab:.3f} on image B, caption B {ba:.3f} and {bb:.3f}" in said

@@ -119,3 +119,24 @@ def test_a_bomb_put_on_the_pad_is_refused_by_the_pages_reader_with_a_message(cli
     value, flat = _pad_value(tmp_path)
     drawn, said = client.predict(value, None, api_name="/drawing")  # the next drawing is taken as before
     assert said == "" and Image.open(drawn).convert("RGB").tobytes() == flat.tobytes()
+
+
+def test_a_drawing_sent_again_unchanged_leaves_the_pages_image_as_it_is(tmp_path):
+    """The editor sends a stroke twice (its ``input`` and its ``change``), the second with the page's image as it was
+    before the first: set again, the page's image would be read, compared and its 2 x 2 cleared a second time for
+    the same picture."""
+    def given(path: str) -> str:  # the page's image as gradio hands it on: a copy with the drawing's name
+        (tmp_path / Path(path).name).write_bytes(Path(path).read_bytes())
+        return str(tmp_path / Path(path).name)
+
+    drawn = Image.new("RGB", (30, 30), (235, 235, 235))
+    ImageDraw.Draw(drawn).rectangle((5, 5, 15, 15), fill=world.COLORS["red"])
+    first = given(page_image(drawn, None))
+    assert page_image(drawn.copy(), first) == {"__type__": "update"}  # the page shows it already
+    ImageDraw.Draw(drawn).ellipse((18, 18, 28, 28), fill=world.COLORS["blue"])
+    second = page_image(drawn, first)  # a new stroke: set
+    assert Image.open(second).convert("RGB").tobytes() == drawn.tobytes()
+    assert page_image(drawn, first, second) == {"__type__": "update"}  # the stroke again, with the image before it
+    uploaded = tmp_path / "photo.png"
+    drawn.save(uploaded)
+    assert page_image(drawn, str(uploaded), second) == second  # an upload since: the drawing replaces it again

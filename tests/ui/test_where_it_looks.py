@@ -88,7 +88,8 @@ def pictures(figs) -> list:
 
 def test_the_view_on_the_embedded_model_finds_each_segment_on_its_object(page):
     note, explainers, segments, *figs, tokens, reading = draw(*page)
-    assert [n for _, n in explainers["choices"]] == ["rollout", "grad-eclip"] and explainers["value"] == "rollout"
+    assert [n for _, n in explainers["choices"]] == ["rollout", "grad-eclip", "legrad"]
+    assert explainers["value"] == "rollout"
     assert [v for _, v in segments["choices"]] == [looks.WHOLE, 0, 1] and segments["value"] == looks.WHOLE
     assert "Random weights" not in note and "How to read it" in reading
     assert len(pictures(figs)) == 2 and "square" in tokens
@@ -171,7 +172,7 @@ def test_a_random_vit_gets_its_explainers_says_its_weights_are_random_and_tfloca
     _, path, (image, _) = page
     result = (image, engine.analyze(image, RIGHT, WRONG))
     note, menu, _, *figs, tokens, _ = draw(engine, path, result, None, 0)
-    assert [n for _, n in menu["choices"]] == ["rollout", "grad-eclip"]
+    assert [n for _, n in menu["choices"]] == ["rollout", "grad-eclip", "legrad"]
     assert "Random weights: world-clip-looks-vit / random weights was loaded with random weights" in note
     assert len(pictures(figs)) == 2 and "square" in tokens
     note, *_, fig_a, fig_b, _, _ = draw(engine, path, result, None, 0, "tflocal")

@@ -3,7 +3,7 @@
 Regions (segments, random boxes, SAM masks or the world's objects) are laid on the patch grid; every
 subset pools the patch tokens under its union. The score is the mean over tree nodes of the best
 subset's cosine, enumerated exactly over the ``exact_limit`` largest regions; the NLA-scan value
-(``explorer.methods.powerset``: O(M) for a fixed patch grid, a lower bound, exact for disjoint orthogonal
+(``explorer.methods.powerclip.alignment``: O(M) for a fixed patch grid, a lower bound, exact for disjoint orthogonal
 regions) is reported beside it, over the same regions and over all of them.
 """
 

@@ -50,7 +50,9 @@ class AlignLayer(nn.Module):
 
     def forward(self, text: torch.Tensor, text_pad: torch.Tensor, keys: tuple[torch.Tensor, torch.Tensor]
                 ) -> tuple[torch.Tensor, torch.Tensor]:
-        """``keys``: ``image_keys`` of the image (batch B, or 1 for pairs that share one image).
+        """Caption tokens (B, T, D), True where padding in ``text_pad`` (B, T) -> the tokens (B, T, D) and the
+        cross-attention weights (B, heads, T, N); ``keys``: ``image_keys`` of the image (batch B, or 1 for pairs that
+        share one image).
 
         The two attentions are written out on their modules' weights: ``nn.MultiheadAttention``'s own forward checks
         and reshapes cost more than the arithmetic at a caption's size (docs/PERFORMANCE.md, "Design decisions")."""
@@ -139,7 +141,12 @@ def pair_inputs(
     text_global: torch.Tensor,
     text_tokens: list[torch.Tensor],
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-    """What the transformer reads for P pairs: TFLocal takes patches and tokens, TFGlobal the global vectors only."""
+    """What the transformer reads for P pairs: TFLocal takes patches and tokens, TFGlobal the global vectors only.
+
+    Takes the pairs' image vectors (P, D) and patches (P, N, D), caption vectors (P, D) and token rows (T_i, D);
+    returns ``AlignmentTransformer``'s image (P, N, D), text (P, T, D), text_pad (P, T) and cosine (P,): for
+    TFGlobal image (P, 1, D), text (P, 1, D) and text_pad (P, 1).
+    """
     cosine = (F.normalize(image_global, dim=-1) * F.normalize(text_global, dim=-1)).sum(-1)
     if variant == "global":
         return image_global[:, None], text_global[:, None], torch.zeros(len(text_global), 1, dtype=torch.bool), cosine

@@ -13,6 +13,7 @@ class PatchEmbeddingInFp32(torch.nn.Conv2d):
     """
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Pixels (B, 3, S, S) -> patch embeddings (B, width, S / patch, S / patch), in fp32."""
         with torch.autocast(x.device.type, enabled=False):
             return super().forward(x.float())
 

@@ -46,6 +46,7 @@ class SlotMLP(torch.nn.Module):
         self.head = _Linear(copies, width, out)
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        """Each scene's objects' (colour, shape) indices (N, objects, 2) -> predictions (copies, N, out)."""
         x = torch.cat([F.one_hot(idx[..., 0], self.n_colors), F.one_hot(idx[..., 1], self.n_shapes)], -1).float()
         h = x.expand(self.copies, *x.shape)
         for layer in self.phi:
@@ -74,6 +75,7 @@ class ConceptProbe(torch.nn.Module):
         self.head = _Linear(copies, width * (2 if join == "both" else 1), out)
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        """Each scene's objects' (colour, shape) indices (N, objects, 2) -> predictions (copies, N, out)."""
         c, s = self.colors[:, idx[..., 0]], self.shapes[:, idx[..., 1]]
         joined = {"product": lambda: c * s, "sum": lambda: c + s, "both": lambda: torch.cat([c + s, c * s], -1)}
         return self.head(joined[self.join]().sum(dim=2))
@@ -81,6 +83,9 @@ class ConceptProbe(torch.nn.Module):
 
 def fit_copies(make, x: torch.Tensor, ys: torch.Tensor, steps: int = 600, lr: float = 1e-2, seed: int = 0):
     """Fit the probe ``make(copies)``, copy b to (x, ys[b]), and return its prediction ``predict(idx)``.
+
+    ``x``: the scenes' indices (N, objects, 2); ``ys``: each copy's targets (copies, N, out); ``predict`` maps
+    indices (M, objects, 2) to predictions (copies, M, out).
 
     One Adam on the sum of the copies' mean squared errors: each copy's gradient is its own loss's and Adam works
     element by element, so each copy trains as it would alone. The weights are drawn after

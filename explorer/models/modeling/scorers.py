@@ -9,8 +9,8 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from explorer.models.modeling.alignment import AlignmentTransformer, pair_inputs
 from explorer.models.encoders import DualEncoder
+from explorer.models.modeling.alignment import AlignmentTransformer, pair_inputs
 
 
 class AlignScorer(torch.nn.Module):
@@ -21,6 +21,7 @@ class AlignScorer(torch.nn.Module):
         self.encoder, self.aligner = encoder, aligner
 
     def forward(self, batch) -> torch.Tensor:
+        """The batch's I images against its C captions: the aligner's scores (I, C), 0 where not a candidate."""
         imgs = self.encoder.encode_images(batch.images)
         txts = self.encoder.encode_texts(batch.captions, companions=False)
         ii, cc = batch.candidates.nonzero(as_tuple=True)
@@ -40,6 +41,7 @@ class FinetuneScorer(torch.nn.Module):
         self.encoder, self.model = encoder, encoder.model
 
     def forward(self, batch) -> torch.Tensor:
+        """The batch's I images against its C captions: logit scale x cosine (I, C), every pair."""
         model = self.model
         x = torch.stack([self.encoder.preprocess(im.convert("RGB")) for im in batch.images])
         img = F.normalize(model.encode_image(x), dim=-1)

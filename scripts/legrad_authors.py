@@ -1,0 +1,63 @@
+"""The authors' LeGrad (``legrad-torch``'s ``LeWrapper.compute_legrad_clip``) on the inputs ``legrad_reference.py``
+saved: run in an environment of its own with the authors' pinned open_clip, as
+
+    python -m venv /work/legrad-venv
+    /work/legrad-venv/bin/pip install --no-deps legrad-torch==1.1 open_clip_torch==2.23.0
+    /work/legrad-venv/bin/pip install matplotlib opencv-python-headless einops ftfy regex
+    (torch, torchvision and timm: the project's, e.g. a .pth file naming its venv's site-packages)
+    /work/legrad-venv/bin/python scripts/legrad_authors.py INPUTS.pt OUTPUTS.pt
+
+Each model is built by that open_clip from the config saved with it (world-clip's without ``block_type: custom``,
+which it does not know: the same plain pre-norm blocks, torch's own attention) and loaded with the saved weights,
+strictly. The wrapper's ``patch_size`` is set to 1 so that its last step, a bilinear upsampling by the patch size,
+keeps the patch grid the project's map is compared on. This file imports nothing of the project.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import open_clip
+import torch
+import torch.nn.functional as F
+from legrad import LeWrapper
+from open_clip.version import __version__ as open_clip_version
+
+
+def build(entry: dict) -> torch.nn.Module:
+    """The model of one saved entry, in this open_clip, with its weights."""
+    name = entry["config_name"]
+    if entry.get("config") is not None:
+        folder = Path(tempfile.mkdtemp())
+        (folder / f"{name}.json").write_text(json.dumps(entry["config"]))
+        open_clip.add_model_config(folder)
+    model = open_clip.create_model(name, pretrained=None)
+    model.load_state_dict(torch.load(entry["weights"], map_location="cpu"), strict=True)
+    return model.eval()
+
+
+def main(inputs: str, outputs: str) -> None:
+    saved = torch.load(inputs, map_location="cpu")
+    out: dict = {"open_clip": open_clip_version, "legrad": "legrad-torch 1.1", "models": {}}
+    for label, entry in saved["models"].items():
+        model = build(entry)
+        with torch.no_grad():
+            plain = [model.encode_image(run["pixels"]) for run in entry["runs"]]
+        wrapper = LeWrapper(model, layer_index=entry["layer_index"])
+        wrapper.patch_size = 1  # the map on the patch grid (the last upsampling is by this factor)
+        maps, features = [], []
+        for run, before in zip(entry["runs"], plain):
+            with torch.no_grad():
+                texts = F.normalize(wrapper.encode_text(run["ids"]), dim=-1)
+            found = wrapper.compute_legrad_clip(texts, image=run["pixels"])  # (1, texts, h, w)
+            maps.append(found[0].detach().reshape(len(run["ids"]), -1))
+            features.append(before)
+        out["models"][label] = {"maps": maps, "image_features": features}
+    torch.save(out, outputs)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])

@@ -1,0 +1,127 @@
+"""explorer/explain/interactions.py and interaction_binding.py: token x patch interactions of the cosine (exCLIP's),
+and which object a colour-shape span binds to, judged by the world's masks."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from explorer import world
+from explorer.explain.interaction_binding import CHANCE, density, judge, patch_cells, summary
+from explorer.explain.interactions import Interactions, fractions, interactions, words_in
+
+ROOT = Path(__file__).parents[2]
+
+
+@pytest.fixture(scope="module")
+def swap_item():
+    return world.swap_items("id", "attribute", 1)[0]
+
+
+@pytest.fixture(scope="module")
+def found(embedded, swap_item):
+    image = swap_item.images[0].render(embedded.image_size)
+    return interactions(embedded, image, swap_item.captions)
+
+
+def test_one_row_per_token_one_map_per_patch_and_the_models_cosine(embedded, swap_item, found):
+    image = swap_item.images[0].render(embedded.image_size)
+    cosines = (embedded.embed_images([image]) @ embedded.embed_texts(list(swap_item.captions)).T)[0]
+    for inter, cosine in zip(found, cosines):
+        ids = embedded.tokenizer([inter.caption])[0]
+        assert inter.values.shape == (int(ids.argmax()) + 1, *embedded.grid)  # start token .. end token
+        assert abs(inter.cosine - float(cosine)) < 1e-4
+        assert [inter.words[w] for w in inter.token_word] == list(inter.tokens)  # world words are one token each
+        assert np.isfinite(inter.values).all() and np.abs(inter.values).max() > 0
+
+
+def test_a_span_is_the_sum_of_its_words_rows(found):
+    inter = found[0]  # "a red square and a blue circle"
+    chars = (inter.caption.index("red"), inter.caption.index("square") + len("square"))
+    assert words_in(inter.caption, chars) == [1, 2]
+    rows = [p for p, w in zip(inter.positions, inter.token_word) if w in (1, 2)]
+    assert np.allclose(inter.span_map(chars), inter.values[rows].sum(0))
+    whole = np.ones(inter.values.shape[1:])
+    assert np.allclose(inter.word_values(whole).sum(), inter.values[list(inter.positions)].sum())
+    with pytest.raises(ValueError, match="no token"):
+        inter.words_map([40])
+
+
+def test_the_interpolation_runs_from_the_input_down_to_a_tenth():
+    assert torch.allclose(fractions(10), torch.linspace(1, 0.1, 10), atol=1e-6)
+
+
+def _synthetic(caption: str, picture, size: int, grid, toward: dict[str, np.ndarray]) -> Interactions:
+    """Interactions whose every word puts its mass on the mask ``toward[word]`` (patch shares), else nowhere."""
+    words = caption.split()
+    values = np.stack([np.zeros(grid)] + [toward.get(w, np.zeros(grid)) for w in words] + [np.zeros(grid)])
+    return Interactions(caption, 0.5, values, tuple(words), tuple(range(1, len(words) + 1)),
+                        tuple(range(len(words))), tuple(words))
+
+
+def test_the_reading_follows_the_mass_onto_the_right_object_or_the_colours(swap_item):
+    picture, size, grid, box = swap_item.images[0], 128, (8, 8), (0, 0, 128, 128)
+    cells = {o.combo: patch_cells(m, grid, box) for o, m in zip(picture.objects, picture.masks(size))}
+    (c1, s1), (c2, s2) = cells
+    true = " and ".join(f"a {c} {s}" for c, s in cells)  # "a red square and a blue circle"
+    on_own = {c1: cells[(c1, s1)], s1: cells[(c1, s1)], c2: cells[(c2, s2)], s2: cells[(c2, s2)]}
+    assert judge(_synthetic(true, picture, size, grid, on_own), picture, size, grid, box) == {"right_object": [1, 1]}
+    on_other = {c1: cells[(c2, s2)], s1: cells[(c2, s2)], c2: cells[(c1, s1)], s2: cells[(c1, s1)]}
+    assert judge(_synthetic(true, picture, size, grid, on_other), picture, size, grid, box) == {"right_object": [0, 0]}
+    swapped = f"a {c1} {s2} and a {c2} {s1}"
+    by_colour = {c1: 3 * cells[(c1, s1)], s2: cells[(c2, s2)], c2: 3 * cells[(c2, s2)], s1: cells[(c1, s1)]}
+    assert judge(_synthetic(swapped, picture, size, grid, by_colour), picture, size, grid, box) == \
+        {"colour_wins": [1, 1]}
+    by_shape = {c1: cells[(c1, s1)], s2: 3 * cells[(c2, s2)], c2: cells[(c2, s2)], s1: 3 * cells[(c1, s1)]}
+    assert judge(_synthetic(swapped, picture, size, grid, by_shape), picture, size, grid, box) == \
+        {"colour_wins": [0, 0]}
+
+
+def test_density_is_per_unit_of_area():
+    span = np.ones((2, 2))
+    assert density(span, np.array([[1.0, 1.0], [0.0, 0.0]])) == density(span, np.array([[1.0, 0.0], [0.0, 0.0]]))
+
+
+def test_the_summary_is_a_share_of_spans_per_item_with_an_interval():
+    items = [{"right_object": [1, 1]}, {"right_object": [1, 0]}, {"right_object": [0, 0], "colour_wins": [1]}]
+    out = summary(items)
+    assert out["right_object"]["percent"] == 50.0 and out["right_object"]["spans"] == 6
+    assert out["right_object"]["reading"] == "at chance" and out["colour_wins"]["items"] == 1
+    assert out["right_object"]["ci"][0] <= 50.0 <= out["right_object"]["ci"][1]
+
+
+def test_the_record_matches_the_authors_code():
+    record = json.loads((ROOT / "docs/results/explanations/interaction-references.json").read_text())
+    assert record["command"].startswith("python scripts/interaction_references.py")
+    assert "world-clip (embedded)" in record["figures"]
+    doc = (ROOT / "docs" / "explanations.md").read_text()
+    for figures in record["figures"].values():
+        assert figures["r_min"] >= 0.99 and figures["equal_peaks"] >= 90 and figures["maps"] >= 2
+        assert f"{figures['r']:.4f}" in doc
+
+
+def test_the_binding_record_holds_the_model_beside_its_null_at_chance():
+    doc = (ROOT / "docs" / "explanations.md").read_text()
+    for split in ("id", "heldout"):
+        record = json.loads((ROOT / f"docs/results/explanations/interaction-binding-{split}.json").read_text())
+        assert record["command"].startswith("python -m explorer interactions") and record["chance"] == CHANCE
+        null = record["results"]["null"][split]
+        for kind, figures in record["results"]["model"][split].items():
+            for name, entry in figures.items():
+                assert entry["ci"][0] <= entry["percent"] <= entry["ci"][1]
+                assert f"{entry['percent']:.1f}" in doc and f"{null[kind][name]['percent']:.1f}" in doc
+
+
+@pytest.mark.slow
+def test_a_vit_of_open_clips_standard_blocks_gives_its_interactions_too():
+    """nn.MultiheadAttention's fused inference path has no forward mode: it is turned off for the run, and back on."""
+    from explorer.models.encoders import DualEncoder
+
+    torch.manual_seed(0)
+    vit = DualEncoder(name="ViT-B-32", device="cpu")
+    item = world.swap_items("id", "attribute", 1)[0]
+    found = interactions(vit, item.images[0].render(224), item.captions[:1])[0]
+    assert found.values.shape == (9, 7, 7) and np.isfinite(found.values).all()
+    assert torch.backends.mha.get_fastpath_enabled()
