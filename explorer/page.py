@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     settings = use(given.with_flags(parse_args(argv, prog, given), PAGE_FLAGS + MODEL_FLAGS))
     logging.basicConfig(level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     from explorer.engine import Engine  # torch and gradio: only once the flags are read (--help needs neither)
+    from explorer.methods import options_from
     from explorer.ui.app import build_app
     from explorer.ui.serving import Serving
 
@@ -39,8 +40,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     except ModelUnavailable as exc:
         logging.error("%s", exc)
         return 2
-    options = {"sgi": {"sam_checkpoint": settings.sam_checkpoint}} if settings.sam_checkpoint else {}
-    engine = Engine(encoder, method_options=options, budget_mb=settings.model_budget_mb,
+    engine = Engine(encoder, method_options=options_from(settings), budget_mb=settings.model_budget_mb,
                     max_models=settings.max_models)
     demo = build_app(engine, Serving.of(settings))
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # stopped, it closes as on Ctrl-C: atexit's clean-up

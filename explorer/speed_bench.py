@@ -21,8 +21,8 @@ from explorer.images.regions import fill_color
 from explorer.language import text
 from explorer.language.tree import parse_tree
 from explorer.methods import get_method
-from explorer.methods.powerset import TAU, exact_alignment, nla_alignment, region_scores, subset_masks
-from explorer.methods.powerset_method import PowersetAlignment
+from explorer.methods.powerclip.alignment import TAU, exact_alignment, nla_alignment, region_scores, subset_masks
+from explorer.methods.powerclip.method import PowerCLIP
 from explorer.methods.sgi import StructureGuided
 from explorer.models.encoders import DualEncoder
 
@@ -207,7 +207,7 @@ def eval_figures(encoder: DualEncoder, tag: str, n: int = 16) -> dict[str, float
 
 def powerset_inputs(encoder: DualEncoder, n: int, m: int) -> list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
     """Real features of ``n`` world scenes: patches (N, D), ``m`` random region masks (m, N), tree nodes (K, D)."""
-    method = PowersetAlignment(encoder, regions="random", n_random=m, max_regions=m)
+    method = PowerCLIP(encoder, regions="random", n_random=m, max_regions=m)
     out = []
     for item in bench_items(n):
         image = item.images[0].render(encoder.image_size)

@@ -1,7 +1,7 @@
 """Draw the TFLocal attention figures of docs/tflocal-world.md: one tile per content token of captions A then B.
 
 Each figure is one world scene; a tile is the chosen layer and head's attention of one caption token over the
-image, drawn by the page's own `viz.attention_overlay`, with the embedded model's shipped TFLocal weights.
+image, drawn by the page's own `tflocal_pictures.attention_overlay`, with the embedded model's shipped TFLocal weights.
 It also prints, as a markdown table, each token's share of attention on each object's patches, at that layer and
 head and averaged over all layers and heads, and with ``--json`` writes them as a record (with the command and the
 weights' digests), the one docs/tflocal-world.md's table is read from.
@@ -23,7 +23,7 @@ from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer.figures import viz# noqa: E402
+from explorer.methods.tflocal import pictures as tflocal_pictures  # noqa: E402
 from explorer import world
 from explorer.models.loader import load_encoder  # noqa: E402
 from explorer.methods import get_method  # noqa: E402
@@ -51,7 +51,7 @@ def content_tokens(evidence: AttentionEvidence) -> list[int]:
 
 def token_tiles(image: Image.Image, evidence: AttentionEvidence, layer: int, head: int) -> list[Image.Image]:
     """One overlay per content token (layer and head counted from 1)."""
-    return [viz.attention_overlay(image, evidence, [i], layer - 1, head - 1, side=TILE)
+    return [tflocal_pictures.attention_overlay(image, evidence, [i], layer - 1, head - 1, side=TILE)
             for i in content_tokens(evidence)]
 
 

@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from explorer import speed_report, world  # noqa: E402
 from explorer.core import intervals  # noqa: E402
 from explorer.explain import get_explainer  # noqa: E402
-from explorer.methods.sgi import segment_prompts  # noqa: E402
+from explorer.language.prompts import segment_prompts  # noqa: E402
 from explorer.models.encoders import DualEncoder  # noqa: E402
 
 SEED = 0

@@ -50,8 +50,8 @@ from explorer.models import checkpoints# noqa: E402
 from explorer import world
 from explorer.models.encoders import DualEncoder  # noqa: E402
 from explorer.core.intervals import percent_intervals  # noqa: E402
-from explorer.methods.powerset_method import PowersetAlignment  # noqa: E402
-from explorer.methods.powerset import subset_masks, subset_similarities  # noqa: E402
+from explorer.methods.powerclip.method import PowerCLIP  # noqa: E402
+from explorer.methods.powerclip.alignment import subset_masks, subset_similarities  # noqa: E402
 from explorer.images.regions import patch_mask, visible_box  # noqa: E402
 from explorer.language.text import parse_many  # noqa: E402
 from explorer.language.tree import parse_tree  # noqa: E402
@@ -60,7 +60,7 @@ VARIANTS = ("powerset", "powerset, world regions", "full set", "best single regi
             "global")
 
 
-def node_scores(method: PowersetAlignment, image, caption: str) -> dict:
+def node_scores(method: PowerCLIP, image, caption: str) -> dict:
     """Per-node cosines of one caption on one image: every subset of the 10 largest regions, and the regions."""
     enc = method.encoder
     feats = enc.encode_image(image)
@@ -103,7 +103,7 @@ def summary(rows: list[dict]) -> dict:
     return out
 
 
-def locality(item, method: PowersetAlignment, found: dict) -> list[dict]:
+def locality(item, method: PowerCLIP, found: dict) -> list[dict]:
     """Where each phrase of the right caption on image 0 finds its best subset, and its own object's cosine."""
     scene, image_size = item.images[0], method.encoder.image_size
     obj_masks = scene.masks(image_size)
@@ -124,7 +124,7 @@ def locality(item, method: PowersetAlignment, found: dict) -> list[dict]:
     return out
 
 
-def _cosine_on(found: dict, grid_mask: np.ndarray, k: int, method: PowersetAlignment, item) -> float:
+def _cosine_on(found: dict, grid_mask: np.ndarray, k: int, method: PowerCLIP, item) -> float:
     enc = method.encoder
     feats = enc.encode_image(item.pictures(enc.image_size)[0])
     text = enc.encode_texts([found["tree"][k].text], companions=False)[0].embedding
@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     start = time.perf_counter()
     encoder = DualEncoder()
-    segments, objects = PowersetAlignment(encoder), PowersetAlignment(encoder, regions="world")
+    segments, objects = PowerCLIP(encoder), PowerCLIP(encoder, regions="world")
     weights = checkpoints.get("world-clip").path
     report = {"command": "python scripts/powerclip_world_bias.py " + " ".join(argv or sys.argv[1:]),
               "model": encoder.label, "weights_sha256": hashlib.sha256(weights.read_bytes()).hexdigest()[:16],

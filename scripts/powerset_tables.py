@@ -1,6 +1,6 @@
 """Every figure of docs/powerset.md's "Measured" section: powerset enumeration against the NLAs, time and error.
 
-Measured with the project's own functions (``explorer.methods.powerset``, ``explorer.methods.powerset_method``), in float64
+Measured with the project's own functions (``explorer.methods.powerclip.alignment``, ``explorer.methods.powerclip.method``), in float64
 on one torch thread, with fixed seeds:
 
 * ``time``: median wall and thread CPU time in ms (the calls taking turns; speed-ups: the median of each round's
@@ -38,7 +38,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer.methods import powerset as ps
+from explorer.methods.powerclip import alignment as ps
 from scripts.provenance import environment, write_report
 
 OUT = Path("docs/results/powerset-tables.json")
@@ -221,7 +221,7 @@ def error_table(
 def world_clip_figures(encoder: object, items: int = 8, m: int = 12) -> dict[str, dict[str, float]]:
     """NLA-scan and the surrogate against the exact best-subset cosine on world images, per region source."""
     from explorer import world
-    from explorer.methods.powerset_method import PowersetAlignment
+    from explorer.methods.powerclip.method import PowerCLIP
     from explorer.language.tree import parse_tree
 
     cases = []
@@ -234,7 +234,7 @@ def world_clip_figures(encoder: object, items: int = 8, m: int = 12) -> dict[str
     for source in ("random", "segments"):
         scan_gaps, surrogate_gaps, sizes = [], [], []
         for i, (image, texts) in enumerate(cases):
-            method = PowersetAlignment(encoder, regions=source, n_random=m, seed=i, max_regions=m)
+            method = PowerCLIP(encoder, regions=source, n_random=m, seed=i, max_regions=m)
             feats = encoder.encode_image(image)
             _, masks = method.region_masks(image, feats.grid)
             patches = feats.patches.double()

@@ -24,16 +24,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from explorer import speed_bench as bench
 from explorer.methods import proposals
 from explorer.language import text
-from explorer.methods import sgi as sgi_method
+from explorer.methods.sgi import method as sgi_method
 from explorer.engine import Engine
 from explorer.models.loader import EncoderSpec, load_encoder
 from explorer.images.regions import segment_regions
 
 STAGES = {  # label: the (file suffix, function name) it sums; a stage absent from the code is skipped
-    "global": [("methods/cosine.py", "score")],
-    "sgi": [("methods/sgi.py", "score")],
-    "tflocal": [("methods/tflocal.py", "score")],
-    "powerset": [("methods/powerset_method.py", "score")],
+    "global": [("methods/cosine/method.py", "score")],
+    "sgi": [("methods/sgi/method.py", "score")],
+    "tflocal": [("methods/tflocal/method.py", "score")],
+    "powerclip": [("methods/powerclip/method.py", "score")],
     "image tower, SGI views (encode_image)": [("open_clip/model.py", "encode_image")],
     "towers, image + texts (forward_intermediates)": [("open_clip/model.py", "forward_intermediates")],
     "text tower, to the longest caption (short_text_forward)": [("explorer/models/tower.py", "short_text_forward")],

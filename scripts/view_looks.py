@@ -38,7 +38,8 @@ from explorer.core.intervals import percent_intervals  # noqa: E402
 from explorer.engine import Engine  # noqa: E402
 from explorer.eval.accuracy import item_outcomes  # noqa: E402
 from explorer.images import fit  # noqa: E402
-from explorer.methods import get_method, sgi  # noqa: E402
+from explorer.methods import get_method  # noqa: E402
+from explorer.methods.sgi import method as sgi  # noqa: E402
 from explorer.models.encoders import DualEncoder  # noqa: E402
 
 MACHINE = "2 cores of an Intel Xeon with AMX and AVX512-BF16"

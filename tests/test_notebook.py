@@ -60,7 +60,7 @@ def test_an_analysis_taken_away_is_one_html_file_with_plotly_inlined_once_and_it
     assert page.count('<img alt="') == 6 and page.count('src="http') == 0  # pictures inline: nothing fetched
     assert page.count("Plotly.newPlot(") == 3 and page.count("plotly.js v") == 1  # one inlined script, 3 figures
     numbers = json.loads(json_path.read_text())
-    assert [r["method"] for r in numbers["scores"]] == ["global", "sgi", "tflocal", "powerset"]
+    assert [r["method"] for r in numbers["scores"]] == ["global", "sgi", "tflocal", "powerclip"]
     assert numbers["scores"][0]["a"] == analysis.scores["global"][0].value
 
 

@@ -19,7 +19,7 @@ from explorer.core.settings import Settings, use
 from explorer.eval.benchmark_registry import BENCHMARKS, WORLD_LIMIT, left_out
 
 NAME = "eval"
-METHODS = "global, sgi, tflocal, tfglobal, finetune, powerset"  # explorer/methods/, named here without importing torch
+METHODS = "global, sgi, tflocal, tfglobal, finetune, powerclip (or powerset)"  # named here without importing torch
 COMPARISON_TEST = {"diff": "B - A, points of the group score (one image: top-1) on the items both models read",
                    "ci": "95% paired percentile bootstrap over items (the interval's resamples and seed)",
                    "mcnemar_p": "McNemar's exact two-sided p: binomial test of fixes among fixes + breaks, p = 0.5",

@@ -15,7 +15,7 @@ from explorer.eval.benchmark_registry import WORLD_LIMIT
 
 NAME = "pointing"
 SOURCES = ("the explainers rollout, grad-eclip, legrad and gradcam (those that apply to the model), the methods' "
-           "evidence tflocal, sgi and powerset, and the baselines random and center")
+           "evidence tflocal, sgi and powerclip, and the baselines random and center")
 
 
 def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:

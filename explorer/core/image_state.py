@@ -7,7 +7,7 @@ segment-anything's ``SamPredictor.set_image`` keeps an image's work for its ``pr
 - each method its own image-side work (SGI's region embeddings, PowerCLIP's masks and patch groups, TFLocal's keys)
   under its own ``key``;
 - what is worked out for a caption (each method's scores, ``ScoringMethod.score``; the explainers' maps,
-  ``explorer.explain.view``) in a slot of its own, ``by_caption``: a caption is data there, never a name that could
+  ``explorer.explain.looks``) in a slot of its own, ``by_caption``: a caption is data there, never a name that could
   meet a method's work, and a caption edit finds the rest and works out only itself.
 What is computed of a caption is kept by caption, not here: ``DualEncoder.encode_texts``, ``text.PARSES``.
 
@@ -62,6 +62,7 @@ class ImageState:
 
     def __init__(self, image: Image.Image, key: str) -> None:
         self.image, self.key = image, key
+        self.view = "whole"  # the view of a picture it holds (``explorer.images.fit``): "whole", or "raw"
         self._values: dict[Hashable, Any] = {}
         self._by_caption: dict[tuple[Hashable, str], Any] = {}  # (owner, caption): its own slot, apart from the work
         self._counted: dict[int, Any] = {}  # id -> each array and container weighed, held so its id is not reused
@@ -124,6 +125,14 @@ class ImageState:
             if name in self._values:
                 return self._values[name]
         return self.put(name, compute())
+
+    def kept(self, owner: Hashable, kind: type[V], compute: Callable[[], V]) -> V:
+        """``owner``'s own work on this image (a method's ``key``), of the dataclass ``kind`` it declares for it, else
+        ``compute()``, kept: one value of each kind per owner."""
+        value = self.get_or_compute((owner, kind), compute)
+        if not isinstance(value, kind):
+            raise TypeError(f"{owner} keeps a {type(value).__name__} where it declares a {kind.__name__}")
+        return value
 
     def start(self, name: Hashable, submit: Callable[[], Future]) -> Future:
         """The work kept under ``name``, else ``submit()`` (run under the lock, so it starts once), kept."""

@@ -57,7 +57,7 @@ class Settings:
     pretrained: str | None = setting(None, "open_clip pretrained tag, e.g. openai (needs the model hub or its cache)",
                                      "EXPLORER_PRETRAINED")
     checkpoint: str | None = setting(None, "local weights file (.safetensors or a state dict), or a shipped "
-                                           "checkpoint's name (explorer/models/checkpoints.py), e.g. world-clip-powerclip",
+                                           "checkpoint's name (explorer/models/checkpoints.py), e.g. world-clip-finetune",
                                      "EXPLORER_CHECKPOINT")
     device: str | None = setting(None, "cpu or cuda", "EXPLORER_DEVICE", shown="`cuda` when present, else `cpu`")
     precision: str | None = setting(None, PRECISION_HELP, "EXPLORER_PRECISION", choices=PRECISIONS,
@@ -66,8 +66,9 @@ class Settings:
                                    "background", "EXPLORER_COMPILE")
     zoo_dir: str | None = setting(None, "folder of the model zoo's weights files that no hub serves (docs/zoo.md)",
                                   "EXPLORER_ZOO_DIR", flag=False, shown="`~/.cache/explorer/zoo`")
-    sam_checkpoint: str | None = setting(None, "segment-anything checkpoint: adds SAM regions to SGI",
-                                         "EXPLORER_SAM_CHECKPOINT", shown="none: SGI uses multi-scale crops")
+    sam_checkpoint: str | None = setting(None, "segment-anything checkpoint: adds SAM regions to the crops of the "
+                                               "methods that read it (their MethodInfo.settings)",
+                                         "EXPLORER_SAM_CHECKPOINT", shown="none: multi-scale crops alone")
     view: str = setting("whole", "what of a picture every method reads: whole (a picture that is not square padded "
                                  "to a square with its own background, a small drawing enlarged, the rest as they "
                                  "are) or raw (the picture as it is: the model's preprocess centre-crops it)",
@@ -99,8 +100,8 @@ class Settings:
     image_states_mb: float = setting(1024.0, "memory the images' states may take: each image's features, regions, "
                                              "region embeddings, scores and maps, all models together (MiB)",
                                      "EXPLORER_IMAGE_STATES_MB", flag=False, sections=SECTIONS)
-    view_cache_mb: float = setting(32.0, "SGI's view matrices kept, one pair per box size, all images and models "
-                                         "together (MiB)", "EXPLORER_VIEW_CACHE_MB", flag=False, sections=SECTIONS)
+    view_cache_mb: float = setting(32.0, "crop matrices kept (each box size's pair, which cut and resize a crop), "
+                                         "all images and models together (MiB)", "EXPLORER_VIEW_CACHE_MB", flag=False, sections=SECTIONS)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:

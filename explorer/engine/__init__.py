@@ -20,7 +20,7 @@ from explorer.images.inputs import clean_caption_pair
 from explorer.images.fit import View, fit_of, frame_of, view_state
 from explorer.images.model_input import seen_box
 from explorer.models.model_configs import EMBEDDED_MODEL
-from explorer.methods import REGISTRY, Score, ScoringMethod, get_method, page_methods
+from explorer.methods import REGISTRY, Score, ScoringMethod, canonical, get_method, page_methods
 from explorer.engine import cautions
 from explorer.engine.cautions import Caution
 from explorer.engine.model_pool import LoadedModel, ModelPool, choice_for, model_choices
@@ -116,7 +116,7 @@ class Engine:
         self.pool.add(self.default_choice, self.encoder, pinned=True)
 
     def _make_methods(self, encoder: DualEncoder) -> dict[str, ScoringMethod]:
-        return {n: get_method(n, encoder, **self.method_options.get(n, {})) for n in self.method_names}
+        return {canonical(n): get_method(n, encoder, **self.method_options.get(n, {})) for n in self.method_names}
 
     def choices(self) -> list[str]:
         """The model menu: the start-up model among the embedded, project and open_clip pretrained ones."""

@@ -1,6 +1,6 @@
 """Where a method's evidence is weak or off the objects, judged on a drawing's own objects and said in words a
-student reads: SGI's match mostly empty canvas, PowerCLIP's best regions background, TFLocal's attention on the
-background, the model's input showing none of the objects.
+student reads: each method's own judge (its ``MethodInfo.cautions``: a match on empty canvas, a subset of background,
+attention off the shapes), and the model's input showing none of the objects.
 
 Only a picture drawn on plain paper is judged (``ink.on_paper``): there the objects are known (``proposals.objects``)
 and everything else is canvas. A photo gets no caution: what is "background" in it is not known here.
@@ -8,34 +8,15 @@ and everything else is canvas. A photo gets no caution: what is "background" in 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np
 
 from explorer.core.image_state import ImageState
 from explorer.images.ink import on_paper
-from explorer.images.regions import Box, patch_mask
-from explorer.methods import Score
+from explorer.images.regions import Box
+from explorer.methods import REGISTRY, Caution, Score
 from explorer.methods import proposals
-from explorer.methods.powerset_method import PowersetEvidence
-from explorer.methods.sgi import SGIEvidence
-from explorer.methods.tflocal import AttentionEvidence
-
-MOSTLY_BACKGROUND = 5 / 6  # a region whose objects fill less than a sixth of it (it is 6 times their size) is canvas
-
-
-@dataclass(frozen=True)
-class Caution:
-    """One weak piece of evidence: the method it judges ("" for every method), the caption whose evidence it is
-    (0: A, 1: B; -1: the picture's), the sentence the page shows beside the verdict, and the share behind it (of the
-    region that is canvas, or of the attention that falls on the objects)."""
-
-    method: str
-    caption: int
-    text: str
-    share: float
-    per_layer: tuple[float, ...] = ()  # TFLocal: the share of each layer's attention on the objects
 
 
 def objects_mask(state: ImageState) -> np.ndarray | None:
@@ -44,65 +25,6 @@ def objects_mask(state: ImageState) -> np.ndarray | None:
         return None
     found = proposals.objects(state).objects
     return np.logical_or.reduce([o.mask for o in found]) if found else None
-
-
-def _object_share(mask: np.ndarray, box: Box) -> float:
-    x0, y0, x1, y1 = (max(0, v) for v in box)
-    inside = mask[y0:y1, x0:x1]
-    return float(inside.mean()) if inside.size else 0.0
-
-
-def sgi_cautions(name: str, which: int, evidence: SGIEvidence, mask: np.ndarray) -> list[Caution]:
-    """Each object segment matched to a region that is mostly canvas."""
-    out = []
-    for match in evidence.matches:
-        if match.segment.kind != "object":
-            continue
-        share = _object_share(mask, evidence.regions[match.crop].box)
-        if share < 1 - MOSTLY_BACKGROUND:
-            where = "empty canvas, with no shape in it" if share == 0 else f"{1 - share:.0%} empty canvas"
-            out.append(Caution(name, which, f"SGI matched \"{match.prompt}\" to a region that is {where}: its "
-                                            f"cosine {match.similarity:.3f} there says little about that object.",
-                               1 - share))
-    return out
-
-
-def powerset_cautions(name: str, which: int, evidence: PowersetEvidence, mask: np.ndarray) -> list[Caution]:
-    """The whole caption's best region subset lying on canvas."""
-    root = next((a for a in evidence.alignments if a.node.parent is None), None)
-    if root is None or not root.best:
-        return []
-    union = np.logical_or.reduce([evidence.regions[k].mask for k in root.best if evidence.regions[k].mask is not None])
-    if not np.any(union):
-        return []
-    share = float((union & mask).sum() / union.sum())
-    if share >= 1 - MOSTLY_BACKGROUND:
-        return []
-    return [Caution(name, which, f"PowerCLIP's best regions for the whole caption are background ({1 - share:.0%} of "
-                                 "their pixels are empty canvas): its score rests on no shape.", 1 - share)]
-
-
-def attention_on_objects(evidence: AttentionEvidence, mask: np.ndarray) -> np.ndarray:
-    """The share of each layer's attention (mean over heads and tokens) that falls on patches of the objects."""
-    on = patch_mask(mask, evidence.grid, evidence.box)
-    return evidence.attention.mean(axis=(1, 2))[:, on].sum(axis=1)
-
-
-def tflocal_cautions(name: str, which: int, evidence: AttentionEvidence, mask: np.ndarray) -> list[Caution]:
-    """Layers whose attention falls on the objects no more than on any patch (their share of the grid)."""
-    if evidence.grid == (1, 1) or not mask.any():
-        return []
-    shares = attention_on_objects(evidence, mask)
-    fair = float(patch_mask(mask, evidence.grid, evidence.box).mean())  # what attention spread evenly puts there
-    low = [k for k, s in enumerate(shares) if s <= fair]
-    if not low:
-        return []
-    layers = ", ".join(str(k + 1) for k in low)
-    which_layers = "every layer" if len(low) == len(shares) else f"layer{'s' if len(low) > 1 else ''} {layers}"
-    return [Caution(name, which, f"At {which_layers}, TFLocal's attention sits on the background: at most "
-                                 f"{max(shares[k] for k in low):.0%} of it falls on the shapes, which cover {fair:.0%} "
-                                 "of the picture, so its outline there does not show it looking at them.",
-                    float(min(shares[k] for k in low)), tuple(round(float(s), 4) for s in shares))]
 
 
 def input_caution(picture: ImageState, seen: Box | None) -> list[Caution]:
@@ -127,12 +49,7 @@ def judge(state: ImageState, scores: Mapping[str, Sequence[Score]], untrained: S
     for name, pair in scores.items():
         if name in untrained:
             continue
+        judged = REGISTRY[name].info.cautions if name in REGISTRY else None
         for which, score in enumerate(pair):
-            evidence = score.evidence
-            if isinstance(evidence, SGIEvidence):
-                out += sgi_cautions(name, which, evidence, mask)
-            elif isinstance(evidence, PowersetEvidence):
-                out += powerset_cautions(name, which, evidence, mask)
-            elif isinstance(evidence, AttentionEvidence):
-                out += tflocal_cautions(name, which, evidence, mask)
+            out += judged(name, which, score.evidence, mask) if judged else []
     return out

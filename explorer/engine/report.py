@@ -1,7 +1,6 @@
 """One analysis taken away: a self-contained HTML file (the scores, and the pictures of each method that ran, as its
-``MethodInfo.figures`` names them: SGI's overlays and heat map, TFLocal's maps, PowerCLIP's phrase trees and their
-subsets, each with what it shows and its scale; plotly's script inlined once, pictures as data URIs, so it opens
-offline) and its numbers as JSON."""
+``MethodInfo.figures`` names them, each with what it shows and its scale; plotly's script inlined once, pictures as data
+URIs, so it opens offline) and its numbers as JSON."""
 
 from __future__ import annotations
 
@@ -14,6 +13,7 @@ from pathlib import Path
 import plotly.graph_objects as go
 from PIL import Image
 
+from explorer.drawing.display import model_view
 from explorer.figures import viz
 from explorer.engine import Analysis
 
@@ -54,7 +54,7 @@ def page(image: Image.Image, a: Analysis) -> str:
     if a.model_input:  # what the view and the preprocess cut or padded: drawn, where anything was
         seen = f"<p>What the model sees: {html.escape(_sentence(a.model_input))}</p>"
         if a.model_box is not None and a.model_box != (0, 0, *image.size):
-            seen += _picture(viz.model_view(image, a.model_box, a.model_fill), "What the model sees",
+            seen += _picture(model_view(image, a.model_box, a.model_fill), "What the model sees",
                              "greyed: cut before the model reads the image; past the picture's thin outline: "
                              "padding in the picture's background colour")
         notices += seen

@@ -18,6 +18,7 @@ from explorer.core.cache import LRUCache
 from explorer.core.image_state import image_key
 from explorer.world.examples import examples
 from explorer.images.inputs import InputError, clean_caption, load_image
+from explorer.methods import canonical
 
 ITEM = re.compile(r"(?P<split>[a-z-]+)/(?P<kind>[a-z]+)/(?P<index>\d+)")  # a world swap item's id: id/attribute/3
 _ITEMS: LRUCache[str] = LRUCache()  # picture content -> the world item sent from Browse that it shows
@@ -74,7 +75,8 @@ def parse(params: Mapping[str, str], models: list[str], tabs: list[str]) -> Shar
     model = params.get("model", models[0])
     if model not in models:
         raise InputError(f"The link's model {model!r} is not in this page's menu.")
-    tab = params.get("tab", tabs[0]) if params.get("tab") in tabs else tabs[0]
+    tab = canonical(params.get("tab", ""))  # a method's tab by its former name too
+    tab = tab if tab in tabs else tabs[0]
     return Shared(clean_caption(params.get("a"), "A"), clean_caption(params.get("b"), "B"), model, tab, example, item)
 
 

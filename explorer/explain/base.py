@@ -21,7 +21,8 @@ import torch.nn.functional as F
 from PIL import Image
 
 from explorer.models.encoders import DualEncoder
-from explorer.methods.sgi import segment_prompts
+from explorer.language.prompts import segment_prompts
+from explorer.drawing.maps import upsample
 from explorer.images.regions import Box, visible_box
 from explorer.language.text import Segment
 
@@ -94,7 +95,7 @@ class Explainer(ABC):
         """(texts, h, w) relevance >= 0 from the record and the gradients of ``targets``."""
 
     def explain(self, image: Image.Image, caption: str) -> Explanation:
-        """The caption's map and each of its segments' (the prompts SGI scores: "a red square")."""
+        """The caption's map and each of its segments' (their prompts, ``language.prompts``: "a red square")."""
         return self.explain_all(image, [caption])[0]
 
     def explain_all(self, image: Image.Image, captions: Sequence[str]) -> list[Explanation]:
@@ -134,15 +135,6 @@ class Explainer(ABC):
             out.append(Relevance(text, None, float(cosines[i].detach()), grids[i].numpy(),
                                  upsample(grids[i], image.size, box), box, feats.token_text, shares))
         return out
-
-
-def upsample(grid: torch.Tensor, size: tuple[int, int], box: Box) -> np.ndarray:
-    """A (h, w) grid bilinearly over ``box`` of an image of ``size`` (width, height): an (H, W) array, 0 outside."""
-    x0, y0, x1, y1 = box
-    out = np.zeros((size[1], size[0]), dtype=np.float32)
-    scaled = F.interpolate(grid[None, None].float(), size=(y1 - y0, x1 - x0), mode="bilinear", align_corners=False)
-    out[y0:y1, x0:x1] = scaled[0, 0].clamp(min=0).numpy()
-    return out
 
 
 @contextmanager

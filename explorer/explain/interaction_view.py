@@ -14,7 +14,7 @@ from explorer.core.cache import LRUCache
 from explorer.core.image_state import image_key
 from explorer.explain.base import upsample
 from explorer.explain.interactions import Interactions, interactions
-from explorer.explain.view import Panel, View
+from explorer.explain.looks import Looks, Panel
 from explorer.images.regions import visible_box
 from explorer.models.encoders import DualEncoder
 
@@ -71,7 +71,7 @@ def found_for(encoder: DualEncoder, image: Image.Image, captions: tuple[str, str
 
 
 def interaction_view(encoder: DualEncoder, image: Image.Image, captions: tuple[str, str], text: str,
-                     region: str = "whole picture") -> View:
+                     region: str = "whole picture") -> Looks:
     """A's and B's panels for the words ``text`` and the region ``region``."""
     if region not in REGIONS:
         raise ValueError(f"unknown region {region!r}; known: {', '.join(REGIONS)}")
@@ -88,4 +88,4 @@ def interaction_view(encoder: DualEncoder, image: Image.Image, captions: tuple[s
         y, x = np.unravel_index(int(heat.argmax()), heat.shape)
         panels.append(Panel(found.caption, text, heat, (int(x), int(y)), found.words, shares, found.cosine))
     notes = ("random weights: these interactions read no training",) if encoder.random_weights else ()
-    return View((panels[0], panels[1]), "interactions", "interactions", SCALE, READING, notes)
+    return Looks((panels[0], panels[1]), "interactions", "interactions", SCALE, READING, notes)

@@ -25,7 +25,7 @@ from explorer import world
 from explorer.models.encoders import DualEncoder
 from explorer.explain.base import REGISTRY, explainers_for, get_explainer
 from explorer.explain.sanity import sanity_report
-from explorer.explain.sources import BASELINES, CENTER_SIGMA, TFLOCAL_LAYER, Pointer, method_sources, sources
+from explorer.explain.sources import BASELINES, CENTER_SIGMA, Pointer, method_sources, segment_map, sources
 from explorer.language.text import segments
 
 log = logging.getLogger(__name__)
@@ -154,7 +154,8 @@ def pointing_report(encoder: DualEncoder, splits: Sequence[str], limit: int, nam
     report = {"benchmark": "world", "model": encoder.label, "command": command, "splits": list(splits),
               "limit": limit, "kinds": list(world.KINDS), "sources": list(found), "not_available": left,
               "settings": {**{n: {k: getattr(e, k) for k in e.settings} for n, e in explainers.items()},
-                           "tflocal": {"layer": TFLOCAL_LAYER}, "center": {"sigma": CENTER_SIGMA}},
+                           **{n: dict(segment_map(n).recorded) for n in method_sources() if segment_map(n).recorded},
+                           "center": {"sigma": CENTER_SIGMA}},
               "interval": {**intervals.METHOD, "unit": "items (each the mean of its segments)"},
               "results": tally.table(PRESENT), "swap_probe": tally.table(SWAP)}
     if sanity_images:

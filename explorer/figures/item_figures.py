@@ -10,7 +10,7 @@ from typing import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from explorer.figures.marks import INK
+from explorer.drawing.marks import INK
 
 CAPTION_WRAP = 28  # characters a caption's line holds beside the cells (a phone shows the two maps one above the other)
 TITLE_WRAP = 44  # characters a line of the title holds: a phone's width

@@ -1,4 +1,4 @@
-"""The "Where the model looks" view as pictures: A's and B's maps, one figure each, drawn as the TFLocal tab draws
+""""Where the model looks" as pictures: A's and B's maps, one figure each, drawn as the TFLocal tab draws
 its own (the picture in its own colours with the map's top part outlined, the map in greys beside it: a veil or a
 colour map over the picture would change the colours the captions name), with a titled grey colour bar, and each
 text's tokens shaded by their share of the cosine (HTML). No gradio here."""
@@ -15,9 +15,9 @@ import numpy as np
 import plotly.graph_objects as go
 from PIL import Image
 
-from explorer.explain.view import Panel, View
-from explorer.figures import marks
-from explorer.figures.viz import MAP_FLOOR, mapped
+from explorer.explain.looks import Looks, Panel
+from explorer.drawing import marks
+from explorer.drawing.maps import MAP_FLOOR, mapped
 
 PANEL_SIDE = 320  # each picture's longest side, in pixels
 TITLE_CHARS = 38  # a panel's title wrapped to lines this long
@@ -44,7 +44,7 @@ def _title(which: str, panel: Panel) -> str:
     return "<br>".join(html.escape(line) for line in [*said, cosine])
 
 
-def map_figure(image: Image.Image, shown: View, which: int, side: int = PANEL_SIDE) -> go.Figure:
+def map_figure(image: Image.Image, shown: Looks, which: int, side: int = PANEL_SIDE) -> go.Figure:
     """Caption ``which``'s picture (0: A, 1: B) with its map's point marked, or saying why it has no map, and a colour
     bar titled with what the maps are, on the scale A and B share: the page lays A and B side by side where the
     screen is wide enough, one above the other where it is not."""
@@ -79,7 +79,7 @@ def map_figure(image: Image.Image, shown: View, which: int, side: int = PANEL_SI
     return fig
 
 
-def maps_figures(image: Image.Image, shown: View, side: int = PANEL_SIDE) -> tuple[go.Figure, go.Figure]:
+def maps_figures(image: Image.Image, shown: Looks, side: int = PANEL_SIDE) -> tuple[go.Figure, go.Figure]:
     """A's and B's figures (``map_figure``), on one scale."""
     return map_figure(image, shown, 0, side), map_figure(image, shown, 1, side)
 
@@ -96,7 +96,7 @@ def token_row(tokens: Sequence[str], shares: np.ndarray) -> str:
     return " ".join(spans)
 
 
-def token_rows(shown: View) -> str:
+def token_rows(shown: Looks) -> str:
     """A's and B's tokens, shaded by their share of each text's cosine, with a line on what the shade is."""
     rows = [f"<div><b>{k}</b>: {token_row(p.tokens, p.shares) if p.tokens else '(no such segment)'}</div>"
             for k, p in zip("AB", shown.panels)]

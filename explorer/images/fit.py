@@ -9,7 +9,7 @@ TFLocal, PowerCLIP, the maps) a square picture instead:
 - else a picture that is not square is padded to a square (letterboxed) with its own background colour;
 - else the picture is read as it is: the world's scenes and every square photo reach the model unchanged.
 The ``raw`` view reads the picture as it is, and the model's preprocess crops it as it always has (SGI's crops of
-small things too: ``reads_raw``).
+small things too: the state's ``view``).
 
 Every view is the picture cut and padded at its own scale, never resized: a point of the view is a point of the
 picture moved by ``Fit.box``'s corner, so the methods' boxes and maps are drawn back onto the picture's own frame by
@@ -148,30 +148,25 @@ def fit_of(image: Image.Image, view: View = "whole", small: float | None = None,
 
 
 FIT_KEY = "fit"  # where a view's state keeps its ``Fit`` and the picture it was made from
-RAW_KEY = "raw view"  # marks the state of the raw view: the methods read the picture as they always have
 
 
 def view_state(image: Image.Image | ImageState, view: View = "whole") -> ImageState:
     """The state every method reads of ``image`` under ``view``: the picture's own where the whole view leaves it as
     it is, else the view's, which keeps (under ``FIT_KEY``) the ``Fit`` and the picture it was made from. The raw
-    view's is a state of its own (``RAW_KEY``), so a method's work on it (SGI's views, which enlarge small things
+    view's is a state of its own (its ``view`` "raw"), so a method's work on it (SGI's views, which enlarge small things
     only under the whole view) is never taken for the whole view's."""
     state = image_state.of(image)
     if view == "raw":
         raw = image_state.STATES.of(state.image, key=f"{state.key}/raw")
-        raw.get_or_compute(RAW_KEY, lambda: True)
+        raw.view = "raw"
         return raw
     fit = state.get_or_compute((FIT_KEY, view), lambda: fit_of(state.image, view))
     if not fit.changes:
         return state
     seen = image_state.STATES.of(fit.picture(state.image), key=f"{state.key}/{view}")
     seen.get_or_compute(FIT_KEY, lambda: (fit, state.image))
+    seen.view = view
     return seen
-
-
-def reads_raw(state: ImageState) -> bool:
-    """Whether ``state`` is a raw view's: its methods read the picture as they always have."""
-    return RAW_KEY in state
 
 
 def frame_of(state: ImageState) -> tuple[Fit, Image.Image] | None:

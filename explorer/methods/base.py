@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Sequence, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Mapping, Sequence, TypeVar
 
 import numpy as np
 from PIL import Image
@@ -14,51 +13,24 @@ from explorer.core import cancel, image_state
 from explorer.models.encoders import DualEncoder
 from explorer.core.image_state import ImageState
 from explorer.methods.proposals import Named
-
-
-Hook = Callable[..., Any] | str  # a function, or its "module:function" path, imported when first called
-
-
-def resolve(hook: Hook) -> Callable[..., Any]:
-    """A hook as a function: a "module:function" path is imported then, so a method can name a function of a layer
-    above its own (a picture of ``explorer/figures/``) without importing it."""
-    if callable(hook):
-        return hook
-    module, _, function = hook.partition(":")
-    return getattr(importlib.import_module(module), function)
-
-
-@dataclass(frozen=True)
-class Pointer:
-    """A map over an (H, W) image, >= 0, and the pixel (x, y) it points at."""
-
-    map: np.ndarray
-    point: tuple[int, int]
-
-
-def peak(heat: np.ndarray) -> Pointer:
-    """A map pointing at its maximum."""
-    y, x = np.unravel_index(int(np.argmax(heat)), heat.shape)
-    return Pointer(heat, (int(x), int(y)))
-
-
-def region(mask: np.ndarray) -> Pointer:
-    """A uniform map over a region (a crop or a subset), pointing at its centre of mass."""
-    ys, xs = np.nonzero(mask)
-    return Pointer(mask.astype(np.float32), (int(round(xs.mean())), int(round(ys.mean()))))
+from explorer.methods.results import Caution, Maps, Score
+from explorer.world.tour import Step, steps
 
 
 @dataclass(frozen=True)
 class SegmentMap:
     """Where a method looks for each caption segment, read off its evidence: "Where the model looks" offers it as a
-    map source beside the explainers' (``explorer.explain.view``), and the pointing game judges it."""
+    map source beside the explainers' (``explorer.explain.looks``), and the pointing game judges it."""
 
-    read: Hook  # (encoder, image, caption, evidence) -> {a segment's character span: its Pointer}
+    read: Callable[[DualEncoder, Image.Image, str, Any], Maps]  # (encoder, image, caption, evidence) -> each
+    # segment's character span -> its Pointer
     label: str  # the source menu's entry and the notes' name for it ("SGI's chosen crop")
     scale_title: str  # the title of the maps' colour bar
     reading: str  # how to read the maps, under them
     region: bool = False  # each map is a region (1 inside, 0 outside): its bar reads "outside" to "inside"
     untrained: str = ""  # why there is no map where the evidence's ``trained`` is False (untrained weights)
+    recorded: Mapping[str, Any] = field(default_factory=dict)  # how it reads the map, recorded beside the pointing
+    # game's figures ({"layer": 0})
 
 
 @dataclass(frozen=True)
@@ -69,9 +41,20 @@ class FigureInfo:
     name: str  # its name among the analysis's pictures ("sgi heatmap"); one per caption gets " A", " B" after it
     title: str  # what it shows
     scale: str  # what its colours or numbers run over
-    draw: Hook  # (the method's scores, one per caption; the image) -> a PIL image or a plotly figure, or a list of
-    # them, one per caption, where ``per_caption``
+    draw: Callable[[Sequence[Score], ImageState], Any]  # (the method's scores, one per caption; the view's state) ->
+    # a PIL image or a plotly figure, or a list of them, one per caption, where ``per_caption``
     per_caption: bool = False
+
+
+@dataclass(frozen=True)
+class MainPictures:
+    """The pictures the main tab shows under its score table: one per caption, and one of both captions."""
+
+    overlay: Callable[[ImageState, Any], Image.Image]  # (the view's state, one caption's evidence) -> its picture
+    joint: Callable[[dict[str, Any], float], Any]  # ({"A: caption": evidence, ...}, the upload's own-pixel scale) ->
+    # a plotly figure of both
+    overlay_label: str  # each caption's picture's label, "{}" for the caption's letter
+    joint_label: str
 
 
 @dataclass(frozen=True)
@@ -84,20 +67,18 @@ class MethodInfo:
     scale: str  # the range its scores take, in the legend
     caveat: str = ""  # what else the legend says of it, if anything
     page_order: int | None = None  # its place among the page's methods (table rows, legend, tabs); None: not run there
-    tab: str | None = None  # its tab on the page: a module of ``explorer/ui/`` with a ``TITLE`` and a ``build``
+    tab: bool = False  # it has a tab on the page: its folder's ``tab.py``, with a ``TITLE`` and a ``build``
     segment_map: SegmentMap | None = None  # its map for a caption segment, if its evidence has one
     figures: tuple[FigureInfo, ...] = ()  # its pictures of an analysis: those per caption (A's, then B's), then the
     # others, each in this order
-
-
-@dataclass(frozen=True)
-class Score:
-    """How well ``caption`` matches the image by ``method``, with the evidence behind it."""
-
-    method: str
-    caption: str
-    value: float
-    evidence: Any = None
+    main: MainPictures | None = None  # its pictures under the main tab's table (the first method that has them)
+    cautions: Callable[[str, int, Any, np.ndarray], list[Caution]] | None = None  # (its name, the caption 0 or 1, its
+    # evidence, the drawing's objects' (H, W) mask) -> where its evidence is weak or off the objects
+    tour: Step | None = None  # its step of the guided tour, after the steps of the methods before it
+    intro: str = ""  # what it is, in a few words of the page's introduction
+    aliases: tuple[str, ...] = ()  # former names, still read where a name is typed (``canonical``)
+    settings: Mapping[str, str] = field(default_factory=dict)  # a setting's name -> the option of its own it fills
+    # where the setting is given (``explorer.core.settings``: ``{"sam_checkpoint": "sam_checkpoint"}``)
 
 
 class ScoringMethod(ABC):
@@ -167,7 +148,43 @@ def in_page_order() -> list[type[ScoringMethod]]:
     return sorted(REGISTRY.values(), key=lambda cls: (cls.info.page_order is None, cls.info.page_order or 0))
 
 
+def canonical(name: str) -> str:
+    """A method's name as the registry has it, for ``name`` or a former name of it (``MethodInfo.aliases``); any
+    other name as it is."""
+    return next((cls.name for cls in REGISTRY.values() if name in cls.info.aliases), name)
+
+
 def get_method(name: str, encoder: DualEncoder, **options) -> ScoringMethod:
-    if name not in REGISTRY:
+    """Method ``name`` (or a former name of it) on ``encoder``, with ``options``."""
+    if canonical(name) not in REGISTRY:
         raise ValueError(f"unknown method {name!r}; known: {', '.join(REGISTRY)}")
-    return REGISTRY[name](encoder, **options)
+    return REGISTRY[canonical(name)](encoder, **options)
+
+
+def tour_steps() -> tuple[Step, ...]:
+    """The guided tour: each page method's step (``MethodInfo.tour``) in page order, among the tour's own."""
+    return steps([cls.info.tour for cls in in_page_order() if cls.info.tour and cls.info.page_order is not None])
+
+
+def main_method(names: Sequence[str]) -> str | None:
+    """The first of ``names``, in page order, whose pictures the main tab shows (``MethodInfo.main``); None: none."""
+    return next((cls.name for cls in in_page_order() if cls.name in names and cls.info.main), None)
+
+
+def main_pictures(state: ImageState, analysis: Any, scale: float = 1.0) -> dict[str, Any]:
+    """The main tab's pictures of ``analysis`` (the engine's ``Analysis``) on the view's ``state``: "overlay A",
+    "overlay B" and "joint", by ``main_method``; none where no method that ran has them. ``scale``: the upload's own
+    pixels over the pixels read (the regions named in its own)."""
+    name = main_method(list(analysis.scores))
+    if name is None:
+        return {}
+    drawn, scores = REGISTRY[name].info.main, analysis.scores[name]
+    out = {f"overlay {k}": drawn.overlay(state, s.evidence) for k, s in zip("AB", scores)}
+    return out | {"joint": drawn.joint({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", scores)}, scale)}
+
+
+def options_from(given: Any) -> dict[str, dict[str, Any]]:
+    """Each method's options filled from the settings ``given`` (``MethodInfo.settings``), where any is set."""
+    out = {cls.name: {option: getattr(given, name) for name, option in cls.info.settings.items()
+                      if getattr(given, name) is not None} for cls in REGISTRY.values()}
+    return {name: options for name, options in out.items() if options}

@@ -6,7 +6,7 @@ the score is
 
     s(b, c) = mean_k NLA-soft_k + max_k mean_S s_k(S)
 
-over the additive surrogate ``a_ik = r_i . t_k`` (``explorer.methods.powerset.surrogate_regions``): the first
+over the additive surrogate ``a_ik = r_i . t_k`` (``explorer.methods.powerclip.alignment.surrogate_regions``): the first
 term is text-to-region (each node's soft maximum over all 2^M region subsets, exact in O(M)), the
 second region-to-text (the NLA-r2t lower bound, also O(M)). Both are computed for every pair in the
 batch at once. The triplet term is bidirectional with the hardest in-batch negative (VSE++):
@@ -24,7 +24,7 @@ import torch.nn.functional as F
 
 from explorer.language import text
 from explorer import world
-from explorer.methods.powerset import nla_soft, surrogate_regions
+from explorer.methods.powerclip.alignment import nla_soft, surrogate_regions
 from explorer.images.regions import patch_mask
 from explorer.training.towers import project_tokens
 from explorer.language.tree import parse_tree

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import importlib
 import warnings
 from types import ModuleType
+from typing import Sequence
 
 import gradio as gr
 
 from explorer.models import checkpoints, seed_standing
 from explorer.core import settings
 from explorer.engine import Engine
-from explorer.methods import REGISTRY
+from explorer.methods import REGISTRY, tab_of
 from explorer.ui import binding_tab, browse_tab, looks_tab, main_tab, pad, share_link, swap_panel, tour
 from explorer.ui.guard import page_closed
 from explorer.ui.serving import Serving
@@ -23,9 +23,16 @@ INTRO = (
     "*a black dog and a white cat* and *a white dog and a black cat* almost the same score: they see which colours and "
     "animals are there, not which colour belongs to which animal. Give this page a picture (upload one, draw one, or "
     "pick an example) and two captions that swap two words, and see which caption each way of scoring prefers, and "
-    "why: the plain score of the whole picture, a score that matches each phrase to a part of the picture (SGI), a "
-    "small model trained to look at the parts (TFLocal), and one that matches phrases to groups of parts (PowerCLIP)."
+    "why: {}."
 )
+
+
+def intro(methods: Sequence[str]) -> str:
+    """The page's introduction, each of ``methods`` said in its own few words (``MethodInfo.intro``)."""
+    said = [REGISTRY[name].info.intro for name in methods if REGISTRY[name].info.intro]
+    return INTRO.format(", and ".join([", ".join(said[:-1]), said[-1]]) if len(said) > 1 else "".join(said))
+
+
 ABOUT_MODEL = "About the default model"  # the shipped model's origin, for those who ask (folded away)
 
 # The page's own CSS. Tables: cells that wrap between words, a compact font on a phone, a full scroll bar where the
@@ -44,7 +51,7 @@ CSS = """
   .table-wrap :is(td, th, .body-cell, .header-cell) { padding: 4px !important; }
   .table-wrap :is(th, .header-cell), .table-wrap :is(th, .header-cell) * { font-size: 12px !important; }
   #two-by-two { display: none !important; }  /* the 2 x 2's verdicts: its grids below say the same, and fit */
-  #powerset-table .header-row .label p::after, #overview-table .header-row .label p::after {
+  .wide-table .header-row .label p::after {
     content: " (scroll the table sideways for every column)"; font-style: italic; }
 }
 .gradio-container label[data-testid="block-label"].float { position: static; display: inline-flex;
@@ -76,10 +83,9 @@ CSS = """
 
 
 def method_tabs(engine: Engine) -> list[tuple[str, ModuleType]]:
-    """Each of the engine's methods that has a tab, with its tab's module (``explorer/ui/<tab>.py``: a ``TITLE`` and
-    a ``build(main, serving, tab, shown)``), as the registry names it."""
-    tabs = [(name, REGISTRY[name].info.tab) for name in engine.method_names]
-    return [(name, importlib.import_module(f"explorer.ui.{tab}")) for name, tab in tabs if tab]
+    """Each of the engine's methods that has a tab, with its tab's module (its folder's ``tab.py``: a ``TITLE`` and a
+    ``build(main, serving, tab, shown)``), as the registry names it."""
+    return [(name, tab) for name in engine.method_names if (tab := tab_of(name)) is not None]
 
 
 def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
@@ -89,7 +95,7 @@ def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
         warnings.filterwarnings("ignore", "The parameters have been moved", UserWarning)
         blocks = gr.Blocks(title=TITLE, css=CSS)
     with blocks as demo:
-        gr.Markdown(f"# {TITLE}\n{INTRO}", elem_id="intro")
+        gr.Markdown(f"# {TITLE}\n{intro(engine.method_names)}", elem_id="intro")
         standing = seed_standing.brief(checkpoints.EMBEDDED.record)
         if standing:
             with gr.Accordion(ABOUT_MODEL, open=False):

@@ -169,8 +169,8 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
                                   visible=False)
         note = gr.Markdown(elem_id="overview-note")
         rows_view = gr.Dataframe(label="Items: verdict and margin per method (margin > 0: right, by that much)",
-                                 interactive=False, max_height=420, elem_id="overview-table", wrap=True,
-                                 visible=False)
+                                 interactive=False, max_height=420, elem_id="overview-table",
+                                 elem_classes=["wide-table"], wrap=True, visible=False)
         with gr.Row():
             export_btn = gr.Button("Export this slice (CSV and JSON)", elem_id="overview-export")
             files = gr.File(label="The slice", file_count="multiple", interactive=False, height=110,

@@ -8,7 +8,7 @@ from pathlib import Path
 import gradio as gr
 
 from explorer.engine import share
-from explorer.figures import viz
+from explorer.drawing.display import display_image
 from explorer.figures.item_figures import cosine_grid, cosine_span
 from explorer.eval.benchmark_registry import BENCHMARKS, left_out, load_items
 from explorer.core.data_roots import DataAccess
@@ -146,7 +146,7 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
         models = [engine.model(m) for m in (model, browse_overview.second_model(model_b)) if m]
         readings = {m.label: read(m.methods, item, images) for m in models}
         pictures = _readings_side_by_side(item, readings) if len(readings) == 2 else hidden
-        shown = [viz.display_image(im, SHOWN_SIDE)[0] for im in images]  # a world scene is 112 px: shown crisp, larger
+        shown = [display_image(im, SHOWN_SIDE)[0] for im in images]  # a world scene is 112 px: shown crisp, larger
         return shown[0], shown[1] if len(shown) > 1 else None, *pictures, _describe(item, readings)
 
     @guarded(lambda message: (gr.update(), gr.update(), gr.update(), gr.update(), message))

@@ -13,7 +13,7 @@ from explorer.figures import viz_maps
 from explorer.engine import Engine
 from explorer.core import settings
 from explorer.core.image_state import image_key
-from explorer.explain import view
+from explorer.explain import looks
 from explorer.images.inputs import clean_caption_pair, read_image_kept, whole_number
 from explorer.methods import REGISTRY as METHOD_REGISTRY
 from explorer.ui import interactions_panel
@@ -33,8 +33,8 @@ POINT_KEY = " \u00d7 marks where each map points: its peak, or a crop's or a sub
 
 def _segment(value: Any, menu: list[tuple[str, int]]) -> int:
     """The segment menu's choice as an index; a choice the captions no longer have (an edit) is the whole caption."""
-    chosen = view.WHOLE if value in (None, "") else whole_number(value, "The segment", view.WHOLE, 99)
-    return chosen if chosen in [v for _, v in menu] else view.WHOLE
+    chosen = looks.WHOLE if value in (None, "") else whole_number(value, "The segment", looks.WHOLE, 99)
+    return chosen if chosen in [v for _, v in menu] else looks.WHOLE
 
 
 def _compared(result: tuple | None, image: Image.Image, captions: tuple[str, str], model: str) -> dict | None:
@@ -58,7 +58,7 @@ def draw(engine: Engine, path: str | None, caption_a: str, caption_b: str, choic
     image, _ = read_image_kept(path)
     captions = clean_caption_pair(caption_a, caption_b)
     loaded = engine.model(choice)
-    explainers = view.explainer_menu(loaded.encoder.model)
+    explainers = looks.explainer_menu(loaded.encoder.model)
     if not explainers:
         return (f"No explainer applies to {plain(loaded.label)}'s image tower "
                 f"({type(loaded.encoder.model.visual).__name__}).", gr.update(choices=[], value=None), gr.update(),
@@ -67,11 +67,11 @@ def draw(engine: Engine, path: str | None, caption_a: str, caption_b: str, choic
     if explainer not in names:  # none chosen yet, or the page's model changed to a tower the choice does not read
         said = [f"{explainer} does not apply to this model's image tower: showing {names[0]}."] if explainer else []
         explainer = names[0]
-    segments = view.segment_menu(captions)
+    segments = looks.segment_menu(captions)
     chosen = _segment(segment, segments)
     scores = _compared(result, image, captions, loaded.label)
     reads = result[1].view if scores and result else settings.current().view  # the view the comparison read
-    shown = view.view(loaded.encoder, image, captions, scores, explainer, chosen, source, reads)
+    shown = looks.looks(loaded.encoder, image, captions, scores, explainer, chosen, source, reads)
     label = dict((n, lab) for lab, n in explainers)[explainer]
     notes = [f"**{plain(note)}**" for note in (*shown.notes, *said)]
     note = "  \n".join([f"Model: **{plain(loaded.label)}** on **{loaded.device}**; explainer: {plain(label)}.", *notes])
@@ -83,8 +83,8 @@ def draw(engine: Engine, path: str | None, caption_a: str, caption_b: str, choic
 def build(engine: Engine, main: MainInputs, serving: Serving, tab: gr.Tab, shown: gr.State) -> None:
     """Lay out the view inside ``tab``; it draws from the main tab's last comparison while it is in view (``shown``,
     the page's tab in view) and when it is selected, on the page's model (explanations are kept per model)."""
-    menu = view.source_menu()  # the explainer's map, then each registered method's
-    labels = [METHOD_REGISTRY[name].label for _, name in menu if name != view.EXPLAINER]
+    menu = looks.source_menu()  # the explainer's map, then each registered method's
+    labels = [METHOD_REGISTRY[name].label for _, name in menu if name != looks.EXPLAINER]
     said = ", ".join(labels[:-1]) + f" or {labels[-1]}" if len(labels) > 1 else "".join(labels) or "the methods"
     gr.Markdown(INTRO.format(methods=said))
     note = gr.Markdown(elem_id="looks-note")
@@ -92,7 +92,7 @@ def build(engine: Engine, main: MainInputs, serving: Serving, tab: gr.Tab, shown
         explainer = gr.Dropdown([], label="Explainer (those that apply to this model's image tower)",
                                 elem_id="looks-explainer")
         segment = gr.Dropdown([], label="Segment", elem_id="looks-segment")
-    source = gr.Radio(menu, value=view.EXPLAINER, label="Map from", elem_id="looks-source")
+    source = gr.Radio(menu, value=looks.EXPLAINER, label="Map from", elem_id="looks-source")
     with gr.Row(elem_id="looks-maps"):  # side by side; one above the other where the screen is narrower than both
         maps = [gr.Plot(label=f"Where the model looks, caption {k}", elem_id=f"looks-map-{k.lower()}",
                         min_width=MAP_MIN_WIDTH) for k in "AB"]

@@ -1,4 +1,4 @@
-"""The main page: an image, caption A and B, the session's model, scores, best-region overlays, heatmap."""
+"""The main page: an image, caption A and B, the session's model, scores, and one method's pictures under them."""
 
 from __future__ import annotations
 
@@ -17,13 +17,13 @@ from PIL import Image
 from explorer.core import image_state, settings
 from explorer.engine import report
 from explorer.language import text
-from explorer.figures import viz
+from explorer.drawing.display import model_view
 from explorer.engine import TABLE_COLUMNS, UNTRAINED_MARK, Analysis, Engine
 from explorer.world.examples import examples
 from explorer.images.fit import VIEWS, view_state
 from explorer.images.model_input import model_input
 from explorer.images.inputs import InputError, clean_caption, clean_caption_pair, read_image_kept
-from explorer.methods import REGISTRY
+from explorer.methods import REGISTRY, main_method
 from explorer.ui import model_menu
 from explorer.ui.guard import guarded, plain, warn
 from explorer.ui.own_pixels import scale, sizes_note
@@ -110,13 +110,23 @@ EMPTY = (None, *CLEARED[1:])  # the image shown too: a failed analysis shows not
 
 
 def kept_outputs(last: tuple | None, image: Image.Image, result: Analysis) -> tuple[bool, bool, bool]:
-    """Whether the page's image, SGI overlay A and overlay B already show what ``result`` would draw, ``last`` being
-    the comparison shown before it (image, analysis): a caption edit sends neither the image nor the other
-    caption's overlay again (each is an image encoded for the browser, costly for a photo)."""
+    """Whether the page's image, overlay A and overlay B (``main_method``'s) already show what ``result`` would draw,
+    ``last`` being the comparison shown before it (image, analysis): a caption edit sends neither the image nor the
+    other caption's overlay again (each is an image encoded for the browser, costly for a photo)."""
     if last is None or last[0] is not image or last[1].model != result.model or last[1].view != result.view:
         return False, False, False
-    before = last[1]
-    return True, *(before.captions[i] == result.captions[i] and "sgi" in before.scores for i in (0, 1))
+    before, drawn = last[1], main_method(list(result.scores))
+    same = drawn is not None and main_method(list(before.scores)) == drawn
+    return True, *(before.captions[i] == result.captions[i] and same for i in (0, 1))
+
+
+def picture_labels(methods: Sequence[str]) -> tuple[str, str, str]:
+    """The labels of the pictures under the table: A's, B's and both captions', as ``main_method`` names them."""
+    name = main_method(methods)
+    if name is None:
+        return "", "", ""
+    shows = REGISTRY[name].info.main
+    return shows.overlay_label.format("A"), shows.overlay_label.format("B"), shows.joint_label
 
 
 def shows_inputs(last: tuple | None, path: str | None, caption_a: str, caption_b: str, model: str | None) -> bool:
@@ -156,7 +166,7 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
         note = (sizes_note(path, image) + " " + seen.note[:1].upper() + seen.note[1:] + ".").strip()
         if seen.box[0] > 0 or seen.box[1] > 0 or seen.box[2] < image.width or seen.box[3] < image.height:
             note += " Greyed above: the part cut before the model reads the image."
-        return viz.model_view(image, seen.box, seen.fill), plain(note)
+        return model_view(image, seen.box, seen.fill), plain(note)
 
     @guarded(lambda message: (gr.update(), message))
     def swap(caption_a: str):
@@ -190,12 +200,12 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
         result = engine.analyze(state, caption_a, caption_b, progress, choice=choice, view=view)
         state = view_state(state, view)  # the overlays drawn from the view the methods read, on the picture's frame
         same_image, *same_overlay = kept_outputs(last, image, result)
-        overlays, heat = [None, None], None
-        if "sgi" in result.scores:
-            sgi = result.scores["sgi"]
-            overlays = [gr.update() if same else quick_webp(viz.sgi_overlay(state, s.evidence))
-                        for same, s in zip(same_overlay, sgi)]
-            heat = viz.sgi_heatmap({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", sgi)}, scale(path, image))
+        overlays, heat, name = [None, None], None, main_method(list(result.scores))
+        if name is not None:
+            drawn, scores = REGISTRY[name].info.main, result.scores[name]
+            overlays = [gr.update() if same else quick_webp(drawn.overlay(state, s.evidence))
+                        for same, s in zip(same_overlay, scores)]
+            heat = drawn.joint({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", scores)}, scale(path, image))
         # the image's notices first, then what each method's evidence is worth, beside its verdict
         result = dataclasses.replace(result, notices=(*said, *verdict_notices(result), *result.notices))
         table = shown_scores(result.table())
@@ -284,12 +294,11 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
     if exs:
         gr.Examples([[str(e.path), e.caption_a, e.caption_b] for e in exs], inputs=[upload, caption_a, caption_b],
                     example_labels=[e.name for e in exs], label="Examples")
+    label_a, label_b, label_joint = picture_labels(engine.method_names)
     with gr.Row():
-        overlay_a = gr.Image(label="SGI, caption A: each segment's best region (numbered as listed below it)",
-                             interactive=False, elem_id="overlay-a")
-        overlay_b = gr.Image(label="SGI, caption B: each segment's best region (numbered as listed below it)",
-                             interactive=False, elem_id="overlay-b")
-    heatmap = gr.Plot(label="SGI: segment x region cosine", elem_id="heatmap")
+        overlay_a = gr.Image(label=label_a, interactive=False, elem_id="overlay-a")
+        overlay_b = gr.Image(label=label_b, interactive=False, elem_id="overlay-b")
+    heatmap = gr.Plot(label=label_joint, elem_id="heatmap")
     choice = gr.State(engine.default_choice)
     result = gr.State(None)
 

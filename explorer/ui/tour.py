@@ -10,18 +10,14 @@ import json
 import gradio as gr
 
 from explorer.world.examples import examples
-from explorer.world.tour import STEPS
+from explorer.methods import tour_steps
 from explorer.ui.guard import guarded
 from explorer.ui.main_tab import MainInputs
 from explorer.ui.serving import Serving
 
 
-# What a step points at, by its tab (the page's element ids); a step about SGI's regions or about both sides of the
-# swap points at those on the main tab
-TAB_TARGETS = {"main": "scores", "binding": "binding-run", "tflocal": "attention-a", "powerset": "powerset-table",
-               "looks": "looks-maps", "browse": "browse-benchmark"}
-SWAP_PANEL = "draw-and-swap>make-b"  # the swap's panel (a closed accordion: opened), then its button
-WORD_TARGETS = (("image side", SWAP_PANEL), ("both sides", SWAP_PANEL), ("SGI", "overlay-a"))
+# What a step points at where it names nothing itself (``Step.target``), by its tab (the page's element ids)
+TAB_TARGETS = {"main": "scores", "binding": "binding-run", "looks": "looks-maps", "browse": "browse-benchmark"}
 # the step's element brought into view once its tab is drawn; "panel>element": the closed panel opened first
 SCROLL = """(title) => { const target = (%s)[title]; if (!target) return;
   const [panel, element] = target.includes('>') ? target.split('>') : [null, target];
@@ -33,12 +29,8 @@ SCROLL = """(title) => { const target = (%s)[title]; if (!target) return;
 
 
 def target(step) -> str:
-    """The element id of what ``step`` points at (``panel>element`` inside a closed panel): by the words of its title,
-    else by its tab."""
-    for words, found in WORD_TARGETS:
-        if words in step.title:
-            return found
-    return TAB_TARGETS.get(step.tab, "")
+    """The element id of what ``step`` points at (``panel>element`` inside a closed panel): its own, else its tab's."""
+    return step.target or TAB_TARGETS.get(step.tab, "")
 
 
 def layout() -> tuple[gr.Radio, gr.Markdown]:
@@ -46,7 +38,7 @@ def layout() -> tuple[gr.Radio, gr.Markdown]:
     named = {e.name for e in examples()}
     with gr.Accordion("Guided tour, for teaching: why the swap fools the global cosine, and what each method does",
                       open=False):
-        step = gr.Radio([s.title for s in STEPS if s.example in named], label="Step", elem_id="tour-step")
+        step = gr.Radio([s.title for s in tour_steps() if s.example in named], label="Step", elem_id="tour-step")
         look = gr.Markdown(elem_id="tour-look")
     return step, look
 
@@ -58,7 +50,7 @@ def wire(step: gr.Radio, look: gr.Markdown, main: MainInputs, tabs: gr.Tabs, sho
     the page's other results a step may need (``explorer.world.tour.NEEDS``), by that need's name; a new one, like a
     new comparison, says the step's words again."""
     by_name = {e.name: e for e in examples()}
-    by_title = {s.title: s for s in STEPS}
+    by_title = {s.title: s for s in tour_steps()}
 
     needs = list(results)
 
@@ -83,6 +75,6 @@ def wire(step: gr.Radio, look: gr.Markdown, main: MainInputs, tabs: gr.Tabs, sho
     inputs = [step, main.result, *results.values()]
     step.change(go, inputs, [main.upload, main.caption_a, main.caption_b, main.following, tabs, shown,
                                           look], api_name="tour", **serving.light).then(
-        None, step, None, js=SCROLL % json.dumps({s.title: target(s) for s in STEPS}))
+        None, step, None, js=SCROLL % json.dumps({s.title: target(s) for s in tour_steps()}))
     for changed in (main.result, *results.values()):
         changed.change(restate, inputs, look, api_name=False, **serving.light)

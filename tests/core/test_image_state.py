@@ -65,7 +65,7 @@ def test_methods_and_encoders_keep_no_image_caches_or_hooks_of_their_own(embedde
 
 def test_a_caption_edit_reuses_the_images_state_and_scores_the_edited_caption_alone(embedded, monkeypatch):
     from explorer.engine import Engine
-    from explorer.methods import powerset_method
+    from explorer.methods.powerclip import method as powerset_method
     from explorer.models.modeling.alignment import AlignmentTransformer
 
     engine = Engine(embedded)
@@ -85,7 +85,7 @@ def test_a_caption_edit_reuses_the_images_state_and_scores_the_edited_caption_al
     assert all(kept(m)[0] is edited.scores[name][1] for name, m in engine.methods.items())
 
 
-CAPTIONS_LIKE_WORK = ("keys", "regions", "masks", "groups", "features", "global", "sgi", "tflocal", "powerset",
+CAPTIONS_LIKE_WORK = ("keys", "regions", "masks", "groups", "features", "global", "sgi", "tflocal", "powerclip",
                       "\U0001F436 and \U0001F431", "a red square")
 
 
@@ -98,3 +98,19 @@ def test_any_caption_is_scored_even_one_named_like_a_methods_work_or_a_method(em
     for a, b in zip(CAPTIONS_LIKE_WORK, CAPTIONS_LIKE_WORK[1:] + CAPTIONS_LIKE_WORK[:1]):
         table = notebook.analyze(image, a, b).table()
         assert len(table) == len(notebook.engine.methods) and table["A"].map(float).notna().all(), (a, b)
+
+
+def test_a_method_keeps_the_dataclass_it_declares_once_per_image():
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Work:
+        value: int
+
+    state, made = image_state.ImageState(Image.new("RGB", (4, 4)), "k"), []
+    first = state.kept("m#1", Work, lambda: made.append(1) or Work(3))
+    assert state.kept("m#1", Work, lambda: Work(4)) is first and made == [1]
+    assert state.kept("m#2", Work, lambda: Work(5)).value == 5  # another owner keeps its own
+    state.put(("m#3", Work), "not a Work")
+    with pytest.raises(TypeError, match="declares a Work"):
+        state.kept("m#3", Work, lambda: Work(6))

@@ -5,9 +5,10 @@ from PIL import Image, ImageDraw
 
 from explorer import world
 from explorer.engine import Engine
-from explorer.engine.cautions import objects_mask, sgi_cautions
+from explorer.engine.cautions import objects_mask
 from explorer.core import image_state
 from explorer.methods.sgi import SegmentMatch, SGIEvidence
+from explorer.methods.sgi.cautions import sgi_cautions
 from explorer.images.regions import Region
 from explorer.language import text
 
@@ -54,10 +55,10 @@ def test_a_photo_gets_no_caution(embedded):
 
 def test_a_caution_that_reads_the_same_for_both_captions_is_said_once():
     from explorer.engine import Analysis
-    from explorer.engine.cautions import Caution
+    from explorer.methods import Caution
 
     same = "PowerCLIP's best regions for the whole caption are background"
     said = Analysis(("a", "b"), {}, "m", "cpu", cautions=(
-        Caution("powerset", 1, same, 1.0), Caution("sgi", 0, "x", 0.9), Caution("powerset", 0, same, 1.0),
-        Caution("powerset", 1, "B's own", 0.9)))
-    assert said.cautions_of("powerset") == (same, "B's own") and said.cautions_of("sgi") == ("x",)
+        Caution("powerclip", 1, same, 1.0), Caution("sgi", 0, "x", 0.9), Caution("powerclip", 0, same, 1.0),
+        Caution("powerclip", 1, "B's own", 0.9)))
+    assert said.cautions_of("powerclip") == (same, "B's own") and said.cautions_of("sgi") == ("x",)

@@ -42,3 +42,8 @@ def test_a_link_that_does_not_hold_is_refused_by_name(params, said):
     with pytest.raises(InputError, match=said):
         share.parse(params, MODELS, TABS)
     assert share.parse({"a": "x"}, MODELS, TABS) is None  # a page opened without a link
+
+
+def test_a_link_to_powerclips_tab_by_its_former_name_opens_it():
+    query = {"example": examples()[0].name, "a": "a b", "b": "b a", "tab": "powerset"}
+    assert share.parse(query, MODELS, [*TABS, "powerclip"]).tab == "powerclip"

@@ -95,7 +95,7 @@ def test_eval_cli_on_a_public_benchmark_writes_json_csv_and_chart(tmp_path):
     assert main(["eval", "--benchmark", "sugarcrepe", "--data", str(root), "--methods", "global,sgi,powerset",
                  "--json", str(out)]) == 0
     report = json.loads(out.read_text())
-    assert set(report["results"]) == {"global", "sgi", "powerset"}
+    assert set(report["results"]) == {"global", "sgi", "powerclip"}  # "powerset": PowerCLIP's former name, still read
     assert report["results"]["sgi"]["all"]["n"] == 3
     assert out.with_suffix(".csv").is_file() and out.with_suffix(".html").is_file()
 

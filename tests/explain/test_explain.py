@@ -15,8 +15,9 @@ from explorer.explain import explainers_for, get_explainer
 from explorer.explain.attention import attention_hooks
 from explorer.explain.gradcam import feature_layer
 from explorer.explain.sanity import randomized, tower_blocks
-from explorer.explain.sources import segment_tokens, tflocal_source
-from explorer.methods.sgi import segment_prompts
+from explorer.explain.sources import method_source
+from explorer.methods.tflocal.maps import segment_tokens
+from explorer.language.prompts import segment_prompts
 from explorer.language.text import segments
 
 # The share of val-id one-object scenes whose map peaks on the object, measured with the embedded model over the
@@ -133,7 +134,7 @@ def tiny_resnet(tmp_path_factory):
 
 def test_tflocal_points_with_each_segments_tokens(embedded):
     item = world.swap_items("val-id", "attribute", 1)[0]
-    maps = tflocal_source(embedded)(item.images[0].render(128), list(item.captions))
+    maps = method_source(embedded, "tflocal")(item.images[0].render(128), list(item.captions))
     for caption, found in zip(item.captions, maps):
         assert set(found) == {s.chars for s in segments(caption)}
     caption = "a red square and a blue circle"
@@ -152,7 +153,7 @@ def test_pointing_reports_every_source_and_both_baselines(tiny_model, tmp_path):
     assert main(["pointing", "--model", tiny_model, "--split", "val-id", "--limit", "1", "--sanity", "1",
                  "--json", str(path)]) == 0
     report = json.loads(path.read_text())
-    sources = {"rollout", "grad-eclip", "legrad", "sgi", "powerset", "random", "center"}
+    sources = {"rollout", "grad-eclip", "legrad", "sgi", "powerclip", "random", "center"}
     assert set(report["results"]) == sources and report["not_available"] == ["tflocal"]
     for source in sources:
         cell = report["results"][source]["val-id"]

@@ -8,16 +8,24 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from explorer.figures import marks, viz, viz_tree
+from explorer.drawing import marks
+from explorer.figures import viz
+from explorer.methods.powerclip import tree as viz_tree
 from explorer import world
 from explorer.engine import Engine
-from explorer.methods.powerset_method import NodeAlignment, PowersetEvidence
+from explorer.methods.powerclip.method import NodeAlignment, PowerCLIPEvidence
 from explorer.methods.sgi import SegmentMatch, SGIEvidence
 from explorer.methods.tflocal import AttentionEvidence
 from explorer.images.regions import Region
 from explorer.language.text import Segment
 from explorer.language.tree import TreeNode
-from explorer.ui import powerset_tab, tflocal_tab
+from explorer.methods.powerclip import tab as powerclip_tab
+from explorer.methods.tflocal import tab as tflocal_tab
+from explorer.methods.tflocal import pictures as tflocal_pictures
+from explorer.methods.sgi import pictures as sgi_pictures
+from explorer.methods.powerclip import pictures as powerclip_pictures
+from explorer.drawing import maps as kit_maps
+from explorer.drawing import display
 
 RIGHT, WRONG = "a red square and a blue circle", "a blue square and a red circle"
 SIZE = 128  # the scenes' pixels: 3.5 display pixels each
@@ -52,15 +60,15 @@ BOXES = [(14, 18, 56, 60), (0, 0, 70, 70), (72, 66, 118, 114)]  # the square's, 
 
 
 def test_sgi_overlay_draws_in_neutral_ink_and_names_each_segment_below_the_picture(scene):
-    out = np.asarray(viz.sgi_overlay(scene, sgi_evidence(BOXES)))
-    shown = np.asarray(viz.display_image(scene)[0])
+    out = np.asarray(sgi_pictures.sgi_overlay(scene, sgi_evidence(BOXES)))
+    shown = np.asarray(display.display_image(scene)[0])
     top = out[: shown.shape[0]]
     drawn = np.abs(top.astype(int) - shown).max(-1) > 0
     assert drawn.sum() > 1000 and saturation(top[drawn]).max() <= 10  # boxes and badges: greys only, no hue
     strip = out[shown.shape[0]:]
-    assert strip.shape[0] >= 3 * marks.badge_size("0", marks.label_font(viz.DISPLAY_SIDE))[1]  # a row per segment
+    assert strip.shape[0] >= 3 * marks.badge_size("0", marks.label_font(display.DISPLAY_SIDE))[1]  # a row per segment
     assert saturation(strip).max() <= 10 and np.median(strip) > 200 and strip.min() < 60  # dark text on a light plate
-    two = np.asarray(viz.sgi_overlay(scene, sgi_evidence(BOXES[:2])))
+    two = np.asarray(sgi_pictures.sgi_overlay(scene, sgi_evidence(BOXES[:2])))
     assert two.shape[0] < out.shape[0] and two.shape[1] == out.shape[1]  # the strip grows with the segments
 
 
@@ -86,7 +94,7 @@ def attention_evidence(peak: int, share: float, grid: tuple[int, int] = (4, 4)) 
     return AttentionEvidence(("red",), row.reshape(1, 1, 1, patches), grid, (0, 0, SIZE, SIZE), 0.3, True)
 
 
-def picture_and_map(out: np.ndarray, side: int = viz.DISPLAY_SIDE) -> tuple[np.ndarray, np.ndarray]:
+def picture_and_map(out: np.ndarray, side: int = display.DISPLAY_SIDE) -> tuple[np.ndarray, np.ndarray]:
     """A drawn map's two parts: the picture (at the top left) and the map beside it, each ``side`` square."""
     beside = side + marks.BESIDE_GAP
     return out[:side, :side], out[:side, beside: beside + side]
@@ -99,8 +107,8 @@ def test_attention_keeps_every_colour_of_the_picture_and_draws_its_map_beside():
     circle = world.WorldObject("white", "circle", "large", 0.72, 0.7)
     image = world.Scene((star, circle)).render(SIZE)
     corner = 3 * 4 + 0  # the bottom-left patch: on neither object
-    out = np.asarray(viz.attention_overlay(image, attention_evidence(corner, 0.5), [0]))
-    shown = np.asarray(viz.display_image(image)[0])
+    out = np.asarray(tflocal_pictures.attention_overlay(image, attention_evidence(corner, 0.5), [0]))
+    shown = np.asarray(display.display_image(image)[0])
     picture, drawn_map = picture_and_map(out)
     changed = np.abs(picture.astype(int) - shown).max(-1) > 0
     assert 0 < changed.mean() < 0.1 and saturation(picture[changed]).max() <= 10  # the outline: greys, thin
@@ -111,13 +119,13 @@ def test_attention_keeps_every_colour_of_the_picture_and_draws_its_map_beside():
         assert tuple(picture[at]) == world.COLORS[obj.color]
     assert (picture[2:-2, 2:-2][~changed[2:-2, 2:-2]] == shown[2:-2, 2:-2][~changed[2:-2, 2:-2]]).all()
     assert saturation(drawn_map).max() <= 10  # the map: greys, white where the attention is most, dark elsewhere
-    assert drawn_map[440, 8].min() >= 250 and drawn_map[224, 224].max() <= 255 * viz.MAP_FLOOR + 2
+    assert drawn_map[440, 8].min() >= 250 and drawn_map[224, 224].max() <= 255 * kit_maps.MAP_FLOOR + 2
 
 
 def test_attention_pictures_share_one_scale_and_carry_a_titled_bar(scene):
     strong, weak = attention_evidence(5, 0.5), attention_evidence(5, 0.25)
-    a, b = (np.asarray(p) for p in viz.attention_pictures(scene, [(strong, [0]), (weak, [0])], None, None))
-    side = viz.DISPLAY_SIDE
+    a, b = (np.asarray(p) for p in tflocal_pictures.attention_pictures(scene, [(strong, [0]), (weak, [0])], None, None))
+    side = display.DISPLAY_SIDE
     across = 2 * side + marks.BESIDE_GAP
     assert a.shape == b.shape and a.shape[1] == across and a.shape[0] > side
     map_a, map_b = (picture_and_map(x)[1] for x in (a, b))
@@ -127,9 +135,9 @@ def test_attention_pictures_share_one_scale_and_carry_a_titled_bar(scene):
     ramps = [r for r, row in enumerate(inner) if (np.diff(row) >= 0).all() and np.ptp(row) > 150]
     assert len(ramps) >= 8  # a bar, from the darkest grey to white
     bar = side + ramps[0]
-    assert inner[ramps[0]][0] <= 255 * viz.MAP_FLOOR + 1 and inner[ramps[0]][-1] == 255
+    assert inner[ramps[0]][0] <= 255 * kit_maps.MAP_FLOOR + 1 and inner[ramps[0]][-1] == 255
     assert saturation(a[side:]).max() <= 10 and a[side:bar].min() < 60  # its title and ticks: dark text above/below
-    alone = picture_and_map(np.asarray(viz.attention_overlay(scene, weak, [0])))[1]
+    alone = picture_and_map(np.asarray(tflocal_pictures.attention_overlay(scene, weak, [0])))[1]
     assert alone[168, 168].max() > map_b[168, 168].max()  # on its own scale B's peak would be white
 
 
@@ -141,7 +149,7 @@ TREE = (node("S", "a red square near a blue circle", (0, 7), (1, 2), None), node
         node("PP", "near a blue circle", (3, 7), (3,), 0), node("NP", "a blue circle", (4, 7), (), 2))
 
 
-def powerset_evidence(exact: list[float], best: list[tuple[int, ...]]) -> PowersetEvidence:
+def powerset_evidence(exact: list[float], best: list[tuple[int, ...]]) -> PowerCLIPEvidence:
     """Three regions on a 4 x 4 grid: the red square's (2 patches), the circle's (4) and a thin one (1)."""
     cells = np.zeros((3, 4, 4), dtype=bool)
     cells[0, 1, 0:2] = cells[1, 2:4, 2:4] = cells[2, 0, 3] = True
@@ -149,12 +157,12 @@ def powerset_evidence(exact: list[float], best: list[tuple[int, ...]]) -> Powers
     regions = tuple(Region(tuple(int(v) for v in (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1)), "segment", m)
                     for m in pixels for ys, xs in [np.nonzero(m)])
     alignments = tuple(NodeAlignment(n, b, e, e, 0.0, b, e) for n, b, e in zip(TREE, best, exact))
-    return PowersetEvidence(TREE, regions, cells, (0, 0, SIZE, SIZE), alignments, 3, 0.001, 0.001)
+    return PowerCLIPEvidence(TREE, regions, cells, (0, 0, SIZE, SIZE), alignments, 3, 0.001, 0.001)
 
 
 def lit_cells(picture: np.ndarray, image: Image.Image, grid: tuple[int, int]) -> np.ndarray:
     """Which cells of the patch grid the map beside the picture shows white: their median pixel over 200."""
-    side = viz.display_image(image)[0].height
+    side = display.display_image(image)[0].height
     shown = picture_and_map(picture, side)[1].astype(float).mean(-1)
     h, w = side // grid[0], side // grid[1]
     return np.array([[np.median(shown[r * h:(r + 1) * h, c * w:(c + 1) * w]) > 200 for c in range(grid[1])]
@@ -164,9 +172,9 @@ def lit_cells(picture: np.ndarray, image: Image.Image, grid: tuple[int, int]) ->
 def test_subset_overlay_keeps_bright_exactly_the_patches_of_the_node_best_regions(scene):
     ev = powerset_evidence([0.5, 0.4, 0.3, 0.2], [(0, 1), (0,), (2,), (1, 2)])
     for k, alignment in enumerate(ev.alignments):
-        picture = np.asarray(viz.subset_overlay(scene, ev, k))
+        picture = np.asarray(powerclip_pictures.subset_overlay(scene, ev, k))
         np.testing.assert_array_equal(lit_cells(picture, scene, (4, 4)), ev.masks[list(alignment.best)].any(0))
-        shown = np.asarray(viz.display_image(scene)[0])
+        shown = np.asarray(display.display_image(scene)[0])
         kept = picture[:SIZE, 100:300] == shown[:SIZE, 100:300]  # the picture's own colours: not dimmed anywhere
         assert kept.all(-1).mean() > 0.9  # but for the regions' boxes and badges
 
@@ -223,17 +231,17 @@ def analyzed(embedded, scene):
 
 def test_powerclip_tab_draws_both_trees_on_one_range_and_pictures_numbered_as_its_table(analyzed):
     scene, analysis = analyzed
-    tree_a, tree_b, *_ = powerset_tab.draw_nodes(analyzed, 0, 0)
-    exact = [a.exact for s in analysis.scores["powerset"] for a in s.evidence.alignments]
+    tree_a, tree_b, *_ = powerclip_tab.draw_nodes(analyzed, 0, 0)
+    exact = [a.exact for s in analysis.scores["powerclip"] for a in s.evidence.alignments]
     ranges = [(t.data[-1].marker.cmin, t.data[-1].marker.cmax) for t in (tree_a, tree_b)]
     assert ranges == [(min(exact), max(exact))] * 2
-    _, table, _, _ = powerset_tab.show_alignments(analyzed)
-    for which, score in zip("AB", analysis.scores["powerset"]):
+    _, table, _, _ = powerclip_tab.show_alignments(analyzed)
+    for which, score in zip("AB", analysis.scores["powerclip"]):
         ev = score.evidence
         named = table[table["caption"] == which]["best regions"]
         for k, cell in enumerate(named):
             regions = [int(r.strip()[1:]) for r in cell.split(",")]
-            picture = np.asarray(viz.subset_overlay(scene, ev, k))
+            picture = np.asarray(powerclip_pictures.subset_overlay(scene, ev, k))
             assert tuple(regions) == ev.alignments[k].best
             np.testing.assert_array_equal(lit_cells(picture, scene, ev.masks.shape[1:]), ev.masks[regions].any(0))
 
@@ -241,6 +249,6 @@ def test_powerclip_tab_draws_both_trees_on_one_range_and_pictures_numbered_as_it
 def test_tflocal_tab_draws_a_and_b_on_one_scale_with_its_bar(analyzed):
     *maps, problem = tflocal_tab.draw_heatmaps(analyzed, [1], [5], "mean", "mean")  # "red" in A and in B
     a, b = (np.asarray(m) for m in maps)
-    side = viz.DISPLAY_SIDE
+    side = display.DISPLAY_SIDE
     assert problem == "" and a.shape == b.shape and a.shape[1] == 2 * side + marks.BESIDE_GAP and a.shape[0] > side
     np.testing.assert_array_equal(a[side:], b[side:])  # one bar, one set of ticks: one scale

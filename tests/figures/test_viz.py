@@ -7,10 +7,11 @@ from PIL import Image, ImageDraw
 from plotly.subplots import make_subplots
 
 from explorer.core import image_state
-from explorer.figures import viz
 from explorer.methods.sgi import SegmentMatch, SGIEvidence
 from explorer.images.regions import Region
 from explorer.language.text import Segment
+from explorer.methods.sgi import pictures as sgi_pictures
+from explorer.drawing import display
 
 
 def evidence(segments: list[str], regions: int, seed: int) -> SGIEvidence:
@@ -25,16 +26,16 @@ def evidence(segments: list[str], regions: int, seed: int) -> SGIEvidence:
 def test_sgi_heatmap_lays_out_the_rows_as_make_subplots(rows):
     shown = {f"{'ABC'[i]}: a <b>red</b> cube {i}": evidence(["red cube", "blue ball"][: 1 + i % 2], 5 + i, i)
              for i in range(rows)}
-    fig = viz.sgi_heatmap(shown)
+    fig = sgi_pictures.sgi_heatmap(shown)
     reference = make_subplots(rows=rows, cols=1, subplot_titles=[t.replace("<", "&lt;").replace(">", "&gt;")
-                                                                 for t in shown], vertical_spacing=viz.SGI_ROW_GAP)
+                                                                 for t in shown], vertical_spacing=sgi_pictures.SGI_ROW_GAP)
     for r in range(rows):
         axis = str(r + 1) if r else ""
         for name in (f"xaxis{axis}", f"yaxis{axis}"):
             assert fig.layout[name].anchor == reference.layout[name].anchor
             assert fig.layout[name].domain == pytest.approx(reference.layout[name].domain, abs=1e-12)
-        assert fig.layout[f"xaxis{axis}"].title.text == (viz.SGI_X_TITLE if r == rows - 1 else "")  # said once
-        assert fig.layout[f"yaxis{axis}"].title.text == (viz.SGI_Y_TITLE if r == 0 else "")
+        assert fig.layout[f"xaxis{axis}"].title.text == (sgi_pictures.SGI_X_TITLE if r == rows - 1 else "")  # said once
+        assert fig.layout[f"yaxis{axis}"].title.text == (sgi_pictures.SGI_Y_TITLE if r == 0 else "")
     ours, theirs = fig.layout.annotations, reference.layout.annotations
     assert [a.text for a in ours] == [a.text for a in theirs]  # escaped: a caption is never markup
     for a, b in zip(ours, theirs):  # above its block as a subplot's title, ending at the block's right edge
@@ -47,10 +48,10 @@ def test_sgi_heatmap_lays_out_the_rows_as_make_subplots(rows):
     assert all((t.zmin, t.zmax) == (low, high) for t in fig.data)
     assert [t.showscale for t in fig.data] == [True] + [False] * (rows - 1)
     for t, (x, y), ev in zip(fig.data, axes, shown.values()):  # regions down, segments across
-        columns = viz.sgi_columns(ev)
+        columns = sgi_pictures.sgi_columns(ev)
         np.testing.assert_array_equal(t.z, ev.matrix[:, columns].T)
-        assert list(t.y) == [viz.region_name(i, ev.regions[i], 1.0, "<br>") for i in columns]  # two short lines
-        assert list(t.x) == [viz.segment_label(k, m.segment.text) for k, m in enumerate(ev.matches)]
+        assert list(t.y) == [display.region_name(i, ev.regions[i], 1.0, "<br>") for i in columns]  # two short lines
+        assert list(t.x) == [sgi_pictures.segment_label(k, m.segment.text) for k, m in enumerate(ev.matches)]
         assert boxed(fig, x, y) == [(k, columns.index(m.crop)) for k, m in enumerate(ev.matches)]
 
 
@@ -63,15 +64,15 @@ def boxed(fig, x: str, y: str) -> list[tuple[int, int]]:
 
 def test_sgi_heatmap_shows_each_segments_best_and_the_top_regions_named_and_ranked():
     ev = evidence(["red square", "blue circle", "a red square and a blue circle"], 88, 7)
-    fig = viz.sgi_heatmap({"A: a red square and a blue circle": ev})
+    fig = sgi_pictures.sgi_heatmap({"A: a red square and a blue circle": ev})
     heat, = fig.data
     names = list(heat.y)
-    assert len(names) == viz.SGI_COLUMNS == len(set(names))  # at most K columns, each named once
+    assert len(names) == sgi_pictures.SGI_COLUMNS == len(set(names))  # at most K columns, each named once
     shown = [int(name.split()[0][1:]) for name in names]  # "r12 segment 8×8 @12,12" -> 12
-    assert names == [viz.region_name(i, ev.regions[i], 1.0, "<br>") for i in shown]
+    assert names == [display.region_name(i, ev.regions[i], 1.0, "<br>") for i in shown]
     best = {m.crop for m in ev.matches}
     others = [i for i in np.argsort(-ev.matrix.max(0)).tolist() if i not in best]
-    assert set(shown) == best | set(others[: viz.SGI_COLUMNS - len(best)])  # every segment's best, then the top...
+    assert set(shown) == best | set(others[: sgi_pictures.SGI_COLUMNS - len(best)])  # every segment's best, then the top...
     assert list(ev.matrix[:, shown].max(0)) == sorted(ev.matrix[:, shown].max(0), reverse=True)  # best first
     assert list(heat.x) == ["1. red<br>square", "2. blue<br>circle",  # numbered as on the picture, wrapped short
                             "3. a red<br>square<br>and a<br>blue<br>circle"]
@@ -84,41 +85,41 @@ def test_sgi_heatmap_reads_on_a_phone_with_regions_down_and_a_few_segments_acros
     block only (clear of the next caption's title)."""
     shown = {f"{k}: a red square and a blue circle": evidence(["red square", "blue circle", "a red square and a blue "
                                                                "circle"], 40, i) for i, k in enumerate("AB")}
-    fig = viz.sgi_heatmap(shown)
+    fig = sgi_pictures.sgi_heatmap(shown)
     for heat in fig.data:
-        assert len(heat.x) == 3 and len(heat.y) == viz.SGI_COLUMNS and heat.texttemplate == "%{z:.2f}"
-        assert all(len(line) <= viz.SGI_SEGMENT_CHARS for label in heat.x for line in label.split("<br>"))
+        assert len(heat.x) == 3 and len(heat.y) == sgi_pictures.SGI_COLUMNS and heat.texttemplate == "%{z:.2f}"
+        assert all(len(line) <= sgi_pictures.SGI_SEGMENT_CHARS for label in heat.x for line in label.split("<br>"))
     plot = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
     block = plot * (fig.layout.yaxis.domain[1] - fig.layout.yaxis.domain[0])
-    assert block / viz.SGI_COLUMNS >= 20  # a row's height in pixels: a 12 px cosine fits
+    assert block / sgi_pictures.SGI_COLUMNS >= 20  # a row's height in pixels: a 12 px cosine fits
     bar = fig.data[0].colorbar
     assert (bar.y - bar.len / 2, bar.y + bar.len / 2) == pytest.approx(tuple(fig.layout.yaxis.domain))
 
 
 def test_a_region_is_named_by_its_number_kind_size_and_place():
-    assert viz.region_name(0, Region((0, 0, 64, 48), "image")) == "r0 whole image"
-    assert viz.region_name(12, Region((10, 20, 50, 58), "crop")) == "r12 crop 40\u00d738 @10,20"
+    assert display.region_name(0, Region((0, 0, 64, 48), "image")) == "r0 whole image"
+    assert display.region_name(12, Region((10, 20, 50, 58), "crop")) == "r12 crop 40\u00d738 @10,20"
     # a 1600 x 900 upload read at 1024 x 576: named in the upload's own pixels
-    assert viz.region_name(2, Region((256, 0, 1024, 768), "crop"), 1600 / 1024) == "r2 crop 1200\u00d71200 @400,0"
+    assert display.region_name(2, Region((256, 0, 1024, 768), "crop"), 1600 / 1024) == "r2 crop 1200\u00d71200 @400,0"
 
 
 def test_a_long_caption_title_wraps_to_a_phones_width():
-    fig = viz.sgi_heatmap({"A: a small red square to the left of a large blue circle": evidence(["red square"], 5, 0)})
+    fig = sgi_pictures.sgi_heatmap({"A: a small red square to the left of a large blue circle": evidence(["red square"], 5, 0)})
     lines = fig.layout.annotations[0].text.split("<br>")
-    assert len(lines) == 2 and all(len(line) <= viz.SGI_TITLE_CHARS for line in lines)
+    assert len(lines) == 2 and all(len(line) <= sgi_pictures.SGI_TITLE_CHARS for line in lines)
 
 
 def test_display_image_is_scaled_once_per_content_and_handed_out_as_a_copy(monkeypatch):
     scaled = []
-    real = viz._scaled
-    monkeypatch.setattr(viz, "_scaled", lambda image, side: scaled.append(side) or real(image, side))
+    real = display._scaled
+    monkeypatch.setattr(display, "_scaled", lambda image, side: scaled.append(side) or real(image, side))
     image_state.forget()
     image = Image.fromarray(np.random.default_rng(0).integers(0, 255, (300, 200, 3), dtype=np.uint8))
-    first, place = viz.display_image(image)
+    first, place = display.display_image(image)
     assert first.size == (299, 448) and place.f == pytest.approx(448 / 300) and (place.dx, place.dy) == (0, 0)
     ImageDraw.Draw(first).rectangle((0, 0, 50, 50), fill="red")  # an overlay drawn on the first copy
-    again, _ = viz.display_image(image.copy())  # same pixels, another object
-    assert scaled == [viz.DISPLAY_SIDE]
+    again, _ = display.display_image(image.copy())  # same pixels, another object
+    assert scaled == [display.DISPLAY_SIDE]
     assert np.asarray(again)[10, 10].tolist() != [255, 0, 0]  # the kept picture is not the one drawn on
-    np.testing.assert_array_equal(np.asarray(again), np.asarray(real(image, viz.DISPLAY_SIDE)[0]))
-    assert viz.display_image(image, 224)[0].size == (149, 224) and scaled == [viz.DISPLAY_SIDE, 224]
+    np.testing.assert_array_equal(np.asarray(again), np.asarray(real(image, display.DISPLAY_SIDE)[0]))
+    assert display.display_image(image, 224)[0].size == (149, 224) and scaled == [display.DISPLAY_SIDE, 224]

@@ -11,11 +11,12 @@ from explorer import world
 from explorer.core import image_state
 from explorer.engine import Engine
 from explorer.figures import viz
-from explorer.images.fit import CONTENT_SHARE, fit_of, frame_of, reads_raw, view_state
+from explorer.images.fit import CONTENT_SHARE, fit_of, frame_of, view_state
 from explorer.images.regions import fill_color, visible_extent
 from explorer.images.views import crop_views, image_tensor
 from explorer.methods import get_method
-from explorer.methods.sgi import ZOOM_SHARE, zoom_window
+from explorer.methods.sgi.method import ZOOM_SHARE, zoom_window
+from explorer.drawing import display
 
 PAPER = (250, 246, 228)
 
@@ -75,7 +76,7 @@ def test_boxes_and_maps_of_a_view_land_on_the_pictures_own_frame():
     assert back.shape == (360, 640) and back[100:220, 10:130].all() and back.sum() == heat.sum()
     raw = view_state(picture, "raw")
     assert view_state(picture) is state and raw.image is picture and raw is not image_state.of(picture)
-    assert reads_raw(raw) and not reads_raw(state) and frame_of(raw) is None
+    assert raw.view == "raw" and state.view == "whole" and frame_of(raw) is None
 
 
 def test_a_zoomed_mask_view_equals_the_window_cut_filled_and_preprocessed(embedded):
@@ -127,7 +128,7 @@ def test_the_engine_reads_the_view_and_draws_on_the_pictures_frame(embedded, vie
     else:
         assert analysis.model_box[0] > 129 and "cut" in analysis.model_input
     figures = viz.page_figures(picture, analysis)
-    canvas, _ = viz.display_image(picture)
+    canvas, _ = display.display_image(picture)
     assert figures["tflocal A"].width >= canvas.width  # the picture's own frame (and the map beside it)
     overlay = np.asarray(figures["sgi overlay A"])[: canvas.height, : canvas.width]
     assert overlay.shape[:2] == (canvas.height, canvas.width)

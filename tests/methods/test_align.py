@@ -14,7 +14,7 @@ from explorer.models.encoders import DualEncoder
 from explorer.images.inputs import InputError
 from explorer.methods import get_method
 from explorer.models.checkpoints import ALIGN_VARIANTS, for_variant
-from explorer.methods.tflocal import load_aligner
+from explorer.methods.tflocal.method import load_aligner
 from explorer.models.modeling.scorers import AlignScorer
 from explorer.training.align import AlignTrainConfig, batch_loss, load_pairs, pairs_batch, train_align, world_batch
 

@@ -1,4 +1,4 @@
-"""Methods describe themselves in one registry: a method added as one file (and its tab as another) is on the page,
+"""Methods describe themselves in one registry: a method added as one folder (its tab a file in it) is on the page,
 in its legend, on a tab of its own and in Browse, with no other file touched."""
 
 import importlib
@@ -9,18 +9,17 @@ import pytest
 from gradio_client import Client, handle_file
 
 import explorer.methods
-import explorer.ui
 from explorer import world
 from explorer.methods import REGISTRY, MethodInfo, ScoringMethod, page_methods, register
 from tests.app_server import running_app
 
-METHOD_FILE = '''"""The global cosine's opposite: a method added as one file."""
+METHOD_FILE = '''"""The global cosine's opposite: a method added as one folder."""
 
-from explorer.methods.base import MethodInfo, Score, ScoringMethod, register
+from explorer.methods.base import MethodInfo, ScoringMethod, register
+from explorer.methods.results import Score
 
 
-@register(MethodInfo("contrary", "contrary cosine", "minus the global cosine", "-1 to 1", page_order=99,
-                     tab="contrary_tab"))
+@register(MethodInfo("contrary", "contrary cosine", "minus the global cosine", "-1 to 1", page_order=99, tab=True))
 class Contrary(ScoringMethod):
     def score_new(self, state, captions):
         img = self.encoder.encode_image(state).embedding
@@ -36,18 +35,18 @@ TITLE = "Contrary cosine"
 def build(main, serving, tab, shown):
     gr.Markdown("The global cosine, the other way round.", elem_id="contrary-note")
 '''
-ADDED = ("explorer.methods.contrary", "explorer.ui.contrary_tab")
+ADDED = ("explorer.methods.contrary.tab", "explorer.methods.contrary")
 
 
 @pytest.fixture
 def contrary(tmp_path, monkeypatch):
-    """The method file dropped beside the package's own modules (a folder on its ``__path__``) and its tab beside
-    the page's, found as the package finds its own; the registry and the modules as they were afterwards."""
-    for package, folder, text in ((explorer.methods, "methods", METHOD_FILE), (explorer.ui, "ui", TAB_FILE)):
-        (tmp_path / folder).mkdir()
-        name = "contrary.py" if folder == "methods" else "contrary_tab.py"
-        (tmp_path / folder / name).write_text(text)
-        monkeypatch.setattr(package, "__path__", [*package.__path__, str(tmp_path / folder)])
+    """The method's folder dropped beside the package's own (a folder on its ``__path__``), its tab in it, found as
+    the package finds its own; the registry and the modules as they were afterwards."""
+    folder = tmp_path / "methods" / "contrary"
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text(METHOD_FILE)
+    (folder / "tab.py").write_text(TAB_FILE)
+    monkeypatch.setattr(explorer.methods, "__path__", [*explorer.methods.__path__, str(tmp_path / "methods")])
     importlib.invalidate_caches()
     with mock.patch.dict(REGISTRY):
         explorer.methods.discover()
@@ -55,7 +54,7 @@ def contrary(tmp_path, monkeypatch):
     for module in ADDED:
         sys.modules.pop(module, None)
         parent, _, child = module.rpartition(".")
-        if hasattr(sys.modules[parent], child):
+        if parent in sys.modules and hasattr(sys.modules[parent], child):
             delattr(sys.modules[parent], child)
 
 
@@ -100,10 +99,19 @@ def test_every_registered_method_describes_itself_and_its_tab_exists():
         info = cls.info
         assert (info.name, cls.name, cls.label) == (name, name, info.label) and info.legend and info.scale
         if info.tab:
-            tab = importlib.import_module(f"explorer.ui.{info.tab}")
+            tab = explorer.methods.tab_of(name)
             assert tab.TITLE and callable(tab.build) and info.page_order is not None
 
 
 def test_two_methods_under_one_name_are_refused():
     with mock.patch.dict(REGISTRY), pytest.raises(ValueError, match="two methods named 'global'"):
         register(MethodInfo("global", "another", "anything", "-1 to 1"))(type("Another", (ScoringMethod,), {}))
+
+
+def test_powerclip_is_one_name_and_its_former_name_is_still_read(embedded):
+    from explorer.methods import canonical, get_method
+
+    assert "powerclip" in REGISTRY and "powerset" not in REGISTRY and canonical("powerset") == "powerclip"
+    assert get_method("powerset", embedded).name == "powerclip" and canonical("sgi") == "sgi"
+    with pytest.raises(ValueError, match="unknown method 'powersets'"):
+        get_method("powersets", embedded)

@@ -1,4 +1,4 @@
-"""PowerCLIP's region-subset to parse-tree alignment (``explorer/methods/powerset.py``, ``methods/powerset_method.py``): the
+"""PowerCLIP's region-subset to parse-tree alignment (``explorer/methods/powerclip/alignment.py``, ``method.py``): the
 exact and batched paths against brute-force enumeration, the NLAs against the surrogate, and the method's scores."""
 
 import itertools
@@ -10,8 +10,8 @@ import torch
 from PIL import Image
 
 from explorer import world
-from explorer.methods.powerset_method import PowersetAlignment
-from explorer.methods.powerset import (
+from explorer.methods.powerclip.method import PowerCLIP
+from explorer.methods.powerclip.alignment import (
     UNIONS_KEPT_UP_TO,
     exact_alignment,
     nla_alignment,
@@ -31,7 +31,7 @@ from explorer.language.tree import LABELS, parse_tree
 TAU = 10.0
 
 
-# --- brute force, written with plain loops and nothing from explorer.methods.powerset -------------------
+# --- brute force, written with plain loops and nothing from explorer.methods.powerclip.alignment -------------------
 
 
 def problem(m, seed, n=24, d=8, k=4):
@@ -338,20 +338,20 @@ def test_method_on_a_world_scene(random_vit):
     captions = ["a red square to the left of a blue circle", "red"]
     grid = random_vit.encode_image(image).grid
     for options in ({"regions": "world"}, {}, {"regions": "random", "n_random": 12}):
-        method = PowersetAlignment(random_vit, **options)
+        method = PowerCLIP(random_vit, **options)
         scores = method.score(image, captions)
-        assert [s.caption for s in scores] == captions and all(s.method == "powerset" for s in scores)
+        assert [s.caption for s in scores] == captions and all(s.method == "powerclip" for s in scores)
         for s in scores:
             check_evidence(s, grid, 10)
     assert len(scores[0].evidence.regions) == 12
-    world_scores = PowersetAlignment(random_vit, regions="world").score(image, ["x"])
+    world_scores = PowerCLIP(random_vit, regions="world").score(image, ["x"])
     assert all(r.source == "world" for r in world_scores[0].evidence.regions)
 
 
 def test_the_seconds_shown_are_the_enumerations_and_the_scans(random_vit, monkeypatch):
     import time
 
-    from explorer.methods import powerset_method
+    from explorer.methods.powerclip import method as powerset_method
 
     exact = powerset_method.exact_alignment
 
@@ -361,15 +361,15 @@ def test_the_seconds_shown_are_the_enumerations_and_the_scans(random_vit, monkey
 
     monkeypatch.setattr(powerset_method, "exact_alignment", slow_exact)
     image = world.swap_items("id", "attribute", 1)[0].images[0].render(224)
-    ev = PowersetAlignment(random_vit, regions="world").score(image, ["a red square"])[0].evidence
+    ev = PowerCLIP(random_vit, regions="world").score(image, ["a red square"])[0].evidence
     assert ev.exact_seconds >= 0.2 > ev.nla_seconds > 0  # the enumeration's time, not the scan's, holds the sleep
 
 
 def test_a_caption_edit_reads_the_images_groups_and_makes_none(random_vit, monkeypatch):
-    from explorer.methods import powerset_method
+    from explorer.methods.powerclip import method as powerset_method
 
     image = world.swap_items("id", "attribute", 1)[0].images[0].render(224)
-    method = PowersetAlignment(random_vit)
+    method = PowerCLIP(random_vit)
     made = []
     monkeypatch.setattr(powerset_method, "region_groups", lambda *a, **k: made.append(1) or region_groups(*a, **k))
     [first] = method.score(image, ["a red square to the left of a blue circle"])
@@ -378,14 +378,14 @@ def test_a_caption_edit_reads_the_images_groups_and_makes_none(random_vit, monke
     [edit] = method.score(image, ["a red square to the left of a blue circle on a grey floor"])
     assert made == []
     check_evidence(edit, random_vit.encode_image(image).grid, 10)
-    fresh = PowersetAlignment(random_vit).score(image, [edit.caption])[0]  # groups made for this caption alone
+    fresh = PowerCLIP(random_vit).score(image, [edit.caption])[0]  # groups made for this caption alone
     assert [(a.exact, a.nla, a.nla_all) for a in edit.evidence.alignments] == \
         [(a.exact, a.nla, a.nla_all) for a in fresh.evidence.alignments]
 
 
 def test_method_copes_with_a_blank_oblong_image(random_vit):
-    [score] = PowersetAlignment(random_vit).score(Image.new("RGB", (90, 40), "white"), ["a dog."])
+    [score] = PowerCLIP(random_vit).score(Image.new("RGB", (90, 40), "white"), ["a dog."])
     assert [r.source for r in score.evidence.regions] == ["image"]
     check_evidence(score, random_vit.encode_image(Image.new("RGB", (90, 40), "white")).grid, 10)
     with pytest.raises(ValueError):
-        PowersetAlignment(random_vit, regions="sam")
+        PowerCLIP(random_vit, regions="sam")

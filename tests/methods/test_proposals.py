@@ -10,8 +10,8 @@ from explorer.core import image_state
 from explorer.methods import proposals
 from explorer import world
 from explorer.methods import get_method
-from explorer.methods.powerset_method import node_texts
-from explorer.methods.sgi import prompts_of
+from explorer.methods.powerclip.method import node_texts
+from explorer.language.prompts import prompts_of
 
 
 @pytest.mark.parametrize("spare", [True, False], ids=["core to spare", "every core busy"])
@@ -29,7 +29,7 @@ def test_sgi_and_powerset_share_one_segmentation_made_on_the_worker(monkeypatch,
 
     monkeypatch.setattr(proposals, "segment_regions", counted)
     sgi = get_method("sgi", embedded, proposals="crops+segments")
-    powerset = get_method("powerset", embedded)
+    powerset = get_method("powerclip", embedded)
     image = world.random_scene(np.random.default_rng(77 + spare), world.seen_combos(), 3).render(embedded.image_size)
     state = image_state.of(image)
     proposals.start_ahead([state], [*sgi.proposers(), *powerset.proposers()], embedded.device)
@@ -45,7 +45,7 @@ def test_new_captions_bring_their_methods_texts_in_one_batch(monkeypatch):
     from explorer.models.encoders import DualEncoder
 
     embedded = DualEncoder()  # its own text cache: the session's encoder may have seen some of these texts
-    get_method("sgi", embedded), get_method("powerset", embedded)
+    get_method("sgi", embedded), get_method("powerclip", embedded)
     from explorer.models import encoders
 
     batches = []
@@ -94,7 +94,7 @@ def test_an_analysis_segments_beside_its_first_stages_on_one_thread_then_gives_t
             "views", (torch.get_num_threads(), time.perf_counter())) and views(*a, **kw))
         item = world.swap_items("heldout", "attribute", 1)[0]
         analysis = engine.analyze(item.images[0].render(encoder.image_size), *item.captions)
-        assert set(analysis.scores) == {"global", "sgi", "tflocal", "powerset"}
+        assert set(analysis.scores) == {"global", "sgi", "tflocal", "powerclip"}
         assert str(seen["segmentation on"]).startswith("proposals")
         assert seen["text threads"] == 1  # beside the segmentation
         view_threads, views_at = seen["views"]

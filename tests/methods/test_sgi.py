@@ -10,7 +10,8 @@ from explorer import world
 from explorer.core import image_state
 from explorer.core.image_state import image_key
 from explorer.methods import get_method
-from explorer.methods.sgi import RegionFeatures, cuts, object_boxes, segment_prompts
+from explorer.language.prompts import segment_prompts
+from explorer.methods.sgi.method import RegionFeatures, cuts, object_boxes
 from explorer.images.regions import crop_view, fill_color, multiscale_crops
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.methods.powerset import exact_alignment, nla_max, region_scores, subset_masks
+from explorer.methods.powerclip.alignment import exact_alignment, nla_max, region_scores, subset_masks
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "powerset_tables.py"
 DOC_JSON = Path(__file__).resolve().parents[2] / "docs" / "results" / "powerset-tables.json"
@@ -79,7 +79,7 @@ def brute_surrogate_gap(encoder, source, m=4):
     from tests.methods.test_powerset import brute_cosines, brute_surrogate
 
     from explorer import world
-    from explorer.methods.powerset_method import PowersetAlignment
+    from explorer.methods.powerclip.method import PowerCLIP
     from explorer.language.tree import parse_tree
 
     item = world.swap_items("heldout", "attribute", 1)[0]
@@ -88,7 +88,7 @@ def brute_surrogate_gap(encoder, source, m=4):
     gaps = []
     for i, scene in enumerate(item.images):
         image = scene.render(encoder.image_size)
-        method = PowersetAlignment(encoder, regions=source, n_random=m, seed=i, max_regions=m)
+        method = PowerCLIP(encoder, regions=source, n_random=m, seed=i, max_regions=m)
         _, masks = method.region_masks(image, encoder.encode_image(image).grid)
         patches = torch.nn.functional.normalize(encoder.encode_image(image).patches.double(), dim=-1).numpy()
         surrogate = np.array(list(brute_surrogate(patches, masks.numpy(), texts).values())).max(0)

@@ -229,17 +229,17 @@ def test_binding_tab_analyses_and_edits(client):
 
 def test_every_tour_step_names_a_shipped_example_and_a_tab_of_the_page(embedded):
     from explorer.world.examples import examples
-    from explorer.world.tour import STEPS
+    from explorer.methods import tour_steps
     from explorer.ui.app import build_app
 
     demo = build_app(Engine(embedded))
     tab_ids = {block.id for block in demo.blocks.values() if isinstance(block, gr.Tab)}
-    assert {s.example for s in STEPS} <= {e.name for e in examples()}
-    assert {s.tab for s in STEPS} <= tab_ids and len(STEPS) == 6
+    assert {s.example for s in tour_steps()} <= {e.name for e in examples()}
+    assert {s.tab for s in tour_steps()} <= tab_ids and len(tour_steps()) == 6
 
 
 def test_captions_named_like_a_methods_work_or_a_method_are_scored_on_the_page(client, scene_path):
-    for a, b in (("keys", "regions"), ("masks", "groups"), ("global", "sgi"), ("tflocal", "powerset"),
+    for a, b in (("keys", "regions"), ("masks", "groups"), ("global", "sgi"), ("tflocal", "powerclip"),
                  ("finetune", "\U0001F436 and \U0001F431")):
         rows = assert_full_result(analyze(client, scene_path, a, b))
         assert all(isinstance(row[2], float) and isinstance(row[3], float) for row in rows.values()), (a, b)

@@ -83,7 +83,7 @@ def test_upload_type_run_and_see_scores_overlays_and_method_tabs(chromium, tmp_p
 
         page.set_viewport_size({"width": 390, "height": 844})  # the same page on a phone
         page.wait_for_timeout(500)  # the tables measure their columns again
-        _every_column_reachable(page, "#powerset-table")
+        _every_column_reachable(page, "#powerclip-table")
         _label_above_the_picture(page, "#subset-a")
         open_tab(page, "Compare captions")
         expect(page.locator("#heatmap .heatmap-label").first).to_be_visible()
@@ -358,29 +358,30 @@ def test_browse_overview_filters_through_a_matrix_cell_opens_an_item_and_exports
 def test_the_tour_loads_its_example_compares_it_and_opens_each_steps_tab(chromium):
     from playwright.sync_api import expect
 
-    from explorer.world.tour import EXAMPLE, STEPS
+    from explorer.methods import tour_steps
+from explorer.world.tour import EXAMPLE
 
     with _page(chromium) as (browser, page, url):
         page.get_by_text("Guided tour").click()
-        page.get_by_label(STEPS[0].title).check()
+        page.get_by_label(tour_steps()[0].title).check()
         expect(page.locator("#tour-look")).to_contain_text("global cosine gives A and B nearly the same score")
         expect(page.locator("#status")).to_contain_text("Done", timeout=60_000)  # compared without a click
         expect(page.locator("#scores")).to_contain_text("global cosine")
         expect(page.locator("#scores")).to_be_in_viewport(timeout=10_000)  # scrolled to what the step points at
         assert EXAMPLE.startswith("world: attribute swap")
         page.locator("#tour-step").scroll_into_view_if_needed()
-        page.get_by_label(STEPS[5].title).check()  # both sides of the swap: its closed panel opened and in view
+        page.get_by_label(tour_steps()[5].title).check()  # both sides of the swap: its closed panel opened and in view
         expect(page.locator("#make-b")).to_be_in_viewport(timeout=10_000)
         expect(page.locator("#tour-look")).to_contain_text("once 'Make image B and score both sides' has run")
         page.locator("#make-b").click()  # the step's words then come from the page's 2 x 2 of its example
         expect(page.locator("#tour-look")).to_contain_text("On both pictures", timeout=60_000)
         expect(page.locator("#tour-look")).to_contain_text("(text score no)")
         page.locator("#tour-step").scroll_into_view_if_needed()
-        page.get_by_label(STEPS[3].title).check()  # TFLocal: its tab opens and draws the comparison
+        page.get_by_label(tour_steps()[3].title).check()  # TFLocal: its tab opens and draws the comparison
         expect(page.get_by_role("tab", name="TFLocal attention")).to_have_attribute("aria-selected", "true",
                                                                                     timeout=30_000)
         expect(page.locator("#attention-a img")).to_be_visible(timeout=30_000)
-        page.get_by_label(STEPS[1].title).check()
+        page.get_by_label(tour_steps()[1].title).check()
         expect(page.get_by_role("tab", name="Binding geometry")).to_have_attribute("aria-selected", "true",
                                                                                    timeout=30_000)
         expect(page.locator("#tour-look")).to_contain_text("Analyze the loaded model")
@@ -441,7 +442,7 @@ def test_a_shared_link_opens_the_same_analysis_on_the_same_tab(chromium):
         expect(first.locator("#status")).to_contain_text("Done", timeout=60_000)
         first.get_by_role("tab", name="PowerCLIP powerset").click()
         link = first.locator("#share-link a")
-        expect(link).to_have_attribute("href", re.compile(r"tab=powerset"), timeout=30_000)
+        expect(link).to_have_attribute("href", re.compile(r"tab=powerclip"), timeout=30_000)
         href = link.get_attribute("href")
         first.get_by_role("tab", name="Compare captions").click()
         expect(first.locator("#status")).to_contain_text("Done", timeout=60_000)
@@ -455,7 +456,7 @@ def test_a_shared_link_opens_the_same_analysis_on_the_same_tab(chromium):
         second.goto(url.rstrip("/") + "/" + href)
         expect(second.get_by_role("tab", name="PowerCLIP powerset")).to_have_attribute("aria-selected", "true",
                                                                                        timeout=30_000)
-        expect(second.locator("#powerset-table")).to_contain_text("on a grey floor", timeout=60_000)
+        expect(second.locator("#powerclip-table")).to_contain_text("on a grey floor", timeout=60_000)
         second.get_by_role("tab", name="Compare captions").click()
         expect(second.locator("#caption-b textarea")).to_have_value(example.caption_b + " on a grey floor")
         for value in scores:  # every score of the first page's table

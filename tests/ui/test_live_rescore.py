@@ -96,7 +96,7 @@ def test_the_method_tabs_draw_for_a_new_comparison_only_while_in_view(page):
     calls = {"show_scores": (result,), "draw_heatmaps": (result, [], [], "mean", "mean"),
              "show_alignments": (result,), "draw_nodes": (result, 0, 0),
              "draw_looks": (path, RIGHT, WRONG, choice, result, None, None, "explainer")}
-    tab_of = {"show_scores": "tflocal", "draw_heatmaps": "tflocal", "show_alignments": "powerset", "draw_nodes": "powerset",
+    tab_of = {"show_scores": "tflocal", "draw_heatmaps": "tflocal", "show_alignments": "powerclip", "draw_nodes": "powerclip",
               "draw_looks": "looks"}
     for name, fn in gated.items():
         assert not any(map(sent, fn(*calls[name], "main")))  # a caption edit on the main tab draws nothing here
@@ -203,11 +203,12 @@ def test_a_method_tab_opened_after_the_results_were_cleared_is_empty_and_quiet(p
 def test_a_tour_step_says_what_its_examples_comparison_shows_once_the_page_has_it(page):
     """The tour's SGI step: its numbers wait for the page's comparison of its example, then come from it."""
     from explorer.world.examples import examples
-    from explorer.world.tour import EXAMPLE, PENDING, STEPS
+    from explorer.methods import tour_steps
+    from explorer.world.tour import EXAMPLE, PENDING
 
     demo, path, choice = page
     example = next(e for e in examples() if e.name == EXAMPLE)
-    step = next(s for s in STEPS if s.title.startswith("3."))
+    step = next(s for s in tour_steps() if s.title.startswith("3."))
     other = handler(demo, "analyze")(path, RIGHT, WRONG, choice)[-2]  # the same captions on another picture
     assert handler(demo, "go")(step.title, other)[-1].endswith(PENDING)
     result = handler(demo, "analyze")(str(example.path), example.caption_a, example.caption_b, choice)[-2]
@@ -220,11 +221,12 @@ def test_a_tour_step_says_what_its_examples_comparison_shows_once_the_page_has_i
 def test_the_image_side_step_says_what_the_pages_2x2_of_its_example_shows(page):
     """The tour's image-side step waits for the page's 2 x 2 of its example, then says that 2 x 2's numbers."""
     from explorer.world.examples import examples
-    from explorer.world.tour import EXAMPLE, STEPS
+    from explorer.methods import tour_steps
+    from explorer.world.tour import EXAMPLE
 
     demo, path, choice = page
     example = next(e for e in examples() if e.name == EXAMPLE)
-    step = next(s for s in STEPS if s.needs == "swap")
+    step = next(s for s in tour_steps() if s.needs == "swap")
     result = handler(demo, "analyze")(str(example.path), example.caption_a, example.caption_b, choice)[-2]
     assert handler(demo, "restate")(step.title, result, None, None).endswith("has run on it.*")
     *_, made, swapped = handler(demo, "make_b")(str(example.path), example.caption_a, example.caption_b, choice,

@@ -5,10 +5,11 @@ import re
 import numpy as np
 import pytest
 
-from explorer.figures import marks
+from explorer.drawing import marks
 from explorer import world
 from explorer.engine import Engine
-from explorer.ui import powerset_tab, tflocal_tab
+from explorer.methods.powerclip import tab as powerclip_tab
+from explorer.methods.tflocal import tab as tflocal_tab
 
 RIGHT, WRONG = "a red square and a blue circle", "a blue square and a red circle"
 
@@ -50,16 +51,16 @@ def test_a_drawing_that_fails_says_so_instead_of_raising(result):
 
 
 def test_powerset_tab_lists_nodes_with_exact_and_nla(result):
-    note, table, nodes_a, nodes_b = powerset_tab.show_alignments(result)
+    note, table, nodes_a, nodes_b = powerclip_tab.show_alignments(result)
     assert "exact over" in note and "NLA" in note
     a_rows = table[table["caption"] == "A"]
     assert list(a_rows["node"])[0] == "S" and (a_rows["exact"] >= a_rows["NLA"] - 1e-4).all()
     assert [label for label, _ in nodes_a["choices"]][1:] == ["NP: a red square", "NP: a blue circle"]
-    tree_a, tree_b, subset_a, subset_b, problem = powerset_tab.draw_nodes(result, 1, 2)
+    tree_a, tree_b, subset_a, subset_b, problem = powerclip_tab.draw_nodes(result, 1, 2)
     assert problem == "" and "best subset" in note
     assert all(cell.startswith("r") for cell in a_rows["best regions"])  # numbered as on the pictures
     assert tree_a.data[-1].marker.size[1] > tree_a.data[-1].marker.size[0]  # the chosen node is drawn larger
-    whole, part = (np.asarray(im, dtype=float) for im in powerset_tab.draw_nodes(result, 0, 1)[2:4])
+    whole, part = (np.asarray(im, dtype=float) for im in powerclip_tab.draw_nodes(result, 0, 1)[2:4])
     beside = 2 * 448 + marks.BESIDE_GAP  # the scene enlarged and its pooled patches beside it, the regions named below
     assert whole.shape[1:] == part.shape[1:] == (beside, 3)
 
@@ -72,6 +73,6 @@ def test_a_layer_head_or_node_outside_the_menus_is_refused_by_name(result):
     assert maps == [None, None] and f"The layer must be a whole number from 1 to {LAYERS}" in problem
     assert f"The head must be a whole number from 1 to {HEADS}; got 0" in tflocal_tab.draw_heatmaps(
         result, [], [], "mean", "0")[-1]
-    *drawn, problem = powerset_tab.draw_nodes(result, 99, 0)
-    nodes = len(result[1].scores["powerset"][0].evidence.tree)
+    *drawn, problem = powerclip_tab.draw_nodes(result, 99, 0)
+    nodes = len(result[1].scores["powerclip"][0].evidence.tree)
     assert drawn == [None] * 4 and f"The node must be a whole number from 0 to {nodes - 1}; got 99" in problem

@@ -18,7 +18,8 @@ from explorer.models.encoders import DualEncoder
 from explorer.engine import Engine
 from explorer.models.model_errors import ModelUnavailable
 from explorer.engine.model_pool import EMBEDDED_CHOICE, ModelPool, project_checkpoints
-from explorer.ui import powerset_tab, tflocal_tab
+from explorer.methods.powerclip import tab as powerclip_tab
+from explorer.methods.tflocal import tab as tflocal_tab
 from explorer.ui.guard import plain
 from tests.app_server import running_app
 
@@ -156,7 +157,7 @@ def test_captions_are_shown_as_typed_never_as_markup(url, scene, embedded):
     result = (image, Engine(embedded).analyze(image, "a red square and a **blue** circle", "![x](y) a <i>blue</i> square"))
     note = tflocal_tab.show_scores(result)[0]
     assert "\\*\\*blue\\*\\*" in note and "\\!\\[x\\](y)" in note and "&lt;i&gt;blue&lt;/i&gt;" in note
-    tree = powerset_tab.draw_nodes(result, 0, 0)[1]
+    tree = powerclip_tab.draw_nodes(result, 0, 0)[1]
     assert tree.layout.title.text.startswith("![x](y) a &lt;i&gt;blue&lt;/i&gt;")  # plotly shows the entities as typed
     assert plain("<img src=x> **b**") == "&lt;img src=x&gt; \\*\\*b\\*\\*"
 
@@ -240,7 +241,7 @@ def test_an_abandoned_heavy_request_stops_using_the_cpu_within_seconds(url, embe
     dropped."""
     from explorer.methods import proposals
 
-    from explorer.methods.cosine import GlobalCosine
+    from explorer.methods.cosine.method import GlobalCosine
 
     if spare_core:  # the filter's method reads segments: each new image's are queued as its states are made
         monkeypatch.setattr(proposals, "core_to_spare", lambda device: True)

@@ -3,13 +3,13 @@
 from explorer.ui.app import build_app
 from explorer.engine import Engine
 from explorer.ui.tour import target
-from explorer.world.tour import STEPS
+from explorer.methods import tour_steps
 
 
 def test_every_tour_step_points_at_an_element_of_the_page(embedded):
     demo = build_app(Engine(embedded))
     ids = {getattr(block, "elem_id", None) for block in demo.blocks.values()}
-    for step in STEPS:
+    for step in tour_steps():
         found = target(step)
         assert found and set(found.split(">")) <= ids, (step.title, found)
-    assert [target(s) for s in STEPS if "image side" in s.title] == ["draw-and-swap>make-b"]
+    assert [target(s) for s in tour_steps() if "image side" in s.title] == ["draw-and-swap>make-b"]

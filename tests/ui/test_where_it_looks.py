@@ -12,7 +12,7 @@ from conftest import TINY
 from explorer.figures import viz_maps
 from explorer import world
 from explorer.engine import Engine
-from explorer.explain import view
+from explorer.explain import looks
 from explorer.images.inputs import InputError
 from explorer.ui import looks_tab
 
@@ -30,15 +30,15 @@ def scene():
 def panel(caption, peak_at, tokens=("a", "red", "square"), shares=(0.1, 0.2, 0.7)):
     heat = np.zeros((40, 60), dtype=np.float32)
     heat[peak_at[1], peak_at[0]] = 2.0
-    return view.Panel(caption, caption, heat, peak_at, tokens, np.array(shares), 0.3)
+    return looks.Panel(caption, caption, heat, peak_at, tokens, np.array(shares), 0.3)
 
 
 def test_the_figure_shows_both_maps_on_one_titled_scale_and_shades_tokens_by_share():
     from PIL import Image
 
     image = Image.new("RGB", (60, 40), (128, 128, 128))
-    shown = view.View((panel("a red square", (5, 5)), panel("a blue square", (50, 30))), view.EXPLAINER, "rollout",
-                      "relevance to the cosine (rollout)", view.reading(view.EXPLAINER), ())
+    shown = looks.Looks((panel("a red square", (5, 5)), panel("a blue square", (50, 30))), looks.EXPLAINER, "rollout",
+                      "relevance to the cosine (rollout)", looks.reading(looks.EXPLAINER), ())
     figs = viz_maps.maps_figures(image, shown, side=120)
     pictures = [t for fig in figs for t in fig.data if t.type == "image"]
     assert len(pictures) == 2 and pictures[0].source != pictures[1].source  # each caption's own map
@@ -58,8 +58,8 @@ def test_a_panel_without_a_map_says_why():
     from PIL import Image
 
     image = Image.new("RGB", (60, 40), (128, 128, 128))
-    missing = view.Panel("a dog", "a dog", None, None, ("a", "dog"), np.array([0.5, 0.5]), 0.2, "no trained weights")
-    shown = view.View((panel("a cat", (5, 5)), missing), "tflocal", "rollout", "attention", "", ())
+    missing = looks.Panel("a dog", "a dog", None, None, ("a", "dog"), np.array([0.5, 0.5]), 0.2, "no trained weights")
+    shown = looks.Looks((panel("a cat", (5, 5)), missing), "tflocal", "rollout", "attention", "", ())
     with_map, without = viz_maps.maps_figures(image, shown, side=60)
     assert "No map: no trained weights" in without.layout.annotations[0].text and not with_map.layout.annotations
 
@@ -76,7 +76,7 @@ def page(embedded, tmp_path_factory):
     return engine, str(path), (image, engine.analyze(image, RIGHT, WRONG))
 
 
-def draw(engine, path, result, explainer=None, segment=None, source=view.EXPLAINER, a=RIGHT, b=WRONG):
+def draw(engine, path, result, explainer=None, segment=None, source=looks.EXPLAINER, a=RIGHT, b=WRONG):
     """The tab's outputs: note, explainer menu, segment menu, A's figure, B's figure, tokens, reading."""
     return looks_tab.draw(engine, path, a, b, engine.default_choice, result, explainer, segment, source)
 
@@ -90,7 +90,7 @@ def test_the_view_on_the_embedded_model_finds_each_segment_on_its_object(page):
     note, explainers, segments, *figs, tokens, reading = draw(*page)
     assert [n for _, n in explainers["choices"]] == ["rollout", "grad-eclip", "legrad"]
     assert explainers["value"] == "rollout"
-    assert [v for _, v in segments["choices"]] == [view.WHOLE, 0, 1] and segments["value"] == view.WHOLE
+    assert [v for _, v in segments["choices"]] == [looks.WHOLE, 0, 1] and segments["value"] == looks.WHOLE
     assert "Random weights" not in note and "How to read it" in reading
     assert len(pictures(figs)) == 2 and "square" in tokens
     masks = SCENE.masks(128)
@@ -105,15 +105,15 @@ def test_the_view_on_the_embedded_model_finds_each_segment_on_its_object(page):
 
 def test_each_method_map_is_one_click_away_for_the_same_segment(page):
     engine, _, (image, analysis) = page
-    crops = view.view(engine.encoder, image, analysis.captions, analysis.scores, "rollout", 0, "sgi")
+    crops = looks.looks(engine.encoder, image, analysis.captions, analysis.scores, "rollout", 0, "sgi")
     evidence = analysis.scores["sgi"][0].evidence
     x0, y0, x1, y1 = evidence.regions[evidence.matches[0].crop].box  # the crop SGI chose for A's first segment
     assert crops.panels[0].map[y0:y1, x0:x1].all() and crops.panels[0].map.sum() == (x1 - x0) * (y1 - y0)
-    for source in ("tflocal", "powerset"):
-        shown = view.view(engine.encoder, image, analysis.captions, analysis.scores, "rollout", 1, source)
+    for source in ("tflocal", "powerclip"):
+        shown = looks.looks(engine.encoder, image, analysis.captions, analysis.scores, "rollout", 1, source)
         assert all(p.map is not None and p.map.shape == (128, 128) and p.map.max() > 0 for p in shown.panels)
-        assert shown.notes == () and shown.scale_title == view.scale_title(source)
-    whole = view.view(engine.encoder, image, analysis.captions, analysis.scores, "rollout", view.WHOLE, "sgi")
+        assert shown.notes == () and shown.scale_title == looks.scale_title(source)
+    whole = looks.looks(engine.encoder, image, analysis.captions, analysis.scores, "rollout", looks.WHOLE, "sgi")
     assert all(p.map is None and "pick a segment" in p.missing for p in whole.panels)
 
 
@@ -127,13 +127,13 @@ def test_a_method_map_needs_the_pages_comparison_of_these_captions(page):
 
 def test_explanations_are_kept_per_image_caption_and_explainer(page, monkeypatch):
     engine, _, (image, analysis) = page
-    first = view.explanations(engine.encoder, "grad-eclip", image, list(analysis.captions))
+    first = looks.explanations(engine.encoder, "grad-eclip", image, list(analysis.captions))
     calls = []
-    real = view.get_explainer
-    monkeypatch.setattr(view, "get_explainer", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
-    again = view.explanations(engine.encoder, "grad-eclip", image.copy(), list(analysis.captions))
+    real = looks.get_explainer
+    monkeypatch.setattr(looks, "get_explainer", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    again = looks.explanations(engine.encoder, "grad-eclip", image.copy(), list(analysis.captions))
     assert calls == [] and all(a is b for a, b in zip(first, again))  # the same pixels: nothing computed again
-    edited = view.explanations(engine.encoder, "grad-eclip", image, [analysis.captions[0], "a red circle"])
+    edited = looks.explanations(engine.encoder, "grad-eclip", image, [analysis.captions[0], "a red circle"])
     assert calls == ["grad-eclip"] and edited[0] is first[0]  # a caption edit explains the edited caption alone
 
 
@@ -142,9 +142,9 @@ def test_the_view_refuses_what_the_menus_do_not_offer(page):
     note, menu, *_ = draw(*page, "gradcam")
     assert "gradcam does not apply to this model's image tower: showing rollout" in note and menu["value"] == "rollout"
     with pytest.raises(InputError, match="does not apply to world-clip"):
-        view.view(engine.encoder, image, analysis.captions, analysis.scores, "gradcam")
+        looks.looks(engine.encoder, image, analysis.captions, analysis.scores, "gradcam")
     with pytest.raises(InputError, match="map source must be one of"):
-        view.view(engine.encoder, image, analysis.captions, analysis.scores, "rollout", 0, "sam")
+        looks.looks(engine.encoder, image, analysis.captions, analysis.scores, "rollout", 0, "sam")
     assert "The segment must be a number" in draw(*page, "rollout", "second")[0]
     assert "Caption B is empty" in draw(*page, b=" ")[0]
     assert looks_tab.draw(engine, None, RIGHT, WRONG, engine.default_choice, None, None, None, "sgi")[0] == \
@@ -197,6 +197,6 @@ def test_a_resnet_is_compared_on_the_page_and_gets_grad_cam_and_the_methods_maps
     shown = pictures(figs)
     assert len(shown) == 2 and shown[0].source != shown[1].source and "circle" in tokens
     analysis = engine.analyze(image, RIGHT, WRONG)
-    assert {"global", "sgi", "powerset"} <= set(analysis.scores)
+    assert {"global", "sgi", "powerclip"} <= set(analysis.scores)
     note, *_, fig_a, fig_b, _, _ = draw(engine, path, (image, analysis), "gradcam", 1, "sgi")
     assert "not available" not in note and len(pictures((fig_a, fig_b))) == 2

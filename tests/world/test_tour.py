@@ -10,7 +10,8 @@ from explorer import world
 from explorer.engine import Engine
 from explorer.world.examples import examples
 from explorer.images.inputs import load_image
-from explorer.world.tour import EXAMPLE, STEPS
+from explorer.methods import tour_steps
+from explorer.world.tour import EXAMPLE
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +23,7 @@ def shown(embedded):
 
 
 def words(title_start: str, shown) -> str:
-    step = next(s for s in STEPS if s.title.startswith(title_start))
+    step = next(s for s in tour_steps() if s.title.startswith(title_start))
     says = getattr(step, "says", None)  # a step that only had fixed words: those
     return says(shown) if says else step.look
 
@@ -94,13 +95,13 @@ def test_the_powerclip_step_says_each_swapped_phrase_and_a_false_one_that_wins(s
     """It showed B's swapped phrase scoring above A's true one with no word on it; now the numbers and the word."""
     _, analysis = shown
     text = words("5.", shown)
-    nodes = [[al for al in s.evidence.alignments if al.node.label == "NP"] for s in analysis.scores["powerset"]]
+    nodes = [[al for al in s.evidence.alignments if al.node.label == "NP"] for s in analysis.scores["powerclip"]]
     pairs = [(x, y) for x, y in zip(*nodes) if x.node.text != y.node.text]
     assert pairs
     for x, y in pairs:
         assert f"A's '{x.node.text}' {x.exact:.3f} against B's '{y.node.text}' {y.exact:.3f}" in text
     assert ("does not show" in text) == any(y.exact > x.exact for x, y in pairs), text
-    a, b = (s.value for s in analysis.scores["powerset"])
+    a, b = (s.value for s in analysis.scores["powerclip"])
     assert f"prefers {'A' if a > b else 'B'} ({a:.3f} against {b:.3f})" in text
 
 
@@ -126,7 +127,7 @@ def _scene(objects: set[str]) -> int:
 def test_the_binding_step_says_where_the_tabs_model_puts_the_example_and_its_swap(shown):
     """It said what 'R2 near 100' means whatever the model read; now the example's scene and its swap's cosine, how
     many scenes lie nearer, and the model's R2 beside chance: other numbers, other words."""
-    step = next(s for s in STEPS if s.title.startswith("2."))
+    step = next(s for s in tour_steps() if s.title.startswith("2."))
     assert step.says(shown).endswith("'Analyze the loaded model' has run.*")  # no reading yet: it waits
     scene, swapped = _scene({"red square", "blue circle"}), _scene({"blue square", "red circle"})
     embeddings = np.random.default_rng(0).normal(size=(276, 16))
@@ -159,7 +160,7 @@ def test_the_image_side_step_says_both_pictures_scores_and_their_verdicts(shown,
     from explorer.engine.swap import SwapResult, swap
 
     image, analysis = shown
-    step = next(s for s in STEPS if s.title.startswith("6."))
+    step = next(s for s in tour_steps() if s.title.startswith("6."))
     made = swap(Engine(embedded), image, *analysis.captions)
     assert step.says(shown).endswith("has run on it.*")
     other = SwapResult(made.image_b, made.image_a, made.analysis_b, made.analysis_a, made.changed)

@@ -1,5 +1,5 @@
-"""Structure-guided inference (the Revisiting Compositionality paper): crops x caption segments, best crop per
-segment, mean.
+"""SGI's scoring: structure-guided inference (the Revisiting Compositionality paper): crops x caption segments,
+best crop per segment, mean.
 
 The crops' views are made as tensors on the encoder's device (``explorer.images.views``), each distinct view
 encoded once in batches and kept in the image's state, so every caption (and every edit of one) reuses them.
@@ -23,11 +23,11 @@ from explorer.language import text
 from explorer.core import image_state
 from explorer.models.encoders import DualEncoder
 from explorer.core.image_state import ImageState
-from explorer.methods.base import FigureInfo, MethodInfo, Score, ScoringMethod, SegmentMap, register
+from explorer.language.prompts import prompts_of, segment_prompts
+from explorer.methods.base import Score, ScoringMethod
 from explorer.images.regions import (
     DEFAULT_SCALES, DEFAULT_STRIDE, Box, CropMode, Region, crop_view, fill_color, multiscale_crops, visible_extent,
 )
-from explorer.images.fit import reads_raw
 from explorer.images.ink import on_paper
 from explorer.images.views import crop_views, image_tensor
 
@@ -49,34 +49,10 @@ class SGIEvidence:
 
 @dataclass(frozen=True)
 class RegionFeatures:
+    """What SGI keeps of an image (``ImageState.kept``): its regions and their views' embeddings."""
+
     regions: tuple[Region, ...]
     embeddings: torch.Tensor  # (regions, D), L2-normalized
-
-
-def segment_prompts(caption: str) -> list[tuple[text.Segment, str]]:
-    """Each segment with the words the encoder reads for it: "a black dog", "a dog on a sofa"."""
-    doc = text.parse(caption)
-    out = []
-    for seg in text.segments(caption):
-        if seg.kind == "caption":
-            out.append((seg, caption))
-            continue
-        keep = set(seg.tokens)
-        if seg.kind == "relation":
-            first, last = min(seg.tokens), max(seg.tokens)
-            mods = {m.i for k in (first, last) for m in text.modifiers(doc[k])}
-            keep = {i for i in range(first, last + 1) if i not in mods}
-        heads = [doc[i] for i in keep if doc[i].pos_ in ("NOUN", "PROPN")]
-        dets = {c.i for h in heads for c in h.lefts if c.dep_ in ("det", "poss", "nummod")}
-        words = [doc[i].text for i in sorted(keep | dets)]
-        out.append((seg, " ".join(text.articles_agreeing(words))))  # "an orange star on ..." -> "a star on ..."
-    return out
-
-
-def prompts_of(captions: Sequence[str]) -> list[str]:
-    """Every segment prompt of the captions (their parses made together): what SGI will encode of them."""
-    text.parse_many(captions)
-    return [p for c in captions for _, p in segment_prompts(c)]
 
 
 ZOOM_SMALL = 0.15  # chosen on the validation looks (docs/views.md): a thing this small against the frame's side is
@@ -145,16 +121,6 @@ def _inside(box: Box, window: Box) -> Box:
     return (max(box[0], window[0]), max(box[1], window[1]), min(box[2], window[2]), min(box[3], window[3]))
 
 
-@register(MethodInfo(
-    "sgi", "SGI", "each caption segment's best region cosine, averaged", "-1 to 1", page_order=1,
-    segment_map=SegmentMap(
-        "explorer.explain.sources:sgi_maps", "SGI's chosen crop", "inside SGI's crop",
-        "Beside each picture, white inside the crop SGI chose for the segment (its best-matching region), dark "
-        "outside it; the picture, in its own colours, has the crop outlined.", region=True),
-    figures=(FigureInfo("sgi overlay", "each segment's best region, boxed and numbered, with its cosine below",
-                        "cosine, -1 to 1", "explorer.figures.method_figures:sgi_overlays", per_caption=True),
-             FigureInfo("sgi heatmap", "every segment's cosine with the best regions, a block per caption",
-                        "cosine, one colour scale for both captions", "explorer.figures.method_figures:sgi_heatmaps"))))
 class StructureGuided(ScoringMethod):
 
     def __init__(
@@ -231,14 +197,14 @@ class StructureGuided(ScoringMethod):
         def encode() -> RegionFeatures:
             regions, fill = self.regions(state), fill_color(image)
             boxes, rows = self.distinct_boxes(image, regions, fill)
-            windows = [None] * len(boxes) if reads_raw(state) else self.windows(image, boxes, fill)
+            windows = [None] * len(boxes) if state.view == "raw" else self.windows(image, boxes, fill)
             boxes = [b if w is None else _inside(b, w) for b, w in zip(boxes, windows)]
             pixels = image_tensor(image, self.encoder.device)
             views = crop_views(pixels, boxes, self.crop_mode, fill, self.encoder.preprocessing, windows)
             shared.make_room()  # the views' tower wants every core: a segmentation beside the analysis ends first
             return RegionFeatures(tuple(regions), self.encoder.embed_pixels(views)[rows])
 
-        return state.get_or_compute((self.key, "regions"), encode)
+        return state.kept(self.key, RegionFeatures, encode)
 
     def prepare(self, states: Sequence[ImageState]) -> None:
         for state in states:

@@ -3,7 +3,7 @@
 Regions (segments, random boxes, SAM masks or the world's objects) are laid on the patch grid; every
 subset pools the patch tokens under its union. The score is the mean over tree nodes of the best
 subset's cosine, enumerated exactly over the ``exact_limit`` largest regions; the NLA-scan value
-(``explorer.methods.powerset``: O(M) for a fixed patch grid, a lower bound, exact for disjoint orthogonal
+(``explorer.methods.powerclip.alignment``: O(M) for a fixed patch grid, a lower bound, exact for disjoint orthogonal
 regions) is reported beside it, over the same regions and over all of them.
 """
 
@@ -21,8 +21,9 @@ from explorer.core import cancel, image_state
 from explorer.methods import proposals
 from explorer.models.encoders import DualEncoder
 from explorer.core.image_state import ImageState
-from explorer.methods.base import FigureInfo, MethodInfo, Score, ScoringMethod, SegmentMap, register
-from explorer.methods.powerset import RegionGroups, exact_alignment, nla_scan, region_groups, subset_masks
+from explorer.methods.base import ScoringMethod
+from explorer.methods.results import Score
+from explorer.methods.powerclip.alignment import RegionGroups, exact_alignment, nla_scan, region_groups, subset_masks
 from explorer.images.regions import Region, fill_color, patch_mask, random_regions, visible_box
 from explorer.language.text import parse_many
 from explorer.language.tree import TreeNode, parse_tree
@@ -44,7 +45,7 @@ class NodeAlignment:
 
 
 @dataclass(frozen=True)
-class PowersetEvidence:
+class PowerCLIPEvidence:
     """What the UI shows: the tree, the regions, and each node's alignment with its timings."""
 
     tree: tuple[TreeNode, ...]
@@ -85,25 +86,25 @@ def members(rows: np.ndarray) -> list[tuple[int, ...]]:
     return [tuple(np.flatnonzero(row).tolist()) for row in rows]
 
 
-@register(MethodInfo(
-    "powerset", "PowerCLIP", "each phrase's best region subset, exact powerset value", "-1 to 1",
-    caveat="with the embedded world model it prefers the right pairing of a swap only a little more often than chance "
-    "(in 58 to 69% of the val items, the global cosine in 59 to 68%), and its scores carry offsets that follow the "
-    "caption and the image, two to five times that signal, so on the world's swap "
-    "items its text and group scores fall below the chance levels (25, 16.7): this model's patch tokens, which the "
-    "subsets pool, do not carry their own object's colour (docs/powerclip-world.md)",
-    page_order=3, tab="powerset_tab",
-    segment_map=SegmentMap(
-        "explorer.explain.sources:powerset_maps", "PowerCLIP's chosen subset", "inside PowerCLIP's subset",
-        "Beside each picture, white over the region subset PowerCLIP chose for the smallest phrase holding the "
-        "segment, dark outside it; the picture, in its own colours, has the subset outlined.", region=True),
-    figures=(FigureInfo("powerclip tree", "the caption's phrase tree, each node coloured by its best subset's cosine",
-                        "cosine, one colour range for both trees", "explorer.figures.method_figures:powerclip_trees",
-                        per_caption=True),
-             FigureInfo("powerclip subset", "the best region subset for the tree's root, and the patches it pools",
-                        "pooled patches white, the rest dark", "explorer.figures.method_figures:powerclip_subsets",
-                        per_caption=True))))
-class PowersetAlignment(ScoringMethod):
+@dataclass(frozen=True)
+class RegionMasks:
+    """What PowerCLIP keeps of an image's regions (``ImageState.kept``): the regions, largest first, and their
+    (M, h*w) masks over the encoder's patch grid."""
+
+    regions: tuple[Region, ...]
+    masks: torch.Tensor
+
+
+@dataclass(frozen=True)
+class PatchGroups:
+    """What PowerCLIP keeps of an image's patches (``ImageState.kept``): the groups of the largest regions (with their
+    unions), and of every region (the same object where those are all)."""
+
+    largest: RegionGroups
+    every: RegionGroups
+
+
+class PowerCLIP(ScoringMethod):
 
     def __init__(
         self,
@@ -154,23 +155,25 @@ class PowersetAlignment(ScoringMethod):
         """The regions and their (M, h*w) patch-grid masks, kept in the image's state."""
         state = image_state.of(image)
 
-        def compute() -> tuple[tuple[Region, ...], torch.Tensor]:
+        def compute() -> RegionMasks:
             regions = tuple(self.regions(state))
             box = visible_box(state.image.width, state.image.height, self.encoder.preprocess)
-            return regions, torch.from_numpy(np.stack([patch_mask(r.mask, grid, box) for r in regions]))
+            return RegionMasks(regions, torch.from_numpy(np.stack([patch_mask(r.mask, grid, box) for r in regions])))
 
-        return state.get_or_compute((self.key, "masks"), compute)
+        kept = state.kept(self.key, RegionMasks, compute)
+        return kept.regions, kept.masks
 
     def groups(self, state: ImageState, patches: torch.Tensor,
                masks: torch.Tensor) -> tuple[RegionGroups, RegionGroups]:
         """The patch groups of the ``exact_limit`` largest regions (with their unions) and of all, kept in the image's
         state: a caption edit reads them and makes none."""
-        def compute() -> tuple[RegionGroups, RegionGroups]:
+        def compute() -> PatchGroups:
             m = min(len(masks), self.exact_limit)
             largest = region_groups(patches, masks[:m], keep_unions=True)
-            return largest, largest if m == len(masks) else region_groups(patches, masks)
+            return PatchGroups(largest, largest if m == len(masks) else region_groups(patches, masks))
 
-        return state.get_or_compute((self.key, "groups"), compute)
+        kept = state.kept(self.key, PatchGroups, compute)
+        return kept.largest, kept.every
 
     def prepare(self, states: Sequence[ImageState]) -> None:
         for feats, state in zip(self.encoder.encode_images(states), states):
@@ -204,7 +207,7 @@ class PowersetAlignment(ScoringMethod):
             NodeAlignment(node, chosen[k], best[k], scanned[k], best[k] - scanned[k], found[k], scanned_all[k])
             for k, node in enumerate(tree)
         )
-        evidence = PowersetEvidence(
+        evidence = PowerCLIPEvidence(
             tuple(tree), tuple(regions), masks.reshape(len(regions), *grid).numpy(), box, alignments, m,
             middle - start, end - middle,
         )

@@ -1,4 +1,4 @@
-"""TFLocal, TFGlobal and the fine-tuned baseline (the Revisiting Compositionality paper) as scoring methods.
+"""The scoring of TFLocal, TFGlobal and the fine-tuned baseline (the Revisiting Compositionality paper).
 
 TFLocal and TFGlobal run the alignment transformer (``explorer.models.modeling.alignment``) over the frozen encoder's
 cached features; their weights come from ``train-align`` (the embedded model's ship in
@@ -23,7 +23,8 @@ from explorer.models.modeling.alignment import AlignConfig, AlignmentTransformer
 from explorer.models.encoders import DualEncoder
 from explorer.core.image_state import ImageState
 from explorer.models.loader import EncoderSpec, load_encoder, resolve
-from explorer.methods.base import FigureInfo, MethodInfo, Score, ScoringMethod, SegmentMap, get_method, register
+from explorer.methods.base import ScoringMethod, get_method
+from explorer.methods.results import Score
 from explorer.images.regions import visible_box
 
 log = logging.getLogger(__name__)
@@ -47,6 +48,14 @@ class AttentionEvidence:
         maps = maps.mean(0) if head is None else maps[head]
         chosen = [t for t in tokens if 0 <= t < maps.shape[0]] or list(range(maps.shape[0]))
         return maps[chosen].mean(0).reshape(self.grid)
+
+
+@dataclass(frozen=True)
+class ImageSide:
+    """What TFLocal and TFGlobal keep of an image (``ImageState.kept``): every layer's cross-attention keys and values
+    of its tokens, each (1, heads, N, D / heads): a caption edit computes none of them."""
+
+    keys: list[tuple[torch.Tensor, torch.Tensor]]
 
 
 def load_aligner(path: str | Path) -> AlignmentTransformer:
@@ -102,9 +111,9 @@ class AlignedMethod(ScoringMethod):
             [t.tokens for t in texts],
         )
         device = self.encoder.device
-        keys = state.get_or_compute((self.key, "keys"), lambda: self.model.image_keys(inputs[0][:1].to(device)))
+        kept = state.kept(self.key, ImageSide, lambda: ImageSide(self.model.image_keys(inputs[0][:1].to(device))))
         # the kept keys stand for the image: only the captions' side goes to the device
-        values, maps = self.model(inputs[0][:1], *(x.to(device) for x in inputs[1:]), keys=keys)
+        values, maps = self.model(inputs[0][:1], *(x.to(device) for x in inputs[1:]), keys=kept.keys)
         grid = img.grid if self.variant == "local" else (1, 1)
         box = visible_box(state.image.width, state.image.height, self.encoder.preprocess)
         out = []
@@ -117,32 +126,14 @@ class AlignedMethod(ScoringMethod):
         return out
 
 
-@register(MethodInfo("tflocal", "TFLocal", "the alignment transformer's logit over patch and token features",
-                     "its own scale, about 5 to 15 on this model; compare A with B, not with the cosines",
-                     page_order=2, tab="tflocal_tab",
-                     segment_map=SegmentMap(
-                         "explorer.explain.sources:tflocal_maps", "TFLocal's attention",
-                         "TFLocal attention (share per patch)",
-                         "Beside each picture, TFLocal's attention for the segment: white where its tokens attend "
-                         "most, dark where they attend least (A and B on one scale); the picture's outline encloses "
-                         "the most attended part.",
-                         untrained="TFLocal has no trained weights for this model (only the project's world models "
-                         "ship them), and an untrained head's attention means nothing."),
-                     figures=(FigureInfo("tflocal", "each caption's attention over the patches, every token",
-                                         "attention per patch (share of the token's total), one scale for both",
-                                         "explorer.figures.method_figures:tflocal_attention", per_caption=True),)))
 class TFLocal(AlignedMethod):
     variant = "local"
 
 
-@register(MethodInfo("tfglobal", "TFGlobal", "the alignment transformer's logit over the global image and caption "
-                     "vectors", "its own scale; compare A with B, not with the cosines"))
 class TFGlobal(AlignedMethod):
     variant = "global"
 
 
-@register(MethodInfo("finetune", "Fine-tuned", "cosine of the whole image and the whole caption under the encoder "
-                     "fine-tuned end to end on the same data", "-1 to 1"))
 class FineTuned(ScoringMethod):
     """Global cosine under the encoder fine-tuned end to end on the same data (the baseline)."""
 

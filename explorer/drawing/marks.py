@@ -149,13 +149,14 @@ def beside(picture: Image.Image, shown: Image.Image | None) -> Image.Image:
 
 
 def top_region(level: np.ndarray, at: float) -> np.ndarray:
-    """Where a map's ``level`` (0 to 1, a pixel each) reaches ``at``: the part the outline encloses."""
+    """Where a map's (H, W) ``level`` (0 to 1, a pixel each) reaches ``at``: the part the outline encloses, (H, W)."""
     return np.asarray(level) >= at
 
 
 def outline_region(canvas: Image.Image, region: np.ndarray, side: int) -> Image.Image:
-    """The region's edge drawn on the canvas (in place, and returned) as the boxes are: a dark line just inside it on
-    a light halo just outside, and nothing else changed, so that every other pixel keeps its colour."""
+    """The (H, W) boolean ``region``'s edge drawn on the canvas (in place, and returned) as the boxes are: a dark line
+    just inside it on a light halo just outside, and nothing else changed, so that every other pixel keeps its
+    colour."""
     width = line_width(side)
     inside = Image.fromarray(region.astype(np.uint8) * 255)
     core = np.asarray(inside.filter(ImageFilter.MinFilter(2 * width + 1))) > 0

@@ -1,13 +1,15 @@
-"""TFLocal tab: each caption token's cross-attention over the image, A and B side by side, with the scores."""
+"""TFLocal's tab (gradio: it sits at the page's layer): each caption token's cross-attention over the image, A and B
+side by side, with the scores."""
 
 from __future__ import annotations
 
 import gradio as gr
 
-from explorer.figures import viz
 from explorer.images.inputs import whole_number
 from explorer.models.modeling.alignment import HEADS, LAYERS
 from explorer.engine import TABLE_COLUMNS, Analysis
+from explorer.methods import page_methods
+from explorer.methods.tflocal.pictures import attention_pictures
 from explorer.ui.guard import guarded, plain
 from explorer.ui.main_tab import SCORE_WIDTHS, MainInputs, shown_scores
 from explorer.ui.quick_webp import quick_webp
@@ -16,7 +18,12 @@ from explorer.ui.shown_tab import draw_while_seen
 
 TITLE = "TFLocal attention"
 MEAN = "mean"
-SHOWN_METHODS = ("global", "sgi", "tflocal")
+
+
+def shown_methods() -> list[str]:
+    """The methods whose scores the tab's table shows: those before TFLocal on the page, and TFLocal."""
+    order = list(page_methods())
+    return order[: order.index("tflocal") + 1] if "tflocal" in order else ["tflocal"]
 
 
 def _token_choices(evidence) -> list[tuple[str, int]]:
@@ -40,7 +47,7 @@ def show_scores(result: tuple | None):
     text = (f"Model: **{plain(analysis.model)}**  \nA: *{plain(analysis.captions[0])}*  \n"
             f"B: *{plain(analysis.captions[1])}*{note}")
     pick = lambda ev: gr.update(choices=_token_choices(ev), value=[])  # noqa: E731
-    return text, shown_scores(analysis.table(SHOWN_METHODS)), pick(a), pick(b)
+    return text, shown_scores(analysis.table(shown_methods())), pick(a), pick(b)
 
 
 @guarded(lambda message: (None, None, message))
@@ -51,7 +58,7 @@ def draw_heatmaps(result: tuple | None, tokens_a: list[int], tokens_b: list[int]
     image, analysis = result
     a, b = (s.evidence for s in analysis.scores["tflocal"])
     layer_i, head_i = _index(layer, "The layer", LAYERS), _index(head, "The head", HEADS)
-    pictures = viz.attention_pictures(image, [(a, tokens_a), (b, tokens_b)], layer_i, head_i)
+    pictures = attention_pictures(image, [(a, tokens_a), (b, tokens_b)], layer_i, head_i)
     return (*map(quick_webp, pictures), "")
 
 

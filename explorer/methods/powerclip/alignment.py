@@ -155,7 +155,8 @@ def exact_alignment(
     patches: torch.Tensor, masks: torch.Tensor, texts: torch.Tensor, tau: float = TAU, chunk: int = 4096,
     groups: RegionGroups | None = None,
 ) -> ExactAlignment:
-    """t2r (max and soft max over subsets per node) and r2t by enumerating the powerset; memory O(2^M K + chunk G)."""
+    """t2r (max and soft max over subsets per node) and r2t by enumerating the powerset of the (M, P) region ``masks``
+    over the (P, D) ``patches``, for the (K, D) node ``texts``; memory O(2^M K + chunk G)."""
     sims = subset_similarities(patches, masks, texts, chunk, groups)
     best, arg = sims.max(0)
     soft = torch.logsumexp(tau * sims, 0) / tau

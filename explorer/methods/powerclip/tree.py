@@ -9,18 +9,18 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from explorer.figures.marks import INK
-from explorer.methods.powerset_method import PowersetEvidence
+from explorer.drawing.marks import INK
+from explorer.methods.powerclip.method import PowerCLIPEvidence
 
 
-def _depths(evidence: PowersetEvidence) -> list[int]:
+def _depths(evidence: PowerCLIPEvidence) -> list[int]:
     out = []
     for node in evidence.tree:
         out.append(0 if node.parent is None else out[node.parent] + 1)
     return out
 
 
-def tree_range(evidences: Sequence[PowersetEvidence]) -> tuple[float, float]:
+def tree_range(evidences: Sequence[PowerCLIPEvidence]) -> tuple[float, float]:
     """One colour range for trees compared side by side: every node's exact best cosine."""
     values = [a.exact for ev in evidences for a in ev.alignments]
     return min(values), max(values)
@@ -33,18 +33,18 @@ TREE_NODE_PX = 14  # the chosen node's radius: edges end at its rim
 TREE_MARGINS = dict(l=10, r=10, t=60, b=70)  # two lines of title; the colour bar below
 
 
-def tree_labels(evidence: PowersetEvidence) -> list[str]:
+def tree_labels(evidence: PowerCLIPEvidence) -> list[str]:
     """Each node's label: its kind, then its phrase wrapped below."""
     return ["<br>".join([n.label, *(html.escape(p, quote=False) for p in textwrap.wrap(n.text, TREE_LABEL_CHARS))])
             for n in evidence.tree]
 
 
-def tree_plate_px(evidence: PowersetEvidence) -> int:
+def tree_plate_px(evidence: PowerCLIPEvidence) -> int:
     """From a node's centre to the bottom of the deepest label plate: every level leaves that much under its nodes."""
     return TREE_LABEL_TOP + TREE_LINE_PX * max(label.count("<br>") + 1 for label in tree_labels(evidence)) + 4
 
 
-def _tree_geometry(evidence: PowersetEvidence) -> tuple[list[int], list[float], int, float]:
+def _tree_geometry(evidence: PowerCLIPEvidence) -> tuple[list[int], list[float], int, float]:
     """Each node's depth and x (the middle of its words), the figure's height, and the y axis's pixels per unit: a
     level is a unit, half a unit above the root, the deepest plate's room below the last level."""
     depths = _depths(evidence)
@@ -54,7 +54,7 @@ def _tree_geometry(evidence: PowersetEvidence) -> tuple[list[int], list[float], 
     return depths, xs, plot + TREE_MARGINS["t"] + TREE_MARGINS["b"], (plot - plate) / (max(depths) + 0.5)
 
 
-def tree_edges(evidence: PowersetEvidence) -> list[tuple[float, float, float, float]]:
+def tree_edges(evidence: PowerCLIPEvidence) -> list[tuple[float, float, float, float]]:
     """Each edge (x0, y0, x1, y1): from under its parent's label plate down to the top of its child's marker, above
     the child's plate, so that no edge crosses a label (every node's plate lies just below it)."""
     depths, xs, _, per_unit = _tree_geometry(evidence)
@@ -63,7 +63,7 @@ def tree_edges(evidence: PowersetEvidence) -> list[tuple[float, float, float, fl
             for i, n in enumerate(evidence.tree) if n.parent is not None]
 
 
-def tree_figure(evidence: PowersetEvidence, caption: str, selected: int | None = None,
+def tree_figure(evidence: PowerCLIPEvidence, caption: str, selected: int | None = None,
                 scale: tuple[float, float] | None = None) -> go.Figure:
     """The caption's phrase tree, root on top; each node placed over its words, coloured by its exact best cosine on
     ``scale`` (by default this tree's own range: give trees shown side by side one ``tree_range``), named on a

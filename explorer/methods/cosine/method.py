@@ -1,15 +1,14 @@
-"""The baseline: cosine of the pooled image and caption embeddings."""
+"""The baseline's scoring: cosine of the pooled image and caption embeddings."""
 
 from __future__ import annotations
 
 from typing import Sequence
 
 from explorer.core.image_state import ImageState
-from explorer.methods.base import MethodInfo, Score, ScoringMethod, register
+from explorer.methods.base import ScoringMethod
+from explorer.methods.results import Score
 
 
-@register(MethodInfo("global", "global cosine", "cosine of the whole image and the whole caption", "-1 to 1",
-                     page_order=0))
 class GlobalCosine(ScoringMethod):
 
     def score_new(self, state: ImageState, captions: Sequence[str]) -> list[Score]:

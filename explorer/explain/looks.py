@@ -1,9 +1,9 @@
-"""The page's "Where the model looks" view, without gradio: for a segment of the captions (or the whole caption), A's
+"""The page's "Where the model looks", without gradio: for a segment of the captions (or the whole caption), A's
 and B's map from an explainer or from a scoring method's own evidence (each method whose ``MethodInfo`` has a
-``segment_map``, with its label, scale and how to read it: TFLocal's attention, SGI's chosen crop, PowerCLIP's chosen
-subset, read as ``pointing`` reads them), each text's tokens with their share of the cosine, and what a reader must
-know (random weights, a source this model lacks). Explanations are kept in the image's state
-(``explorer.core.image_state``) by model, explainer and caption, as the methods keep their scores."""
+``segment_map``, with its label, scale and how to read it, read as ``pointing`` reads them), each text's tokens with
+their share of the cosine, and what a reader must know (random weights, a source this model lacks). Explanations are
+kept in the image's state (``explorer.core.image_state``) by model, explainer and caption, as the methods keep their
+scores."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from explorer.explain.base import REGISTRY, Explanation, Relevance, explainers_f
 from explorer.explain.sources import Maps, method_sources, peak, segment_map
 from explorer.images.fit import Fit, frame_of, view_state
 from explorer.images.inputs import InputError
-from explorer.methods import REGISTRY as METHOD_REGISTRY, Score, resolve
-from explorer.methods.sgi import segment_prompts
+from explorer.language.prompts import segment_prompts
+from explorer.methods import REGISTRY as METHOD_REGISTRY, Score
 
 WHOLE = -1  # the segment menu's entry for the whole caption
 EXPLAINER = "explainer"  # the source menu's entry for the chosen explainer's map
@@ -40,7 +40,7 @@ EXPLAINER_READING = ("Beside each picture, its map: white where that caption's g
 
 @dataclass(frozen=True)
 class Panel:
-    """One caption's side of the view."""
+    """One caption's side of ``Looks``."""
 
     caption: str
     text: str  # what the map is for: the caption, or its segment's prompt ("a red square")
@@ -53,8 +53,9 @@ class Panel:
 
 
 @dataclass(frozen=True)
-class View:
-    """A and B's panels, what their maps are and how to read them, and what the reader must know first."""
+class Looks:
+    """Where the model looks for one text of A and of B: their panels, what their maps are and how to read them, and
+    what the reader must know first."""
 
     panels: tuple[Panel, Panel]
     source: str
@@ -123,7 +124,7 @@ def _chosen(explanation: Explanation, segment: int) -> Relevance | None:
 
 
 def _method_maps(source: str, encoder: DualEncoder, image: Image.Image, score: Score) -> Maps:
-    return resolve(segment_map(source).read)(encoder, image, score.caption, score.evidence)
+    return segment_map(source).read(encoder, image, score.caption, score.evidence)
 
 
 def _unavailable(source: str, encoder: DualEncoder, scores: dict[str, tuple[Score, Score]] | None) -> str:
@@ -149,7 +150,7 @@ def _panel(relevance: Relevance | None, caption: str, segment: int, source: str,
         return Panel(caption, "", None, None, (), np.zeros(0), None, f"this caption has no segment {segment + 1}")
     base = dict(caption=caption, text=relevance.text, tokens=relevance.tokens, shares=relevance.shares,
                 cosine=relevance.cosine)
-    if missing:  # the view's note says why at length
+    if missing:  # the looks' note says why at length
         return Panel(**base, map=None, point=None,
                      missing=f"{source_label(source)} is not available here (see the note)")
     if source == EXPLAINER:
@@ -171,9 +172,9 @@ def _on_frame(panel: Panel, fit: Fit | None) -> Panel:
     return replace(panel, map=fit.map_to_frame(panel.map), point=point)
 
 
-def view(encoder: DualEncoder, image: Image.Image, captions: Sequence[str],
+def looks(encoder: DualEncoder, image: Image.Image, captions: Sequence[str],
          scores: dict[str, tuple[Score, Score]] | None, explainer: str, segment: int = WHOLE,
-         source: str = EXPLAINER, reads: str = "whole") -> View:
+         source: str = EXPLAINER, reads: str = "whole") -> Looks:
     """A's and B's maps for ``segment`` (``WHOLE`` or an index of ``segment_menu``) from ``source``, on the model and
     device of ``encoder``, worked out on the view ``reads`` of the image (``explorer.images.fit``) and drawn back on
     its own frame. ``scores``: the methods' scores of that view and ``captions`` with their evidence (the page's
@@ -201,4 +202,4 @@ def view(encoder: DualEncoder, image: Image.Image, captions: Sequence[str],
                         f"a trained one looks.")
     title = f"{scale_title(source)} ({explainer})" if source == EXPLAINER else scale_title(source)
     region = source != EXPLAINER and segment_map(source).region
-    return View(panels, source, explainer, title, reading(source), tuple(notes), region)
+    return Looks(panels, source, explainer, title, reading(source), tuple(notes), region)
