@@ -15,15 +15,14 @@ keeps the patch grid the project's map is compared on. This file imports nothing
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 import tempfile
 from pathlib import Path
 
 import open_clip
 import torch
 import torch.nn.functional as F
-from legrad import LeWrapper
 from open_clip.version import __version__ as open_clip_version
 
 
@@ -40,6 +39,8 @@ def build(entry: dict) -> torch.nn.Module:
 
 
 def main(inputs: str, outputs: str) -> None:
+    from legrad import LeWrapper  # the authors' package: only in their environment
+
     saved = torch.load(inputs, map_location="cpu")
     out: dict = {"open_clip": open_clip_version, "legrad": "legrad-torch 1.1", "models": {}}
     for label, entry in saved["models"].items():
@@ -60,4 +61,8 @@ def main(inputs: str, outputs: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("inputs", help="the inputs legrad_reference.py saved (.pt)")
+    parser.add_argument("outputs", help="where to save the authors' maps (.pt)")
+    args = parser.parse_args()
+    main(args.inputs, args.outputs)

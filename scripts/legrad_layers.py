@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer import speed_bench  # noqa: E402
+from explorer import speed_report  # noqa: E402
 from explorer.explain.legrad import LAYER_INDEX, LeGrad  # noqa: E402
 from explorer.explain.pointing import pointing_report  # noqa: E402
 from explorer.models.encoders import DualEncoder  # noqa: E402
@@ -55,11 +55,11 @@ def main(argv: list[str] | None = None) -> dict:
     encoder = DualEncoder()
     command = f"python scripts/legrad_layers.py --split {args.split} --limit {args.limit}" + (
         f" --json {args.json}" if args.json else "")
-    report = {"command": command, "model": encoder.label, "machine": speed_bench.machine(), "splits":
+    report = {"command": command, "model": encoder.label, "machine": speed_report.machine(), "splits":
               args.split.split(","), "limit": args.limit, "figures": measure(encoder, args.split.split(","),
                                                                             args.limit)}
     print(markdown(report))
-    return speed_bench.emit(report, args.json)
+    return speed_report.emit(report, args.json)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer import speed_bench  # noqa: E402
+from explorer import speed_report  # noqa: E402
 from explorer.core import intervals  # noqa: E402
 from explorer.explain import get_explainer  # noqa: E402
 from explorer.models.encoders import DualEncoder  # noqa: E402
@@ -148,13 +148,13 @@ def main(argv: list[str] | None = None) -> dict:
     args = arguments(argv)
     command = (f"python scripts/legrad_reference.py --items {args.items} --authors-python PYTHON"
                + (f" --json {args.json}" if args.json else ""))
-    report = {"command": command, "machine": speed_bench.machine(), "precision": "fp32", "split": SPLIT,
+    report = {"command": command, "machine": speed_report.machine(), "precision": "fp32", "split": SPLIT,
               "items": args.items, "seed": SEED, "layer_index": LAYER_INDEX,
               "maps": "each item's first picture with its two captions, and with their segments' prompts",
               "interval": {**intervals.METHOD, "unit": "items (each the mean of its maps)"},
               "figures": measure(args.items, args.authors_python)}
     print(markdown(report))
-    return speed_bench.emit(report, args.json)
+    return speed_report.emit(report, args.json)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from explorer import world
-from explorer.commands.common import SPLIT_HELP, command
+from explorer.commands.common import SPLIT_HELP, add_flag, command
 from explorer.commands.model_args import encoder_spec, model_command
 from explorer.core.settings import Settings
 
@@ -22,11 +22,10 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
     q = model_command(sub, settings, NAME, "which object each colour-shape span binds to, from token x patch "
                       "interactions, beside a no-binding model", run, description=__doc__,
                       json="also write the report to this JSON file (after each split and kind)")
-    q.add_argument("--split", default="id,heldout", help=f"{SPLIT_HELP} (default %(default)s)")
+    add_flag(q, "--split", f"{SPLIT_HELP} (default %(default)s)", default="id,heldout")
     q.add_argument("--kinds", default=",".join(world.KINDS),
                    help="comma-separated kinds of swap items (default %(default)s)")
-    q.add_argument("--limit", type=int, default=10, metavar="N",
-                   help="swap items per split and kind (default %(default)s; each takes seconds on a CPU)")
+    add_flag(q, "--limit", "swap items per split and kind (default %(default)s; each takes seconds on a CPU)", default=10)
     q.add_argument("--steps", type=int, default=10, metavar="N",
                    help="interpolation steps of the integrated Jacobians (default %(default)s, the authors')")
     return q

@@ -10,8 +10,9 @@ from explorer.commands.common import FLAGS
 from explorer.core.settings import MODEL_FLAGS, Settings
 
 COMMANDS = Path(__file__).parents[2] / "explorer" / "commands"
-# The same name for two different things: bench's --runs counts timed analyses, binding-sweep's is a folder.
-NAMESAKES = {"--runs"}
+# The same name for two different things: bench's --runs counts timed analyses, binding-sweep's is a folder;
+# binding-sweep's --steps are optimizer steps, interactions' the integrated Jacobians' interpolation steps.
+NAMESAKES = {"--runs", "--steps"}
 # Model flags' names that a command takes with a meaning of its own: model-card's --checkpoint is the weights to card,
 # binding-sweep's --precision the towers' in training (train-world's, from its config).
 OWN_MEANING = {("--checkpoint", "model_card.py"), ("--precision", "binding_sweep.py")}
