@@ -38,7 +38,7 @@ STAGES = {  # label: the (file suffix, function name) it sums; a stage absent fr
     "towers, image + texts (forward_intermediates)": [("open_clip/model.py", "forward_intermediates")],
     "text tower, to the longest caption (short_text_forward)": [("explorer/models/tower.py", "short_text_forward")],
     "SGI views, PIL (open_clip preprocess)": [("open_clip/transform.py", "__call__")],
-    "SGI views, tensors (crop_views)": [("explorer/images/views.py", "crop_views")],
+    "SGI views, tensors (crop_views)": [("explorer/images/crops.py", "crop_views")],
     "segmentation (felzenszwalb), main thread": [("explorer/images/regions.py", "segment_regions")],
     "waiting for proposals (worker thread)": [("explorer/methods/proposals.py", "regions")],
     "text encoding, all (encode_texts)": [("explorer/models/encoders.py", "encode_texts")],

@@ -22,7 +22,7 @@ from explorer.core import cancel, settings
 from explorer.core.cache import LRUCache
 from explorer.core.image_state import ImageState, owner_key
 from explorer.core.image_state import of as state_of
-from explorer.images.views import Preprocessing
+from explorer.images.crops import Preprocessing
 from explorer.models.checkpoints import EMBEDDED_CHECKPOINT
 from explorer.models.load_problems import check_weights_reachable, checkpoint_problem, first_line
 from explorer.models.model_configs import EMBEDDED_MODEL, register_configs

@@ -1,7 +1,7 @@
 """SGI's scoring: structure-guided inference (the Revisiting Compositionality paper): crops x caption segments,
 best crop per segment, mean.
 
-The crops' views are made as tensors on the encoder's device (``explorer.images.views``), each distinct view
+The crops' views are made as tensors on the encoder's device (``explorer.images.crops``), each distinct view
 encoded once in batches and kept in the image's state, so every caption (and every edit of one) reuses them.
 ``score_naive`` scores each image-caption pair on its own and encodes PIL crop by crop, as the published
 code does; it exists to measure the speed-up and to check that both paths agree.
@@ -29,7 +29,7 @@ from explorer.images.regions import (
     DEFAULT_SCALES, DEFAULT_STRIDE, Box, CropMode, Region, crop_view, fill_color, multiscale_crops, visible_extent,
 )
 from explorer.images.ink import on_paper
-from explorer.images.views import crop_views, image_tensor
+from explorer.images.crops import crop_views, image_tensor
 
 
 @dataclass(frozen=True)

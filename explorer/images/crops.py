@@ -1,4 +1,4 @@
-"""Crop views as tensor operations: what the encoder sees of many boxes of one image, in batches on its device.
+"""Crops as tensor operations: what the encoder sees of many boxes of one image, in batches on its device.
 
 Each view (``mask``: the whole frame, filled outside the box; ``resize``: the box padded to a square) is resized,
 cropped or padded and normalized exactly as the loaded model's open_clip preprocess does to a PIL view: PIL's
@@ -93,8 +93,8 @@ def resample_weights(length: int, out: int, interpolation: str, rows: range | No
 
 @functools.cache
 def _axis_cache() -> LRUCache[tuple[np.ndarray, np.ndarray]]:
-    """The views' axis matrices, all images together, within the ``view_cache_mb`` setting."""
-    budget = settings.current().view_cache_mb
+    """The crops' axis matrices, all images together, within the ``crop_cache_mb`` setting."""
+    budget = settings.current().crop_cache_mb
     return LRUCache(max_bytes=int(budget * 2**20), weigh=lambda pair: sum(a.nbytes for a in pair))
 
 
