@@ -11,7 +11,7 @@ from skimage import data
 from explorer.images.regions import crop_view, multiscale_crops
 from explorer.images import crops
 from explorer.core.cache import LRUCache
-from explorer.images.crops import Preprocessing, crop_views, image_tensor, resample_weights
+from explorer.images.crops import Preprocessing, crop_batch, image_tensor, resample_weights
 
 MEAN, STD = (0.48145466, 0.4578275, 0.40821073), (0.26862954, 0.26130258, 0.27577711)
 
@@ -29,7 +29,7 @@ def test_crops_are_open_clips_preprocess_of_the_pil_crops(resize_mode, interpola
     cfg = PreprocessCfg(size, "RGB", MEAN, STD, interpolation, resize_mode, fill_color=9)
     prep, reference = Preprocessing.from_cfg(cfg), image_transform_v2(cfg, is_train=False)
     want = torch.stack([reference(crop_view(image, b, mode, fill)) for b in boxes])
-    got = crop_views(image_tensor(image, "cpu"), boxes, mode, fill, prep)
+    got = crop_batch(image_tensor(image, "cpu"), boxes, mode, fill, prep)
     levels = ((got - want) * torch.tensor(STD).view(1, 3, 1, 1) * 255).abs()
     assert got.shape == want.shape and levels.max() < 1.01 and (levels > 0.01).float().mean() < 1e-2
 

@@ -1,7 +1,7 @@
 """SGI's scoring: structure-guided inference (the Revisiting Compositionality paper): crops x caption segments,
 best crop per segment, mean.
 
-The crops' views are made as tensors on the encoder's device (``explorer.images.crops``), each distinct view
+The crops are made as tensors on the encoder's device (``explorer.images.crops``), each distinct crop
 encoded once in batches and kept in the image's state, so every caption (and every edit of one) reuses them.
 ``score_naive`` scores each image-caption pair on its own and encodes PIL crop by crop, as the published
 code does; it exists to measure the speed-up and to check that both paths agree.
@@ -29,7 +29,7 @@ from explorer.images.regions import (
     DEFAULT_SCALES, DEFAULT_STRIDE, Box, CropMode, Region, crop_view, fill_color, multiscale_crops, visible_extent,
 )
 from explorer.images.ink import on_paper
-from explorer.images.crops import crop_views, image_tensor
+from explorer.images.crops import crop_batch, image_tensor
 
 
 @dataclass(frozen=True)
@@ -200,7 +200,7 @@ class StructureGuided(ScoringMethod):
             windows = [None] * len(boxes) if state.view == "raw" else self.windows(image, boxes, fill)
             boxes = [b if w is None else _inside(b, w) for b, w in zip(boxes, windows)]
             pixels = image_tensor(image, self.encoder.device)
-            views = crop_views(pixels, boxes, self.crop_mode, fill, self.encoder.preprocessing, windows)
+            views = crop_batch(pixels, boxes, self.crop_mode, fill, self.encoder.preprocessing, windows)
             shared.make_room()  # the views' tower wants every core: a segmentation beside the analysis ends first
             return RegionFeatures(tuple(regions), self.encoder.embed_pixels(views)[rows])
 
