@@ -8,7 +8,7 @@ from open_clip.transform import PreprocessCfg, image_transform_v2
 from PIL import Image
 from skimage import data
 
-from explorer.images.regions import crop_view, multiscale_crops
+from explorer.images.regions import crop_image, multiscale_crops
 from explorer.images import crops
 from explorer.core.cache import LRUCache
 from explorer.images.crops import Preprocessing, crop_batch, image_tensor, resample_weights
@@ -28,7 +28,7 @@ def test_crops_are_open_clips_preprocess_of_the_pil_crops(resize_mode, interpola
     boxes = [r.box for r in multiscale_crops(*image.size, scales=(1.0, 0.5, 0.25), stride=1.0)] + [(7, 3, 60, 90)]
     cfg = PreprocessCfg(size, "RGB", MEAN, STD, interpolation, resize_mode, fill_color=9)
     prep, reference = Preprocessing.from_cfg(cfg), image_transform_v2(cfg, is_train=False)
-    want = torch.stack([reference(crop_view(image, b, mode, fill)) for b in boxes])
+    want = torch.stack([reference(crop_image(image, b, mode, fill)) for b in boxes])
     got = crop_batch(image_tensor(image, "cpu"), boxes, mode, fill, prep)
     levels = ((got - want) * torch.tensor(STD).view(1, 3, 1, 1) * 255).abs()
     assert got.shape == want.shape and levels.max() < 1.01 and (levels > 0.01).float().mean() < 1e-2
