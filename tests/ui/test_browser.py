@@ -77,7 +77,7 @@ def test_upload_type_run_and_see_scores_overlays_and_method_tabs(chromium, tmp_p
         expect(page.locator("#tokens-a")).to_contain_text("square")
 
         page.get_by_role("tab", name="PowerCLIP").click()
-        expect(page.locator("#powerset-note")).to_contain_text("NLA", timeout=30_000)
+        expect(page.locator("#powerclip-note")).to_contain_text("NLA", timeout=30_000)
         for shown in ("#tree-a .js-plotly-plot", "#tree-b .js-plotly-plot", "#subset-a img", "#subset-b img"):
             expect(page.locator(shown)).to_be_visible(timeout=30_000)
 
@@ -359,7 +359,7 @@ def test_the_tour_loads_its_example_compares_it_and_opens_each_steps_tab(chromiu
     from playwright.sync_api import expect
 
     from explorer.methods import tour_steps
-from explorer.world.tour import EXAMPLE
+    from explorer.world.tour import EXAMPLE
 
     with _page(chromium) as (browser, page, url):
         page.get_by_text("Guided tour").click()
