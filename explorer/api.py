@@ -32,7 +32,7 @@ from explorer.engine.propose import Proposal, namer, propose
 from explorer.engine.swap import SwapResult, swap
 from explorer.images.inputs import load_image, normalize_image
 from explorer.images.model_input import model_input
-from explorer.images.views import Preprocessing
+from explorer.images.crops import Preprocessing
 from explorer.models.loader import EncoderSpec, load_encoder
 from explorer.methods import page_methods
 from explorer.readings import DRAWS, RENDERS

@@ -44,7 +44,7 @@ from tests.ui.test_browser_two_models import load_and_score_both  # noqa: E402
 from tests.ui.test_browser_swap import PAD_FLAGS, PANEL, draw_propose_swap  # noqa: E402
 
 log = logging.getLogger("page_screenshots")
-TABS = {"compare": "Compare captions", "tflocal": "TFLocal attention", "powerclip": "PowerCLIP powerset",
+TABS = {"compare": "Compare captions", "tflocal": "TFLocal attention", "powerclip": "PowerCLIP",
         "looks": "Where the model looks", "browse": "Browse a benchmark", "binding": "Binding geometry"}
 TOUR_STEP = "3. SGI matches each phrase to a region"  # the tour's step whose words read the example's comparison
 

@@ -16,7 +16,7 @@ chance for any method.
 Variants, on the same items, the same patch tokens and (unless named) the method's own segments:
 - ``powerset``: the method as the page runs it (each tree node's best subset of the 10 largest regions, mean over
   nodes); checked against the method's own scores;
-- ``powerset, world regions``: the same over the world's own object masks (``--set powerset.regions=world``);
+- ``powerset, world regions``: the same over the world's own object masks (``--set powerclip.regions=world``);
 - ``full set``: each node scored on the union of those regions (no maximum over subsets);
 - ``best single region``: the maximum over single regions only;
 - ``root only`` / ``phrases only``: the maximum over subsets, the caption's root node alone or its other nodes alone;

@@ -1,4 +1,4 @@
-"""Every figure of docs/powerset.md's "Measured" section: powerset enumeration against the NLAs, time and error.
+"""Every figure of docs/powerclip.md's "Measured" section: powerset enumeration against the NLAs, time and error.
 
 Measured with the project's own functions (``explorer.methods.powerclip.alignment``, ``explorer.methods.powerclip.method``), in float64
 on one torch thread, with fixed seeds:

@@ -34,11 +34,11 @@ STAGES = {  # label: the (file suffix, function name) it sums; a stage absent fr
     "sgi": [("methods/sgi/method.py", "score")],
     "tflocal": [("methods/tflocal/method.py", "score")],
     "powerclip": [("methods/powerclip/method.py", "score")],
-    "image tower, SGI views (encode_image)": [("open_clip/model.py", "encode_image")],
+    "image tower, SGI crops (encode_image)": [("open_clip/model.py", "encode_image")],
     "towers, image + texts (forward_intermediates)": [("open_clip/model.py", "forward_intermediates")],
     "text tower, to the longest caption (short_text_forward)": [("explorer/models/tower.py", "short_text_forward")],
-    "SGI views, PIL (open_clip preprocess)": [("open_clip/transform.py", "__call__")],
-    "SGI views, tensors (crop_views)": [("explorer/images/views.py", "crop_views")],
+    "SGI crops, PIL (open_clip preprocess)": [("open_clip/transform.py", "__call__")],
+    "SGI crops, tensors (crop_batch)": [("explorer/images/crops.py", "crop_batch")],
     "segmentation (felzenszwalb), main thread": [("explorer/images/regions.py", "segment_regions")],
     "waiting for proposals (worker thread)": [("explorer/methods/proposals.py", "regions")],
     "text encoding, all (encode_texts)": [("explorer/models/encoders.py", "encode_texts")],
@@ -95,9 +95,9 @@ def wall_ms(engine: Engine, runs: int) -> dict[str, tuple[float, float]]:
     timed(encoder, "_encode_text_batch", "text tower: new captions and their companions")
     timed(encoder, "encode_texts", "text encoding, all (parse and tower)")
     timed(encoder, "_encode_image_batch", "image features tower (the image)")
-    timed(sgi_method, "crop_views", "SGI crop views (tensors)")
+    timed(sgi_method, "crop_batch", "SGI crops (tensors)")
     timed(proposals, "make_room", "waiting for the segmentation beside (make_room)")
-    timed(encoder, "embed_pixels", "SGI views' image tower")
+    timed(encoder, "embed_pixels", "SGI crops' image tower")
     timed(proposals, "regions", "PowerCLIP's regions")
     for name, method in engine.methods.items():
         timed(method, "score", f"method {name}")

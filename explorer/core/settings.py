@@ -30,11 +30,14 @@ SECTIONS = ("configuration", "serving")  # README's tables: the page and its mod
 
 
 def setting(default: Any, help: str, env: str | None, flag: bool = True, shown: str | None = None,
-            sections: Sequence[str] = ("configuration",), choices: Sequence[str] | None = None) -> Any:
+            sections: Sequence[str] = ("configuration",), choices: Sequence[str] | None = None,
+            former_env: str | None = None) -> Any:
     """A field of ``Settings``: ``env`` its variable (None: a flag only), ``flag`` whether it is ``--name``,
-    ``shown`` its default in words where the value alone does not say it."""
+    ``shown`` its default in words where the value alone does not say it, ``former_env`` a variable's former name,
+    still read where ``env`` is not set."""
     return field(default=default, metadata={"help": help, "env": env, "flag": flag, "shown": shown,
-                                            "sections": tuple(sections), "choices": choices})
+                                            "sections": tuple(sections), "choices": choices,
+                                            "former_env": former_env})
 
 
 @dataclass(frozen=True)
@@ -100,14 +103,14 @@ class Settings:
     image_states_mb: float = setting(1024.0, "memory the images' states may take: each image's features, regions, "
                                              "region embeddings, scores and maps, all models together (MiB)",
                                      "EXPLORER_IMAGE_STATES_MB", flag=False, sections=SECTIONS)
-    view_cache_mb: float = setting(32.0, "crop matrices kept (each box size's pair, which cut and resize a crop), "
-                                         "all images and models together (MiB)", "EXPLORER_VIEW_CACHE_MB", flag=False, sections=SECTIONS)
+    crop_cache_mb: float = setting(32.0, "crop matrices kept (each box size's pair, which cut and resize a crop), "
+                                         "all images and models together (MiB)", "EXPLORER_CROP_CACHE_MB", flag=False,
+                                   sections=SECTIONS, former_env="EXPLORER_VIEW_CACHE_MB")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
         """The defaults, with each variable set in ``environ`` in place of its field's default."""
-        return cls(**{f.name: parse(f, environ[env]) for f in fields(cls)
-                      if (env := f.metadata["env"]) is not None and env in environ})
+        return cls(**{f.name: parse(f, environ[env]) for f in fields(cls) if (env := set_variable(f, environ))})
 
     def with_flags(self, args: argparse.Namespace, names: Sequence[str]) -> Settings:
         """These settings with the flags ``names`` as ``args`` holds them (their defaults were these settings)."""
@@ -135,6 +138,11 @@ def parse(f: Field, raw: str) -> Any:
     if many(f):
         return tuple(read(part) for part in raw.split(os.pathsep) if part)
     return raw == "1" if read is bool else read(raw)
+
+
+def set_variable(f: Field, environ: Mapping[str, str]) -> str | None:
+    """The variable of ``f`` that ``environ`` sets: its own, else its former name; None where neither is set."""
+    return next((env for env in (f.metadata["env"], f.metadata["former_env"]) if env and env in environ), None)
 
 
 def variable(f: Field) -> str:
@@ -172,6 +180,7 @@ def markdown(section: str) -> str:
             continue
         flag = f"`--{f.name.replace('_', '-')}`" if f.metadata["flag"] else ""
         env = f"`{variable(f)}`" if f.metadata["env"] else ""
+        env += f" (its former name `{f.metadata['former_env']}` is still read)" if f.metadata["former_env"] else ""
         lines.append(f"| {flag} | {env} | {f.metadata['shown'] or shown(f.default)} | {f.metadata['help']} |")
     return "\n".join(lines)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from PIL import Image
 
 from explorer.images.fit import Fit, View, fit_of
-from explorer.images.views import Preprocessing
+from explorer.images.crops import Preprocessing
 
 Box = tuple[int, int, int, int]
 _RESAMPLE = {"bicubic": Image.Resampling.BICUBIC, "bilinear": Image.Resampling.BILINEAR}

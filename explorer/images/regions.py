@@ -1,4 +1,4 @@
-"""Image regions: multi-scale overlapping crops, segmentation proposals, SAM masks, and crop views."""
+"""Image regions: multi-scale overlapping crops, segmentation proposals, SAM masks, and crops as PIL images."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ MIN_PATCH_COVER = 0.3  # a patch belongs to a region when this fraction of its p
 DEFAULT_SCALES: tuple[float, ...] = (1.0, 0.75, 0.5, 0.35, 0.25)
 DEFAULT_STRIDE = 0.5
 TILED_ASPECT = 4  # a side longer than this many times the other gets the windows of a side that long: a 1024 x 1
-# picture would have 1024 one-pixel windows at every scale, each a view through the image tower
+# picture would have 1024 one-pixel windows at every scale, each a crop through the image tower
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ def fill_color(image: Image.Image) -> tuple[int, ...]:
     return tuple(int(v) for v in np.median(small.reshape(-1, 3), axis=0))
 
 
-def crop_view(image: Image.Image, box: Box, mode: CropMode = "resize",
+def crop_image(image: Image.Image, box: Box, mode: CropMode = "resize",
               fill: tuple[int, ...] | None = None) -> Image.Image:
     """What the encoder sees of a region.
 
@@ -107,7 +107,7 @@ def crop_view(image: Image.Image, box: Box, mode: CropMode = "resize",
 def visible_extent(nonfill: np.ndarray, box: Box) -> Box | None:
     """The tight box of the pixels inside ``box`` that differ from the fill (``nonfill``, boolean (H, W)).
 
-    Two boxes with the same extent have the same mask view; None where the box holds only fill.
+    Two boxes with the same extent have the same mask crop; None where the box holds only fill.
     """
     x0, y0, x1, y1 = box
     inside = nonfill[y0:y1, x0:x1]
@@ -196,7 +196,7 @@ def visible_box(width: int, height: int, preprocess) -> Box:
 
 
 def patch_mask(mask: np.ndarray, grid: tuple[int, int], box: Box) -> np.ndarray:
-    """A pixel mask (H, W) on the (h, w) patch grid of ``box``'s view, flat (h * w,) bool: patches at least
+    """A pixel mask (H, W) on the (h, w) patch grid of ``box``'s crop, flat (h * w,) bool: patches at least
     MIN_PATCH_COVER inside, else the nearest one."""
     h, w = grid
     x0, y0, x1, y1 = box

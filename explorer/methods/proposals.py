@@ -119,7 +119,7 @@ def sharing_cores() -> Iterator[None]:
 
 
 def make_room() -> None:
-    """Before work that wants every core (the SGI views' tower) or the proposals themselves: wait for the proposals
+    """Before work that wants every core (the SGI crops' tower) or the proposals themselves: wait for the proposals
     started beside this ``sharing_cores`` block and give its thread's cores back. Elsewhere nothing."""
     sharing = _SHARING.get()
     if sharing is not None and sharing.pending:

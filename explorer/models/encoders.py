@@ -22,7 +22,7 @@ from explorer.core import cancel, settings
 from explorer.core.cache import LRUCache
 from explorer.core.image_state import ImageState, owner_key
 from explorer.core.image_state import of as state_of
-from explorer.images.views import Preprocessing
+from explorer.images.crops import Preprocessing
 from explorer.models.checkpoints import EMBEDDED_CHECKPOINT
 from explorer.models.load_problems import check_weights_reachable, checkpoint_problem, first_line
 from explorer.models.model_configs import EMBEDDED_MODEL, register_configs
@@ -101,7 +101,7 @@ class DualEncoder:
         self.image_dtype, self.text_dtype = tower_dtypes(precision, self.device)
         towers = dict(image_size=self.image_size, device=self.device, dtype=self.image_dtype, compile=compile)
         # kernels are made per shape where the tower runs at low precision or compiled: those warm in the background,
-        # every bucket of region views (SGI's batches), and the page's one image for the global and patch features
+        # every bucket of region crops (SGI's batches), and the page's one image for the global and patch features
         warm = compile or self.image_dtype is not None
         self._views_tower = BucketedTower(self.model.encode_image, **towers, warm=buckets(64) if warm else ())
         self._features_tower = BucketedTower(self._image_features, **towers, warm=[1] if warm else ())

@@ -44,6 +44,12 @@ def test_every_variable_is_read_as_its_fields_type_and_unset_ones_keep_their_def
         Settings.from_env({"EXPLORER_PORT": "eighty"})
 
 
+def test_a_variables_former_name_is_still_read_and_its_own_name_wins():
+    assert Settings.from_env({"EXPLORER_VIEW_CACHE_MB": "8"}).crop_cache_mb == 8.0
+    both = {"EXPLORER_VIEW_CACHE_MB": "8", "EXPLORER_CROP_CACHE_MB": "16"}
+    assert Settings.from_env(both).crop_cache_mb == 16.0
+
+
 def test_the_pages_flags_default_to_the_environment_and_override_it():
     from explorer.page import PAGE_FLAGS, parse_args
 
@@ -94,16 +100,16 @@ def test_every_flag_says_its_variable_and_default():
 
 def test_library_defaults_follow_the_installed_settings(process_settings):
     from explorer.models import encoders
-    from explorer.images import views
+    from explorer.images import crops
     from explorer.engine import Engine
 
-    settings.use(Settings(cache_size=3, device="meta-device", max_models=1, model_budget_mb=10.0, view_cache_mb=1.0))
+    settings.use(Settings(cache_size=3, device="meta-device", max_models=1, model_budget_mb=10.0, crop_cache_mb=1.0))
     cache = LRUCache()
     for key in "abcde":
         cache.put(key, key)
     assert len(cache) == 3 and LRUCache(5).size == 5
     assert encoders.default_device() == "meta-device"
-    assert views._axis_cache.__wrapped__().max_bytes == 2**20
+    assert crops._axis_cache.__wrapped__().max_bytes == 2**20
 
     class Stub:  # an encoder as far as the pool needs one
         device, precision, compile, is_embedded, label = "cpu", "auto", False, True, "stub"

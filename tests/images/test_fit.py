@@ -13,7 +13,7 @@ from explorer.engine import Engine
 from explorer.figures import viz
 from explorer.images.fit import CONTENT_SHARE, fit_of, frame_of, view_state
 from explorer.images.regions import fill_color, visible_extent
-from explorer.images.views import crop_views, image_tensor
+from explorer.images.crops import crop_batch, image_tensor
 from explorer.methods import get_method
 from explorer.methods.sgi.method import ZOOM_SHARE, zoom_window
 from explorer.drawing import display
@@ -90,7 +90,7 @@ def test_a_zoomed_mask_view_equals_the_window_cut_filled_and_preprocessed(embedd
     assert window is not None and abs((window[2] - window[0]) - 30 / ZOOM_SHARE) <= 1
     assert zoom_window((30, 290, 60, 320), visible_extent(nonfill, (30, 290, 60, 320)), picture.size) is None  # cut
     inside = (max(box[0], window[0]), max(box[1], window[1]), min(box[2], window[2]), min(box[3], window[3]))
-    got = crop_views(image_tensor(picture, "cpu"), [inside], "mask", fill, embedded.preprocessing, [window])[0]
+    got = crop_batch(image_tensor(picture, "cpu"), [inside], "mask", fill, embedded.preprocessing, [window])[0]
     reference = Image.new("RGB", (window[2] - window[0], window[3] - window[1]), fill)
     reference.paste(picture.crop(inside), (inside[0] - window[0], inside[1] - window[1]))
     want = embedded.preprocess(reference)

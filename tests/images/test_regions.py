@@ -6,7 +6,7 @@ import pytest
 from PIL import Image
 
 from explorer import world
-from explorer.images.regions import crop_view, multiscale_crops, random_regions, segment_regions
+from explorer.images.regions import crop_image, multiscale_crops, random_regions, segment_regions
 
 
 @pytest.mark.parametrize("size", [(128, 128), (640, 480), (300, 900)])
@@ -48,12 +48,12 @@ def test_a_picture_of_extreme_proportions_has_the_windows_of_a_four_to_one_one()
     assert covered.all()
 
 
-def test_crop_views_keep_aspect_or_scale():
+def test_crops_keep_aspect_or_scale():
     im = Image.new("RGB", (100, 50), (10, 20, 30))
     im.paste((255, 0, 0), (10, 10, 30, 20))
-    resized = crop_view(im, (10, 10, 50, 20), "resize", fill=(0, 0, 0))
+    resized = crop_image(im, (10, 10, 50, 20), "resize", fill=(0, 0, 0))
     assert resized.size == (40, 40)  # padded to a square, not stretched
-    masked = crop_view(im, (10, 10, 30, 20), "mask", fill=(1, 2, 3))
+    masked = crop_image(im, (10, 10, 30, 20), "mask", fill=(1, 2, 3))
     assert masked.size == im.size
     a = np.asarray(masked)
     assert a[15, 15].tolist() == [255, 0, 0] and a[40, 80].tolist() == [1, 2, 3]

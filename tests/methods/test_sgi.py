@@ -12,7 +12,7 @@ from explorer.core.image_state import image_key
 from explorer.methods import get_method
 from explorer.language.prompts import segment_prompts
 from explorer.methods.sgi.method import RegionFeatures, cuts, object_boxes
-from explorer.images.regions import crop_view, fill_color, multiscale_crops
+from explorer.images.regions import crop_image, fill_color, multiscale_crops
 
 
 def known_scene():
@@ -56,7 +56,7 @@ def test_batched_and_naive_paths_agree_and_crops_are_encoded_once(embedded, monk
     batched = sgi.score(image, [right, wrong])
     sgi.score(image, ["a red square", "a red circle and a blue square"])  # a caption edit: no image work
     n = len(batched[0].evidence.regions)
-    distinct = len({image_key(v) for v in sgi.views(image, sgi.regions(image))})
+    distinct = len({image_key(v) for v in sgi.crop_images(image, sgi.regions(image))})
     assert calls == [distinct] and distinct < n  # crops that see the same pixels are encoded once
     naive = sgi.score_naive(image, [right, wrong])
     assert calls[1:] == [1] * (2 * n)  # one by one, for each caption again
@@ -104,8 +104,8 @@ def test_distinct_views_are_exactly_the_distinct_pixels(embedded, mode):
     for image in (scene_image, photo):
         regions = sgi.regions(image)
         boxes, rows = sgi.distinct_boxes(image, regions, fill_color(image))
-        pixels = [image_key(v) for v in sgi.views(image, regions)]
-        views = [image_key(crop_view(image, b, mode, fill_color(image))) for b in boxes]
+        pixels = [image_key(v) for v in sgi.crop_images(image, regions)]
+        views = [image_key(crop_image(image, b, mode, fill_color(image))) for b in boxes]
         assert len(views) == len(set(pixels))  # nothing merged that differs, nothing encoded twice
         assert [views[r] for r in rows] == pixels  # each region reads its own view
 
@@ -122,7 +122,7 @@ def test_tensor_views_score_as_the_pil_views(which, mode, request):
         sgi = get_method("sgi", encoder, crop_mode=mode, scales=scales, stride=stride)
         tensor = sgi.score(image, [right, wrong])
         regions = sgi.regions(image)
-        reference = RegionFeatures(tuple(regions), encoder.embed_images(sgi.views(image, regions)))
+        reference = RegionFeatures(tuple(regions), encoder.embed_images(sgi.crop_images(image, regions)))
         for got, caption in zip(tensor, [right, wrong]):
             want = sgi._score(reference, caption)
             assert np.abs(got.evidence.matrix - want.evidence.matrix).max() < 1e-4

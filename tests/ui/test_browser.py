@@ -76,8 +76,8 @@ def test_upload_type_run_and_see_scores_overlays_and_method_tabs(chromium, tmp_p
             expect(page.locator(heat)).to_be_visible(timeout=30_000)
         expect(page.locator("#tokens-a")).to_contain_text("square")
 
-        page.get_by_role("tab", name="PowerCLIP powerset").click()
-        expect(page.locator("#powerset-note")).to_contain_text("NLA", timeout=30_000)
+        page.get_by_role("tab", name="PowerCLIP").click()
+        expect(page.locator("#powerclip-note")).to_contain_text("NLA", timeout=30_000)
         for shown in ("#tree-a .js-plotly-plot", "#tree-b .js-plotly-plot", "#subset-a img", "#subset-b img"):
             expect(page.locator(shown)).to_be_visible(timeout=30_000)
 
@@ -359,7 +359,7 @@ def test_the_tour_loads_its_example_compares_it_and_opens_each_steps_tab(chromiu
     from playwright.sync_api import expect
 
     from explorer.methods import tour_steps
-from explorer.world.tour import EXAMPLE
+    from explorer.world.tour import EXAMPLE
 
     with _page(chromium) as (browser, page, url):
         page.get_by_text("Guided tour").click()
@@ -440,7 +440,7 @@ def test_a_shared_link_opens_the_same_analysis_on_the_same_tab(chromium):
         first.locator("#caption-b textarea").fill(example.caption_b + " on a grey floor")  # an edit to carry over
         first.locator("#run").click()
         expect(first.locator("#status")).to_contain_text("Done", timeout=60_000)
-        first.get_by_role("tab", name="PowerCLIP powerset").click()
+        first.get_by_role("tab", name="PowerCLIP").click()
         link = first.locator("#share-link a")
         expect(link).to_have_attribute("href", re.compile(r"tab=powerclip"), timeout=30_000)
         href = link.get_attribute("href")
@@ -454,7 +454,7 @@ def test_a_shared_link_opens_the_same_analysis_on_the_same_tab(chromium):
 
         second = browser.new_page(viewport={"width": 1400, "height": 1800})
         second.goto(url.rstrip("/") + "/" + href)
-        expect(second.get_by_role("tab", name="PowerCLIP powerset")).to_have_attribute("aria-selected", "true",
+        expect(second.get_by_role("tab", name="PowerCLIP")).to_have_attribute("aria-selected", "true",
                                                                                        timeout=30_000)
         expect(second.locator("#powerclip-table")).to_contain_text("on a grey floor", timeout=60_000)
         second.get_by_role("tab", name="Compare captions").click()

@@ -19,7 +19,7 @@ Additive surrogate (``region_scores``, O(M N D)). ``m_n`` regions cover patch n 
   F3  disjoint regions whose sums pairwise satisfy v_i . v_j >= 0 (patch tokens in a cone, as trained
       encoders give): Z^2 = ||v_S||^2 + ||v_R||^2 + 2 v_S . v_R >= ||v_S||^2 (R the other regions), so
       s_k(S) <= max(c_k(S), 0) and  c_k(all) <= max_S s_k(S) <= max(0, max_S c_k(S)).
-How far apart the two maxima are in practice is measured in docs/powerset.md.
+How far apart the two maxima are in practice is measured in docs/powerclip.md.
 
 NLAs on the surrogate, O(M K), no enumeration (our derivations; the paper's formulas are not in the seed):
   NLA-max   ``sum_i relu(a_i) + min(0, max_i a_i) = max_{S != {}} s(S)``, exact: the terms are

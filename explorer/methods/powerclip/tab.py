@@ -16,7 +16,7 @@ from explorer.ui.quick_webp import quick_webp
 from explorer.ui.serving import Serving
 from explorer.ui.shown_tab import draw_while_seen
 
-TITLE = "PowerCLIP powerset"
+TITLE = "PowerCLIP"
 NODE_COLUMNS = ["caption", "node", "phrase", "exact", "NLA", "exact - NLA", "best regions"]
 
 

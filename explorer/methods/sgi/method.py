@@ -1,7 +1,7 @@
 """SGI's scoring: structure-guided inference (the Revisiting Compositionality paper): crops x caption segments,
 best crop per segment, mean.
 
-The crops' views are made as tensors on the encoder's device (``explorer.images.views``), each distinct view
+The crops are made as tensors on the encoder's device (``explorer.images.crops``), each distinct crop
 encoded once in batches and kept in the image's state, so every caption (and every edit of one) reuses them.
 ``score_naive`` scores each image-caption pair on its own and encodes PIL crop by crop, as the published
 code does; it exists to measure the speed-up and to check that both paths agree.
@@ -26,10 +26,10 @@ from explorer.core.image_state import ImageState
 from explorer.language.prompts import prompts_of, segment_prompts
 from explorer.methods.base import Score, ScoringMethod
 from explorer.images.regions import (
-    DEFAULT_SCALES, DEFAULT_STRIDE, Box, CropMode, Region, crop_view, fill_color, multiscale_crops, visible_extent,
+    DEFAULT_SCALES, DEFAULT_STRIDE, Box, CropMode, Region, crop_image, fill_color, multiscale_crops, visible_extent,
 )
 from explorer.images.ink import on_paper
-from explorer.images.views import crop_views, image_tensor
+from explorer.images.crops import crop_batch, image_tensor
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class SGIEvidence:
 
 @dataclass(frozen=True)
 class RegionFeatures:
-    """What SGI keeps of an image (``ImageState.kept``): its regions and their views' embeddings."""
+    """What SGI keeps of an image (``ImageState.kept``): its regions and their crops' embeddings."""
 
     regions: tuple[Region, ...]
     embeddings: torch.Tensor  # (regions, D), L2-normalized
@@ -60,7 +60,7 @@ ZOOM_SHARE = 0.35  # seen in a window it fills this share of; the world's smalle
 
 
 def zoom_window(box: Box, extent: Box | None, size: tuple[int, int]) -> Box | None:
-    """The window a mask view of ``box`` shows where what it holds (``extent``: the box of its non-fill pixels) is a
+    """The window a mask crop of ``box`` shows where what it holds (``extent``: the box of its non-fill pixels) is a
     whole thing, clear of the box's edges, at most ``ZOOM_SMALL`` of the frame's longer side: a square around it that
     it fills ``ZOOM_SHARE`` of, so a small shape reaches the model enlarged. None: the whole frame, as ever (a
     piece cut by the box's edge stays as it lies)."""
@@ -100,7 +100,7 @@ def object_regions(boxes: Sequence[Box], size: tuple[int, int]) -> list[Region]:
 
 
 def cuts(box: Box, objects: Sequence[Box]) -> bool:
-    """Whether ``box`` holds a piece of an object and not all of it: its view would show a shape the picture does not
+    """Whether ``box`` holds a piece of an object and not all of it: its crop would show a shape the picture does not
     (a star's two points read as a triangle)."""
     return any(min(box[2], o[2]) > max(box[0], o[0]) and min(box[3], o[3]) > max(box[1], o[1])
                and not (box[0] <= o[0] and box[1] <= o[1] and o[2] <= box[2] and o[3] <= box[3]) for o in objects)
@@ -109,7 +109,7 @@ def cuts(box: Box, objects: Sequence[Box]) -> bool:
 def _best(row: np.ndarray, regions: Sequence[Region], kind: str) -> int:
     """The region a segment of ``kind`` matches: an object's the best of the whole objects' regions (no piece), a
     relation's or a caption's the best crop as ever (no object window; so too every segment of a caption with a
-    relation, whose objects' crops hold where they stand); of regions that share a view (a tie), the tightest."""
+    relation, whose objects' crops hold where they stand); of regions that share a crop (a tie), the tightest."""
     skip = PIECE if kind == "object" else "object"
     allowed = np.asarray([r.source != skip for r in regions])
     top = row[allowed].max()
@@ -154,18 +154,18 @@ class StructureGuided(ScoringMethod):
         regions = [Region(r.box, PIECE, r.mask) if r.source == "crop" and cuts(r.box, objects) else r for r in regions]
         return regions + object_regions(objects, state.image.size)
 
-    def views(self, image: Image.Image, regions: Sequence[Region]) -> list[Image.Image]:
-        """The regions' views as PIL images: the published path (``score_naive``) and the tests' reference."""
+    def crop_images(self, image: Image.Image, regions: Sequence[Region]) -> list[Image.Image]:
+        """The regions' crops as PIL images: the published path (``score_naive``) and the tests' reference."""
         fill = fill_color(image)
-        return [crop_view(image, r.box, self.crop_mode, fill) for r in regions]
+        return [crop_image(image, r.box, self.crop_mode, fill) for r in regions]
 
     def distinct_boxes(
         self, image: Image.Image, regions: Sequence[Region], fill: tuple[int, ...]
     ) -> tuple[list[Box], list[int]]:
-        """The box of each distinct view once, and for every region the index of its view.
+        """The box of each distinct crop once, and for every region the index of its crop.
 
-        A mask view is known by the extent of the non-fill pixels its box holds, so on a plain background boxes
-        around the same objects share one view; a resized view by its box's size and pixels.
+        A mask crop is known by the extent of the non-fill pixels its box holds, so on a plain background boxes
+        around the same objects share one crop; a resized crop by its box's size and pixels.
         """
         pixels = np.asarray(image.convert("RGB"))
         if self.crop_mode == "mask":
@@ -181,7 +181,7 @@ class StructureGuided(ScoringMethod):
         return list(first.values()), [row[k] for k in keys]
 
     def windows(self, image: Image.Image, boxes: Sequence[Box], fill: tuple[int, ...]) -> list[Box | None]:
-        """Each mask view's window: a square around what its box holds where that is a whole small thing
+        """Each mask crop's window: a square around what its box holds where that is a whole small thing
         (``zoom_window``), else None (the whole frame). The raw view's state gets none (``region_features``)."""
         if self.crop_mode != "mask":
             return [None] * len(boxes)
@@ -189,7 +189,7 @@ class StructureGuided(ScoringMethod):
         return [zoom_window(box, visible_extent(nonfill, box), image.size) for box in boxes]
 
     def region_features(self, image: Image.Image | ImageState) -> RegionFeatures:
-        """Every region's view made on the encoder's device and encoded in batches, each distinct view once; kept in
+        """Every region's crop made on the encoder's device and encoded in batches, each distinct crop once; kept in
         the image's state."""
         state = image_state.of(image)
         image = state.image
@@ -200,9 +200,9 @@ class StructureGuided(ScoringMethod):
             windows = [None] * len(boxes) if state.view == "raw" else self.windows(image, boxes, fill)
             boxes = [b if w is None else _inside(b, w) for b, w in zip(boxes, windows)]
             pixels = image_tensor(image, self.encoder.device)
-            views = crop_views(pixels, boxes, self.crop_mode, fill, self.encoder.preprocessing, windows)
-            shared.make_room()  # the views' tower wants every core: a segmentation beside the analysis ends first
-            return RegionFeatures(tuple(regions), self.encoder.embed_pixels(views)[rows])
+            crops = crop_batch(pixels, boxes, self.crop_mode, fill, self.encoder.preprocessing, windows)
+            shared.make_room()  # the crops' tower wants every core: a segmentation beside the analysis ends first
+            return RegionFeatures(tuple(regions), self.encoder.embed_pixels(crops)[rows])
 
         return state.kept(self.key, RegionFeatures, encode)
 
@@ -237,6 +237,6 @@ class StructureGuided(ScoringMethod):
         out = []
         for caption in captions:
             regions = self.regions(image)
-            emb = torch.cat([self.encoder.embed_images([v]) for v in self.views(image, regions)])
+            emb = torch.cat([self.encoder.embed_images([v]) for v in self.crop_images(image, regions)])
             out.append(self._score(RegionFeatures(tuple(regions), emb), caption, naive=True))
         return out

@@ -1,9 +1,9 @@
-"""Crop views as tensor operations: what the encoder sees of many boxes of one image, in batches on its device.
+"""Crops as tensor operations: what the encoder sees of many boxes of one image, in batches on its device.
 
-Each view (``mask``: the whole frame, filled outside the box; ``resize``: the box padded to a square) is resized,
-cropped or padded and normalized exactly as the loaded model's open_clip preprocess does to a PIL view: PIL's
+Each crop (``mask``: the whole frame, filled outside the box; ``resize``: the box padded to a square) is resized,
+cropped or padded and normalized exactly as the loaded model's open_clip preprocess does to a PIL crop: PIL's
 resampling weights (bicubic or bilinear, antialiased) as matrices, one pass per axis, rounded to 8 bits between
-and after the passes as PIL does. Every pass is linear in the box's pixels, so a view costs two batched matrix
+and after the passes as PIL does. Every pass is linear in the box's pixels, so a crop costs two batched matrix
 products over its box alone and no PIL image is built.
 """
 
@@ -25,14 +25,14 @@ from explorer.images.regions import Box, CropMode
 
 @dataclass(frozen=True)
 class Preprocessing:
-    """The parts of an open_clip preprocess config the views reproduce."""
+    """The parts of an open_clip preprocess config the crops reproduce."""
 
     size: tuple[int, int]  # (height, width) the model reads
     interpolation: str  # "bicubic" or "bilinear"
     resize_mode: str  # "shortest", "longest" or "squash"
     mean: tuple[float, float, float]
     std: tuple[float, float, float]
-    pad_fill: int  # what center_crop_or_pad fills with when the resized view is smaller than the input
+    pad_fill: int  # what center_crop_or_pad fills with when the resized crop is smaller than the input
 
     @classmethod
     def of(cls, model: torch.nn.Module) -> Preprocessing:
@@ -51,7 +51,7 @@ class Preprocessing:
                    fill)
 
     def resized(self, height: int, width: int) -> tuple[int, int]:
-        """The (height, width) open_clip's resize step gives a view of this size."""
+        """The (height, width) open_clip's resize step gives a crop of this size."""
         th, tw = self.size
         if self.resize_mode == "squash":
             return th, tw
@@ -93,13 +93,13 @@ def resample_weights(length: int, out: int, interpolation: str, rows: range | No
 
 @functools.cache
 def _axis_cache() -> LRUCache[tuple[np.ndarray, np.ndarray]]:
-    """The views' axis matrices, all images together, within the ``view_cache_mb`` setting."""
-    budget = settings.current().view_cache_mb
+    """The crops' axis matrices, all images together, within the ``crop_cache_mb`` setting."""
+    budget = settings.current().crop_cache_mb
     return LRUCache(max_bytes=int(budget * 2**20), weigh=lambda pair: sum(a.nbytes for a in pair))
 
 
 def axis_matrix(length: int, resized: int, out: int, interpolation: str) -> tuple[np.ndarray, np.ndarray]:
-    """One axis of a view: resample ``length`` to ``resized``, then center-crop or pad to ``out``; kept by sizes in
+    """One axis of a crop: resample ``length`` to ``resized``, then center-crop or pad to ``out``; kept by sizes in
     ``_axis_cache()`` (the boxes of one image share many sizes).
 
     Returns the (out, length) matrix and which output rows are padding (all-zero rows, filled afterwards).
@@ -110,7 +110,7 @@ def axis_matrix(length: int, resized: int, out: int, interpolation: str) -> tupl
 
 def _axis_matrix(length: int, resized: int, out: int, interpolation: str) -> tuple[np.ndarray, np.ndarray]:
     matrix, pad = np.zeros((out, length)), np.zeros(out, dtype=bool)
-    if resized >= out:  # only the rows the crop keeps: a thin view's resized length is out times its aspect
+    if resized >= out:  # only the rows the crop keeps: a thin crop's resized length is out times its aspect
         top = int(round((resized - out) / 2.0))
         matrix[:] = resample_weights(length, resized, interpolation, range(top, top + out))
     else:
@@ -122,7 +122,7 @@ def _axis_matrix(length: int, resized: int, out: int, interpolation: str) -> tup
 
 @dataclass(frozen=True)
 class _Axis:
-    """Where a box lies on one axis: the view's length, the box's offset in the view, its source start and length."""
+    """Where a box lies on one axis: the crop's length, the box's offset in the crop, its source start and length."""
 
     length: int
     offset: int
@@ -131,7 +131,7 @@ class _Axis:
 
 
 def _axes(box: Box, image_size: tuple[int, int], mode: CropMode, window: Box | None = None) -> tuple[_Axis, _Axis]:
-    """The (y, x) axes of a box's view: the whole frame (``mask``), or ``window`` (a mask view of the part of the
+    """The (y, x) axes of a box's crop: the whole frame (``mask``), or ``window`` (a mask crop of the part of the
     frame it frames, reaching past the frame where it must: fill there too), or the box centred in a square
     (``resize``)."""
     x0, y0, x1, y1 = box
@@ -159,14 +159,14 @@ def image_tensor(image: Image.Image, device: str | torch.device) -> torch.Tensor
     return pixels.to(device).permute(2, 0, 1).float()
 
 
-def crop_views(
+def crop_batch(
     pixels: torch.Tensor, boxes: Sequence[Box], mode: CropMode, fill: Sequence[int], prep: Preprocessing,
     windows: Sequence[Box | None] | None = None,
 ) -> torch.Tensor:
-    """The normalized model input (N, 3, H, W) of every box's view, on the pixels' device; ``windows``: for a mask
-    view, the part of the frame it shows where not the whole frame (each box inside its window).
+    """The normalized model input (N, 3, H, W) of every box's crop, on the pixels' device; ``windows``: for a mask
+    crop, the part of the frame it shows where not the whole frame (each box inside its window).
 
-    Boxes whose views share a geometry are made together: a masking where the view is the image, filled outside
+    Boxes whose crops share a geometry are made together: a masking where the crop is the image, filled outside
     the box, and the preprocess keeps it as it is; else two batched matrix products over the boxes' pixels.
     """
     device = pixels.device
@@ -196,18 +196,18 @@ def crop_views(
 
 
 def _placeable(axes: list[tuple[_Axis, _Axis]], prep: Preprocessing) -> bool:
-    """Whether these views are their boxes where they lie in the image, and the preprocess keeps them as they are."""
+    """Whether these crops are their boxes where they lie in the image, and the preprocess keeps them as they are."""
     lengths = (axes[0][0].length, axes[0][1].length)
-    where = all(a.offset == a.start for pair in axes for a in pair)  # mask views
+    where = all(a.offset == a.start for pair in axes for a in pair)  # mask crops
     return where and lengths == prep.resized(*lengths) == prep.size
 
 
 def _resampled(
     centred: torch.Tensor, axes: list[tuple[_Axis, _Axis]], prep: Preprocessing, fill: torch.Tensor
 ) -> torch.Tensor:
-    """Views (g, 3, H, W) in 0..255 of boxes sharing one geometry; ``centred`` is the image less the fill.
+    """Crops (g, 3, H, W) in 0..255 of boxes sharing one geometry; ``centred`` is the image less the fill.
 
-    Only the output rows and columns a box's pixels reach are computed (the rest of a mask view is fill).
+    Only the output rows and columns a box's pixels reach are computed (the rest of a mask crop is fill).
     """
     device = centred.device
     (ay, ax), (height, width) = axes[0], prep.size
@@ -221,15 +221,15 @@ def _resampled(
     across = _round8(crops @ wx.transpose(1, 2).unsqueeze(1) + fill) - fill  # PIL resamples x first
     block = _round8(wy.unsqueeze(1) @ across + fill)
     if block.shape[2:] == (height, width):
-        views = block
+        out = block
     else:
-        views = fill.expand(len(axes), 3, height, width).clone()
-        views[torch.arange(len(axes), device=device)[:, None, None], :, at_y[:, :, None], at_x[:, None, :]] = (
+        out = fill.expand(len(axes), 3, height, width).clone()
+        out[torch.arange(len(axes), device=device)[:, None, None], :, at_y[:, :, None], at_x[:, None, :]] = (
             block.permute(0, 2, 3, 1))
     if pad_y.any() or pad_x.any():
-        views[:, :, torch.from_numpy(pad_y).to(device)] = prep.pad_fill
-        views[:, :, :, torch.from_numpy(pad_x).to(device)] = prep.pad_fill
-    return views
+        out[:, :, torch.from_numpy(pad_y).to(device)] = prep.pad_fill
+        out[:, :, :, torch.from_numpy(pad_x).to(device)] = prep.pad_fill
+    return out
 
 
 def _window(matrix: np.ndarray, axes: list[_Axis], device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
@@ -247,7 +247,7 @@ def _window(matrix: np.ndarray, axes: list[_Axis], device: torch.device) -> tupl
 
 
 def _placement_mask(axes: list[tuple[_Axis, _Axis]], device: torch.device) -> torch.Tensor:
-    """(g, 1, h, w): 1 inside each box, 0 outside (views that are their boxes where they lie in the image)."""
+    """(g, 1, h, w): 1 inside each box, 0 outside (crops that are their boxes where they lie in the image)."""
     spans = [torch.tensor([[a[k].start, a[k].start + a[k].size] for a in axes], device=device) for k in (0, 1)]
     at = [torch.arange(axes[0][k].length, device=device) for k in (0, 1)]
     inside_y, inside_x = (((at[k] >= spans[k][:, :1]) & (at[k] < spans[k][:, 1:])).float() for k in (0, 1))
