@@ -28,7 +28,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer import speed_bench, world  # noqa: E402
+from explorer import speed_report, world  # noqa: E402
 from explorer.core import intervals  # noqa: E402
 from explorer.explain.interactions import STEPS, interactions  # noqa: E402
 from explorer.models.encoders import DualEncoder  # noqa: E402
@@ -110,7 +110,7 @@ def main() -> None:
     command = (f"python scripts/interaction_references.py --exclip DIR --items {args.items} "
                f"--vit-items {args.vit_items}" + (f" --json {args.json}" if args.json else ""))
     record = {"command": command, "reference": "exclip 1.1, exclip/explanation.py: OpenClipExplainer.explain",
-              "machine": speed_bench.machine(), "precision": "fp32", "split": SPLIT, "steps": STEPS,
+              "machine": speed_report.machine(), "precision": "fp32", "split": SPLIT, "steps": STEPS,
               "layers": "the last block's input of each tower",
               "maps": "each item's first picture with its two captions",
               "figures": figures}

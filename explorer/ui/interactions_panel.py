@@ -7,6 +7,7 @@ from __future__ import annotations
 import gradio as gr
 
 from explorer.engine import Engine
+from explorer.explain.interaction_record import HEADERS, WHERE, recorded_rows
 from explorer.explain.interaction_view import REGIONS, interaction_view, word_menu
 from explorer.explain.interactions import applies
 from explorer.figures import viz_maps
@@ -20,6 +21,11 @@ INTRO = ("Pick a word or two neighbouring words of caption A or B: beside the pi
          "interact in the cosine (second-order, exCLIP), in A and in B on one scale; pick a region to see each word's "
          "share of it. Computing both captions' interactions takes seconds; a new word or region is then immediate.")
 WAITING = "Give an image and two captions on the first tab, then pick a word."
+RECORDED = ("**The binding reading on the world's swaps** (recorded, `python -m explorer interactions`): per split "
+            "and kind, the share of the true caption's colour-shape spans whose interaction lies most on the object "
+            "they name, and the share of the swapped caption's spans that follow their colour's object rather than "
+            "their shape's; each a percentage of spans with its 95% interval over items, beside the same "
+            "architecture with random weights (no binding, chance 50%).")
 
 
 @guarded(lambda message: (message, gr.update(), None, None, ""))
@@ -61,6 +67,9 @@ def build(engine: Engine, main: MainInputs, serving: Serving, min_width: int) ->
             maps = [gr.Plot(label=f"Interactions, caption {k}", elem_id=f"interactions-map-{k.lower()}",
                             min_width=min_width) for k in "AB"]
         shares = gr.HTML(elem_id="interactions-shares")
+        rows = recorded_rows()
+        gr.Markdown(RECORDED if rows else f"{RECORDED}  \nNo record here: the repository's `{WHERE}` holds it.")
+        gr.Dataframe(rows, headers=HEADERS, interactive=False, visible=bool(rows), elem_id="interactions-recorded")
 
     def draw_panel(path, caption_a, caption_b, choice, chosen, where):
         return draw(engine, path, caption_a, caption_b, choice, chosen, where)

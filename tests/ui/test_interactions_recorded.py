@@ -1,0 +1,25 @@
+"""The maps tab shows the recorded binding reading of the interactions, per split and kind."""
+
+import json
+
+import gradio as gr
+
+from explorer.engine import Engine
+from explorer.explain.interaction_record import RECORDS
+
+
+def test_the_maps_tab_shows_the_recorded_binding_reading(embedded):
+    from explorer.ui.app import build_app
+
+    tables = {b.elem_id: b for b in build_app(Engine(embedded)).blocks.values() if isinstance(b, gr.Dataframe)}
+    table = tables["interactions-recorded"]
+    assert table.visible and table.value["headers"][:3] == ["split", "kind", "right object (world-clip)"]
+    rows = {(row[0], row[1]): row for row in table.value["data"]}
+    assert set(rows) == {("id", "attribute"), ("heldout", "attribute")}
+    for split in ("id", "heldout"):
+        record = json.loads((RECORDS / f"interaction-binding-{split}.json").read_text())["results"]
+        right = record["model"][split]["attribute"]["right_object"]
+        colour = record["null"][split]["attribute"]["colour_wins"]
+        assert rows[split, "attribute"][2].startswith(f"{right['percent']:.1f}% ({right['ci'][0]:.1f} to ")
+        assert rows[split, "attribute"][5].startswith(f"{colour['percent']:.1f}% ")
+        assert rows[split, "attribute"][6] == str(right["spans"])
