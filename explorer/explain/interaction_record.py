@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from explorer.world import SPLITS
+
 RECORDS = Path(__file__).resolve().parents[2] / "docs" / "results" / "explanations"  # the checkout's records
 PATTERN = "interaction-binding-*.json"
 WHERE = "docs/results/explanations/interaction-binding-*.json"
@@ -30,5 +32,7 @@ def record_rows(record: dict) -> list[list[str]]:
 
 
 def recorded_rows(folder: Path = RECORDS) -> list[list[str]]:
-    """Every record's rows in ``folder`` (none where the records are not there, as in an installed copy)."""
-    return [row for path in sorted(folder.glob(PATTERN)) for row in record_rows(json.loads(path.read_text()))]
+    """Every record's rows in ``folder``, the world's splits in their order (none where the records are not there, as
+    in an installed copy)."""
+    rows = [row for path in sorted(folder.glob(PATTERN)) for row in record_rows(json.loads(path.read_text()))]
+    return sorted(rows, key=lambda row: SPLITS.index(row[0]) if row[0] in SPLITS else len(SPLITS))
