@@ -40,3 +40,20 @@ def test_another_render_seed_gives_the_same_verdicts_or_says_unstable(grid):
             marked = [e for e in (entry, other[name]) if e["reading"] == "unstable"]
             assert marked, (name, verdicts)
             assert all(len({s["reading"] for s in e["seeds"].values()}) > 1 for e in marked)
+
+
+@pytest.mark.parametrize("path", ["binding-embedded-avx2.json", "binding-embedded-bf16.json"])
+def test_each_float_path_gives_every_verdict_of_the_default_one(path):
+    default, other = _figures("binding-embedded.json"), _figures(path)
+    assert other.keys() == default.keys()
+    assert {n: e["reading"] for n, e in other.items()} == {n: e["reading"] for n, e in default.items()}
+
+
+def test_the_float_paths_compared_are_other_kernels_and_the_comparison_finds_no_change():
+    record = json.loads((RESULTS / "binding-float-paths.json").read_text())
+    kernels = record["kernels"]
+    assert kernels["fp32, AVX2"]["capability"] == "AVX2" and kernels["fp32, AVX2"]["fp32_matmul_differs"]
+    grid = record["grids"]["8 x 3"]
+    assert set(grid["paths"]) == set(kernels) and grid["changed"] == []
+    assert all(v["same"] for v in grid["verdicts"].values()) and len(grid["verdicts"]) == len(_figures(
+        "binding-embedded.json"))
