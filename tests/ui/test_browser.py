@@ -395,6 +395,7 @@ def test_the_downloaded_analysis_opens_offline_with_its_scores_pictures_and_figu
         page.locator("#report").click()
         files = page.locator("#report-files")
         expect(files).to_contain_text(".html", timeout=30_000)
+        expect(files.locator("a")).to_have_count(2, timeout=60_000)  # the HTML and the JSON
         links = [files.locator("a").nth(i).get_attribute("href") for i in range(2)]
         saved = tmp_path / "analysis.html"
         saved.write_text(next(page.request.get(h).text() for h in links if ".html" in h))
