@@ -109,7 +109,7 @@ def picker(data: DataAccess) -> Picker:
     with gr.Row(equal_height=True):  # VisMin's own files; none: the world's VisMin
         upload = gr.File(label="VisMin's own files (none: the world's): a .zip of its folder, the hub's data/ and "
                                "the authors' solutions/sim_solution.csv", file_types=[".zip"], type="filepath",
-                         height=100, elem_id="pair-upload")
+                         height=130, elem_id="pair-upload")
         typed = gr.Textbox(label="or its folder on the server" + (f", inside {' or '.join(map(str, data.roots))}"
                                                                   if data.roots else ": none here (upload it)"),
                            interactive=bool(data.roots), elem_id="pair-data")
