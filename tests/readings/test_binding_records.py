@@ -57,3 +57,19 @@ def test_the_float_paths_compared_are_other_kernels_and_the_comparison_finds_no_
     assert set(grid["paths"]) == set(kernels) and grid["changed"] == []
     assert all(v["same"] for v in grid["verdicts"].values()) and len(grid["verdicts"]) == len(_figures(
         "binding-embedded.json"))
+
+
+def test_the_controls_record_holds_each_control_and_a_power_curve_that_falls_with_the_noise():
+    record = json.loads((RESULTS / "binding-controls.json").read_text())
+    controls, power = record["controls"], record["power"]
+    noisy = [label for label in controls if ", noise " in label]
+    levels = [label.rsplit(" ", 1)[1] for label in noisy]
+    assert levels == ["0.25", "0.5", "1", "2"]
+    for name, by_level in power.items():  # 1 where the reading finds the binding at that noise
+        assert [by_level[level] for level in levels] == sorted((by_level[level] for level in levels), reverse=True)
+        assert all(by_level[level] == (controls[label]["figures"][name]["reading"] == "above chance")
+                   for label, level in zip(noisy, levels))
+    assert sum(by_level["2"] for by_level in power.values()) < sum(by_level["0.25"] for by_level in power.values())
+    for label in ("control: bag of concepts", "control: random features",
+                  "control: bag of concepts + which colour is nearer the centre"):
+        assert "above chance" not in {entry["reading"] for entry in controls[label]["figures"].values()}
