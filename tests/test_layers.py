@@ -7,14 +7,19 @@ from pathlib import Path
 ROOT = Path(__file__).parents[1]
 MAX_LINES = 400
 PAGE_ENTRIES = {"app", "explorer.page"}  # the page's entry point (app.py runs explorer/page.py): it builds the UI
-# A method's tab (explorer/methods/<name>/tab.py) is gradio, at the page's layer: it lies in its method's folder, and
-# only the page imports it (``explorer.methods.tab_of``); every other module of a method's folder is a method's
-METHOD_TAB = re.compile(r"explorer\.methods\.\w+\.tab")
 
 
 def on_the_page(module: str) -> bool:
-    """Whether ``module`` is of the page's layer: explorer/ui/, or a method's tab."""
-    return module.startswith("explorer.ui") or bool(METHOD_TAB.fullmatch(module))
+    """Whether ``module`` is of the page's layer, explorer/ui/ (a method's tab is declared in its folder, and built
+    there)."""
+    return module == "explorer.ui" or module.startswith("explorer.ui.")
+
+
+def gradio_outside_the_page(found: dict[str, set[str]]) -> list[str]:
+    """The modules of ``found`` (each module -> the names it imports) outside explorer/ui/ that import gradio (or
+    its client)."""
+    return sorted(m for m, names in found.items()
+                  if not on_the_page(m) and any(n.split(".")[0] in ("gradio", "gradio_client") for n in names))
 
 
 def module_name(path: Path) -> str:
@@ -68,11 +73,20 @@ def test_the_cycle_finder_finds_one():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) and not cycles({"a": {"b"}, "b": set()})
 
 
+def test_gradio_is_only_in_the_page():
+    assert gradio_outside_the_page(imports()) == []
+
+
+def test_the_gradio_finder_finds_one_anywhere_else():
+    found = {"explorer.ui.app": {"gradio"}, "explorer.methods.sgi.tab": {"gradio.components"},
+             "explorer.page": {"gradio"}, "explorer.uix": {"gradio_client"}, "explorer.engine": {"numpy"}}
+    assert gradio_outside_the_page(found) == ["explorer.methods.sgi.tab", "explorer.page", "explorer.uix"]
+
+
 def test_layers_import_downwards():
-    graph, found = project_graph(), imports()
+    graph = project_graph()
     for m, deps in graph.items():
         if not on_the_page(m):
-            assert not any(n.split(".")[0] == "gradio" for n in found[m]), f"{m} imports gradio (only the page may)"
             assert m in PAGE_ENTRIES or not any(on_the_page(d) for d in deps), f"{m} imports the UI"
         assert m == "explorer.__main__" or not deps & {"explorer.cli", "app"}, f"{m} imports the command line"
         if not (m.startswith(("explorer.training", "explorer.commands")) or m == "explorer.cli"):
@@ -99,8 +113,6 @@ def upward_imports(graph: dict[str, set[str]], layers: dict[str, int]) -> list[s
     """Each import in ``graph`` from a module to one in a higher row of ``layers`` (row 0 at the top)."""
 
     def rank(module: str) -> int | None:
-        if METHOD_TAB.fullmatch(module) and "explorer.ui" in layers:
-            return layers["explorer.ui"]
         found = [p for p in layers if module == p or module.startswith(p + ".")]
         return layers[max(found, key=len)] if found else None
 
@@ -134,9 +146,9 @@ def test_training_sits_where_its_imports_put_it():
     assert not upward_imports({"explorer.training.sweep": {"explorer.figures.viz"}}, layers)
 
 
-def test_a_methods_tab_is_at_the_pages_layer_and_nothing_else_of_its_folder():
+def test_a_methods_tab_is_of_its_methods_layer():
+    """A method's tab is a declaration of its folder: it imports neither the page nor the engine above it."""
     layers = {"explorer.ui": 0, "explorer.engine": 1, "explorer.methods": 2}
-    assert not upward_imports({"explorer.methods.sgi.tab": {"explorer.ui.guard", "explorer.engine"}}, layers)
-    assert upward_imports({"explorer.methods.sgi.pictures": {"explorer.ui.guard"}}, layers)
-    assert upward_imports({"explorer.methods.sgi.tab.more": {"explorer.ui.guard"}}, layers)
-    assert on_the_page("explorer.methods.tflocal.tab") and not on_the_page("explorer.methods.tflocal.tabs")
+    assert upward_imports({"explorer.methods.sgi.tab": {"explorer.ui.guard"}}, layers)
+    assert upward_imports({"explorer.methods.sgi.tab": {"explorer.engine"}}, layers)
+    assert not on_the_page("explorer.methods.tflocal.tab") and not on_the_page("explorer.uix")

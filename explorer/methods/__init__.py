@@ -3,7 +3,6 @@ methods with their descriptions (``base.register``): a new method is a new folde
 
 import importlib
 import pkgutil
-from types import ModuleType
 
 from explorer.methods.base import (
     REGISTRY, FigureInfo, MainPictures, MethodInfo, ScoringMethod, SegmentMap, canonical, get_method, in_page_order,
@@ -13,22 +12,13 @@ from explorer.methods.results import Caution, Maps, Pointer, Score
 
 __all__ = ["REGISTRY", "Caution", "FigureInfo", "canonical", "MainPictures", "Maps", "MethodInfo", "Pointer", "Score",
            "ScoringMethod", "SegmentMap", "discover", "get_method", "in_page_order", "main_method", "main_pictures",
-           "options_from", "page_methods", "register", "tab_of", "tour_steps"]
+           "options_from", "page_methods", "register", "tour_steps"]
 
 
 def discover() -> None:
     """Import every module and folder of this package (its ``__path__``), so that each registers its methods."""
     for module in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{module.name}")
-
-
-def tab_of(name: str) -> ModuleType | None:
-    """Method ``name``'s tab, where its ``MethodInfo.tab`` says it has one: the ``tab`` module of its folder (gradio,
-    imported only by the page)."""
-    cls = REGISTRY[name]
-    if not cls.info.tab:
-        return None
-    return importlib.import_module(".".join([*cls.__module__.split(".")[:3], "tab"]))
 
 
 discover()

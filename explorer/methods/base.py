@@ -14,6 +14,7 @@ from explorer.models.encoders import DualEncoder
 from explorer.core.image_state import ImageState
 from explorer.methods.proposals import Named
 from explorer.methods.results import Caution, Maps, Score
+from explorer.methods.tabs import MethodTab
 from explorer.world.tour import Step, steps
 
 
@@ -67,7 +68,7 @@ class MethodInfo:
     scale: str  # the range its scores take, in the legend
     caveat: str = ""  # what else the legend says of it, if anything
     page_order: int | None = None  # its place among the page's methods (table rows, legend, tabs); None: not run there
-    tab: bool = False  # it has a tab on the page: its folder's ``tab.py``, with a ``TITLE`` and a ``build``
+    tab: MethodTab | None = None  # its tab on the page, if it has one, declared (its folder's ``tab.py``)
     segment_map: SegmentMap | None = None  # its map for a caption segment, if its evidence has one
     figures: tuple[FigureInfo, ...] = ()  # its pictures of an analysis: those per caption (A's, then B's), then the
     # others, each in this order

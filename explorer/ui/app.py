@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from types import ModuleType
 from typing import Sequence
 
 import gradio as gr
@@ -11,8 +10,8 @@ import gradio as gr
 from explorer.models import checkpoints, seed_standing
 from explorer.core import settings
 from explorer.engine import Engine
-from explorer.methods import REGISTRY, tab_of
-from explorer.ui import binding_tab, browse_tab, looks_tab, main_tab, pad, share_link, swap_panel, tour
+from explorer.methods import REGISTRY
+from explorer.ui import binding_tab, browse_tab, looks_tab, main_tab, method_tab, pad, share_link, swap_panel, tour
 from explorer.ui.guard import page_closed
 from explorer.ui.serving import Serving
 from explorer.ui.shown_tab import follow_tabs
@@ -82,12 +81,6 @@ CSS = """
 """
 
 
-def method_tabs(engine: Engine) -> list[tuple[str, ModuleType]]:
-    """Each of the engine's methods that has a tab, with its tab's module (its folder's ``tab.py``: a ``TITLE`` and a
-    ``build(main, serving, tab, shown)``), as the registry names it."""
-    return [(name, tab) for name in engine.method_names if (tab := tab_of(name)) is not None]
-
-
 def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
     """The page, queued: heavy events share ``serving.heavy_concurrency``, light ones never wait behind them."""
     serving = serving or Serving.of(settings.current())
@@ -110,9 +103,9 @@ def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
                     pad.build(main.upload, serving)
                     swap = swap_panel.build(engine, serving, main)
             method_pages = []
-            for name, tab in method_tabs(engine):  # a method's tab, named after it
-                with gr.Tab(tab.TITLE, id=name) as page:
-                    tab.build(main, serving, page, shown)
+            for name in method_tab.tabbed(engine.method_names):  # a method's tab, named after it
+                with gr.Tab(REGISTRY[name].info.tab.title, id=name) as page:
+                    method_tab.build(name, main, serving, page, shown)
                 method_pages.append(page)
             with gr.Tab(looks_tab.TITLE, id="looks") as looks_page:  # drawn only while seen: no analysis waits for it
                 looks_tab.build(engine, main, serving, looks_page, shown)

@@ -6,9 +6,7 @@ import asyncio
 import contextlib
 import contextvars
 import functools
-import html
 import logging
-import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterator
@@ -16,17 +14,11 @@ from typing import Any, Callable, Iterator
 import gradio as gr
 
 from explorer.core import cancel, settings
+from explorer.core.markdown import plain
 from explorer.images.inputs import InputError
 from explorer.models.model_errors import ModelUnavailable
 
 log = logging.getLogger(__name__)
-
-_MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]!|~#])")  # emphasis, code, links, images, tables, headings
-
-
-def plain(text: str) -> str:
-    """User text made inert in markdown: no HTML tags, no emphasis, links or images, shown as typed."""
-    return _MARKDOWN_SPECIALS.sub(r"\\\1", html.escape(str(text), quote=False))
 
 
 def warn(message: str) -> str:

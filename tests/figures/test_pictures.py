@@ -19,13 +19,14 @@ from explorer.methods.tflocal import AttentionEvidence
 from explorer.images.regions import Region
 from explorer.language.text import Segment
 from explorer.language.tree import TreeNode
-from explorer.methods.powerclip import tab as powerclip_tab
-from explorer.methods.tflocal import tab as tflocal_tab
+from explorer.ui.method_tab import handlers
 from explorer.methods.tflocal import pictures as tflocal_pictures
 from explorer.methods.sgi import pictures as sgi_pictures
 from explorer.methods.powerclip import pictures as powerclip_pictures
 from explorer.drawing import maps as kit_maps
 from explorer.drawing import display
+
+TFLOCAL, POWERCLIP = handlers("tflocal"), handlers("powerclip")  # each tab's handlers, by their API names
 
 RIGHT, WRONG = "a red square and a blue circle", "a blue square and a red circle"
 SIZE = 128  # the scenes' pixels: 3.5 display pixels each
@@ -231,11 +232,11 @@ def analyzed(embedded, scene):
 
 def test_powerclip_tab_draws_both_trees_on_one_range_and_pictures_numbered_as_its_table(analyzed):
     scene, analysis = analyzed
-    tree_a, tree_b, *_ = powerclip_tab.draw_nodes(analyzed, 0, 0)
+    tree_a, tree_b, *_ = POWERCLIP["draw_nodes"](analyzed, 0, 0)
     exact = [a.exact for s in analysis.scores["powerclip"] for a in s.evidence.alignments]
     ranges = [(t.data[-1].marker.cmin, t.data[-1].marker.cmax) for t in (tree_a, tree_b)]
     assert ranges == [(min(exact), max(exact))] * 2
-    _, table, _, _ = powerclip_tab.show_alignments(analyzed)
+    _, table, _, _ = POWERCLIP["show_alignments"](analyzed)
     for which, score in zip("AB", analysis.scores["powerclip"]):
         ev = score.evidence
         named = table[table["caption"] == which]["best regions"]
@@ -247,7 +248,7 @@ def test_powerclip_tab_draws_both_trees_on_one_range_and_pictures_numbered_as_it
 
 
 def test_tflocal_tab_draws_a_and_b_on_one_scale_with_its_bar(analyzed):
-    *maps, problem = tflocal_tab.draw_heatmaps(analyzed, [1], [5], "mean", "mean")  # "red" in A and in B
+    *maps, problem = TFLOCAL["draw_heatmaps"](analyzed, [1], [5], "mean", "mean")  # "red" in A and in B
     a, b = (np.asarray(m) for m in maps)
     side = display.DISPLAY_SIDE
     assert problem == "" and a.shape == b.shape and a.shape[1] == 2 * side + marks.BESIDE_GAP and a.shape[0] > side

@@ -1,5 +1,5 @@
-"""Methods describe themselves in one registry: a method added as one folder (its tab a file in it) is on the page,
-in its legend, on a tab of its own and in Browse, with no other file touched."""
+"""Methods describe themselves in one registry: a method added as one folder (its tab declared in a file of it) is
+on the page, in its legend, on a tab of its own and in Browse, with no other file touched."""
 
 import importlib
 import sys
@@ -11,29 +11,35 @@ from gradio_client import Client, handle_file
 import explorer.methods
 from explorer import world
 from explorer.methods import REGISTRY, MethodInfo, ScoringMethod, page_methods, register
+from explorer.ui.method_tab import handlers
 from tests.app_server import running_app
 
 METHOD_FILE = '''"""The global cosine's opposite: a method added as one folder."""
 
 from explorer.methods.base import MethodInfo, ScoringMethod, register
+from explorer.methods.contrary import tab
 from explorer.methods.results import Score
 
 
-@register(MethodInfo("contrary", "contrary cosine", "minus the global cosine", "-1 to 1", page_order=99, tab=True))
+@register(MethodInfo("contrary", "contrary cosine", "minus the global cosine", "-1 to 1", page_order=99,
+                     tab=tab.TAB))
 class Contrary(ScoringMethod):
     def score_new(self, state, captions):
         img = self.encoder.encode_image(state).embedding
         return [Score(self.name, t.caption, -float(img @ t.embedding)) for t in self.encoder.encode_texts(captions)]
 '''
-TAB_FILE = '''"""The contrary cosine's tab."""
+TAB_FILE = '''"""The contrary cosine's tab, declared: no gradio in a method's folder."""
 
-import gradio as gr
+from explorer.methods.tabs import MethodTab, Step, Text
 
-TITLE = "Contrary cosine"
+NOTE = Text("contrary-note", waiting=True)
 
 
-def build(main, serving, tab, shown):
-    gr.Markdown("The global cosine, the other way round.", elem_id="contrary-note")
+def contrary_note(image, analysis):
+    return (f"A: {analysis.scores['contrary'][0].value:.4f}",)
+
+
+TAB = MethodTab("Contrary cosine", "The global cosine, the other way round.", (NOTE,), (Step(contrary_note, (NOTE,)),))
 '''
 ADDED = ("explorer.methods.contrary.tab", "explorer.methods.contrary")
 
@@ -74,6 +80,10 @@ def test_a_method_in_one_file_is_on_the_page_in_the_legend_on_its_tab_and_in_bro
         assert "*contrary cosine*: minus the global cosine (-1 to 1)." in legend["value"]
         assert component(client.config, "tabitem", id="contrary")[0]["label"] == "Contrary cosine"
         assert component(client.config, "markdown", elem_id="contrary-note")
+        assert component(client.config, "markdown", value="The global cosine, the other way round.")
+        assert "/contrary_note" in client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+        assert handlers("contrary")["contrary_note"](None) == ("Run a comparison on the first tab: this tab shows its "
+                                                               "contrary cosine evidence.",)
 
         status, _, table, *_ = client.predict(handle_file(str(path)), "a red square", "a blue circle",
                                               api_name="/analyze")
@@ -99,8 +109,8 @@ def test_every_registered_method_describes_itself_and_its_tab_exists():
         info = cls.info
         assert (info.name, cls.name, cls.label) == (name, name, info.label) and info.legend and info.scale
         if info.tab:
-            tab = explorer.methods.tab_of(name)
-            assert tab.TITLE and callable(tab.build) and info.page_order is not None
+            assert info.tab.title and info.tab.steps and info.page_order is not None
+            assert list(handlers(name)) == [step.fn.__name__ for step in info.tab.steps]
 
 
 def test_two_methods_under_one_name_are_refused():

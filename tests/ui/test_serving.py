@@ -18,10 +18,11 @@ from explorer.models.encoders import DualEncoder
 from explorer.engine import Engine
 from explorer.models.model_errors import ModelUnavailable
 from explorer.engine.model_pool import EMBEDDED_CHOICE, ModelPool, project_checkpoints
-from explorer.methods.powerclip import tab as powerclip_tab
-from explorer.methods.tflocal import tab as tflocal_tab
+from explorer.ui.method_tab import handlers
 from explorer.ui.guard import plain
 from tests.app_server import running_app
+
+TFLOCAL, POWERCLIP = handlers("tflocal"), handlers("powerclip")  # each tab's handlers, by their API names
 
 TWIN = "world-clip-powerclip (project checkpoint)"  # the project's second world encoder: a real switch, offline
 RIGHT, WRONG = "a red square and a blue circle", "a blue square and a red circle"
@@ -155,9 +156,9 @@ def test_captions_are_shown_as_typed_never_as_markup(url, scene, embedded):
     assert any("&lt;b&gt;a red square&lt;/b&gt;" in t for t in titles) and not any("<b>a red" in t for t in titles)
     image = Image.open(scene).convert("RGB")
     result = (image, Engine(embedded).analyze(image, "a red square and a **blue** circle", "![x](y) a <i>blue</i> square"))
-    note = tflocal_tab.show_scores(result)[0]
+    note = TFLOCAL["show_scores"](result)[0]
     assert "\\*\\*blue\\*\\*" in note and "\\!\\[x\\](y)" in note and "&lt;i&gt;blue&lt;/i&gt;" in note
-    tree = powerclip_tab.draw_nodes(result, 0, 0)[1]
+    tree = POWERCLIP["draw_nodes"](result, 0, 0)[1]
     assert tree.layout.title.text.startswith("![x](y) a &lt;i&gt;blue&lt;/i&gt;")  # plotly shows the entities as typed
     assert plain("<img src=x> **b**") == "&lt;img src=x&gt; \\*\\*b\\*\\*"
 

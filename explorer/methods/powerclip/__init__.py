@@ -4,7 +4,7 @@ declared here. "powerset", its former name, is still read where a name is typed 
 link's tab)."""
 
 from explorer.methods.base import FigureInfo, MethodInfo, SegmentMap, register
-from explorer.methods.powerclip import cautions, maps, pictures, tour
+from explorer.methods.powerclip import cautions, maps, pictures, tab, tour
 from explorer.methods.powerclip.method import NodeAlignment, PowerCLIP, PowerCLIPEvidence
 
 __all__ = ["NodeAlignment", "PowerCLIP", "PowerCLIPEvidence"]
@@ -16,7 +16,7 @@ register(MethodInfo(
     "caption and the image, two to five times that signal, so on the world's swap "
     "items its text and group scores fall below the chance levels (25, 16.7): this model's patch tokens, which the "
     "subsets pool, do not carry their own object's colour (docs/powerclip-world.md)",
-    page_order=3, tab=True,
+    page_order=3, tab=tab.TAB,
     segment_map=SegmentMap(
         maps.powerclip_maps, "PowerCLIP's chosen subset", "inside PowerCLIP's subset",
         "Beside each picture, white over the region subset PowerCLIP chose for the smallest phrase holding the "

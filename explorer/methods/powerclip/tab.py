@@ -1,23 +1,21 @@
-"""PowerCLIP's tab (gradio: it sits at the page's layer): the captions' phrase trees; a node's best region subset;
-exact vs NLA values and times."""
+"""PowerCLIP's tab, declared (the page builds it): the captions' phrase trees; a node's best region subset; exact vs
+NLA values and times."""
 
 from __future__ import annotations
 
-import gradio as gr
-import pandas as pd
+from typing import Any
 
-from explorer.methods.powerclip import tree
-from explorer.methods.powerclip.pictures import subset_overlay
+import pandas as pd
+from PIL import Image
+
+from explorer.core.markdown import plain
 from explorer.images.inputs import whole_number
 from explorer.methods.powerclip.method import PowerCLIPEvidence
-from explorer.ui.guard import guarded, plain
-from explorer.ui.main_tab import MainInputs
-from explorer.ui.quick_webp import quick_webp
-from explorer.ui.serving import Serving
-from explorer.ui.shown_tab import draw_while_seen
+from explorer.methods.powerclip.pictures import subset_overlay
+from explorer.methods.powerclip.tree import tree_figure, tree_range
+from explorer.methods.tabs import Figure, Menu, MethodTab, Picture, Row, Step, Table, Text
 
-TITLE = "PowerCLIP"
-NODE_COLUMNS = ["caption", "node", "phrase", "exact", "NLA", "exact - NLA", "best regions"]
+NODE_COLUMNS = ("caption", "node", "phrase", "exact", "NLA", "exact - NLA", "best regions")
 
 
 def _nodes(evidence: PowerCLIPEvidence) -> list[tuple[str, int]]:
@@ -34,18 +32,11 @@ def _table(analysis) -> tuple[pd.DataFrame, str]:
                          "best regions": ", ".join(f"r{i}" for i in al.best)})
         times.append(f"{which}: exact over {2 ** ev.exact_regions - 1} subsets of {ev.exact_regions} regions "
                      f"{1000 * ev.exact_seconds:.2f} ms, NLA {1000 * ev.nla_seconds:.2f} ms")
-    return pd.DataFrame(rows, columns=NODE_COLUMNS), "  \n".join(times)
+    return pd.DataFrame(rows, columns=list(NODE_COLUMNS)), "  \n".join(times)
 
 
-@guarded(lambda message: (message, None, gr.update(), gr.update()))
-def show_alignments(result_value: tuple | None):
+def show_alignments(image: Image.Image, analysis: Any) -> tuple:
     """The note with scores and timings, the per-node table, and the nodes to pick from."""
-    if result_value is None or "powerclip" not in result_value[1].scores:
-        # one update each: gradio takes the value out of an update dict as it sends it, so a dict given for both
-        # menus emptied node B's choices but left its value (0), which the next draw's input check then refused
-        none = [gr.update(choices=[], value=None) for _ in "AB"]
-        return "Run a comparison on the first tab: this tab shows its PowerCLIP evidence.", None, *none
-    analysis = result_value[1]
     a, b = (s.evidence for s in analysis.scores["powerclip"])
     table, times = _table(analysis)
     pa, pb = (s.value for s in analysis.scores["powerclip"])
@@ -53,45 +44,31 @@ def show_alignments(result_value: tuple | None):
             f"{times}  \nRegions are numbered rN as on the pictures below; beside each picture, white: the node's "
             f"best subset, the one whose pooled patches have the highest cosine with the phrase, shown as the method "
             f"chose it, even where it lies on another object than the phrase names.")
-    return note, table, gr.update(choices=_nodes(a), value=0), gr.update(choices=_nodes(b), value=0)
+    return note, table, _nodes(a), _nodes(b)
 
 
-@guarded(lambda message: (None, None, None, None, message))
-def draw_nodes(result_value: tuple | None, node_a: int | None, node_b: int | None):
+def draw_nodes(image: Image.Image, analysis: Any, node_a: int | None, node_b: int | None) -> tuple:
     """Both trees with the chosen node marked, and each chosen node's best region subset on the image."""
-    if result_value is None or "powerclip" not in result_value[1].scores:
-        return None, None, None, None, ""
-    image, analysis = result_value
-    scale = tree.tree_range([score.evidence for score in analysis.scores["powerclip"]])  # A and B on one colour scale
+    scale = tree_range([score.evidence for score in analysis.scores["powerclip"]])  # A and B on one colour scale
     out = []
     for score, node in zip(analysis.scores["powerclip"], (node_a, node_b)):
         k = whole_number(node or 0, "The node", 0, len(score.evidence.tree) - 1)
-        out.append(tree.tree_figure(score.evidence, score.caption, k, scale))
-        out.append(quick_webp(subset_overlay(image, score.evidence, k)))
+        out.append(tree_figure(score.evidence, score.caption, k, scale))
+        out.append(subset_overlay(image, score.evidence, k))
     return out[0], out[2], out[1], out[3], ""
 
 
-def build(main: MainInputs, serving: Serving, tab: gr.Tab, shown: gr.State) -> None:
-    """Lay out the PowerCLIP tab inside ``tab``; it draws from the main tab's last comparison while it is in view
-    (``shown``, the page's tab in view), and when it is selected."""
-    gr.Markdown("Every subset of the image's regions against every phrase of the caption's tree: each node takes "
-                "its best subset (exact enumeration), next to the linear-time NLA value over the same regions.")
-    note = gr.Markdown(elem_id="powerclip-note")
-    with gr.Row():
-        node_a = gr.Dropdown([], label="Node of caption A", elem_id="node-a")
-        node_b = gr.Dropdown([], label="Node of caption B", elem_id="node-b")
-    with gr.Row():
-        tree_a = gr.Plot(label="Tree of caption A", elem_id="tree-a")
-        tree_b = gr.Plot(label="Tree of caption B", elem_id="tree-b")
-    with gr.Row():
-        subset_a = gr.Image(label="Best region subset for the node of A", interactive=False, elem_id="subset-a")
-        subset_b = gr.Image(label="Best region subset for the node of B", interactive=False, elem_id="subset-b")
-    table = gr.Dataframe(headers=NODE_COLUMNS, label="Exact and NLA per node", interactive=False,
-                         elem_id="powerclip-table", elem_classes=["wide-table"], wrap=True)
-    result = main.result
-    inputs = [result, node_a, node_b]
-    drawn = [tree_a, tree_b, subset_a, subset_b, gr.Markdown(elem_id="powerclip-draw-note")]
-    draw_while_seen(tab, shown, result, [(show_alignments, [result], [note, table, node_a, node_b]),
-                                         (draw_nodes, inputs, drawn)], serving.light)
-    for control in (node_a, node_b):
-        control.change(draw_nodes, inputs, drawn, trigger_mode="always_last", **serving.light)
+_NOTE = Text("powerclip-note", waiting=True)
+_NODES = Menu("Node of caption A", default=0, elem_id="node-a"), Menu("Node of caption B", default=0, elem_id="node-b")
+_TREES = Figure("tree-a", "Tree of caption A"), Figure("tree-b", "Tree of caption B")
+_SUBSETS = (Picture("subset-a", "Best region subset for the node of A"),
+            Picture("subset-b", "Best region subset for the node of B"))
+_TABLE = Table("powerclip-table", "Exact and NLA per node", NODE_COLUMNS, wide=True)
+_DRAWN = Text("powerclip-draw-note")
+
+TAB = MethodTab(
+    "PowerCLIP",
+    "Every subset of the image's regions against every phrase of the caption's tree: each node takes its best "
+    "subset (exact enumeration), next to the linear-time NLA value over the same regions.",
+    (_NOTE, Row(_NODES), Row(_TREES), Row(_SUBSETS), _TABLE, _DRAWN),
+    (Step(show_alignments, (_NOTE, _TABLE, *_NODES)), Step(draw_nodes, (*_TREES, *_SUBSETS, _DRAWN), _NODES)))

@@ -2,14 +2,14 @@
 map per segment, its cautions (TFGlobal's too), its tab and its step of the tour, declared here."""
 
 from explorer.methods.base import FigureInfo, MethodInfo, SegmentMap, register
-from explorer.methods.tflocal import cautions, maps, pictures, tour
+from explorer.methods.tflocal import cautions, maps, pictures, tab, tour
 from explorer.methods.tflocal.method import AlignedMethod, AttentionEvidence, FineTuned, TFGlobal, TFLocal
 
 __all__ = ["AlignedMethod", "AttentionEvidence", "FineTuned", "TFGlobal", "TFLocal"]
 
 register(MethodInfo(
     "tflocal", "TFLocal", "the alignment transformer's logit over patch and token features",
-    "its own scale, about 5 to 15 on this model; compare A with B, not with the cosines", page_order=2, tab=True,
+    "its own scale, about 5 to 15 on this model; compare A with B, not with the cosines", page_order=2, tab=tab.TAB,
     segment_map=SegmentMap(
         maps.tflocal_maps, "TFLocal's attention", "TFLocal attention (share per patch)",
         "Beside each picture, TFLocal's attention for the segment: white where its tokens attend most, dark where "
