@@ -96,7 +96,11 @@ def draw_propose_swap(page) -> None:
     expect(page.locator("#proposal")).to_contain_text("Proposed", timeout=120_000)
     page.locator("#make-b").click()
     expect(page.locator("#swap-note")).to_contain_text("Image B:", timeout=180_000)
-    expect(page.locator("#swap-b img")).to_have_count(1, timeout=30_000)
+    try:
+        expect(page.locator("#swap-b img")).to_have_count(1, timeout=30_000)
+    except AssertionError as missing:  # say what the page shows instead: the note, its image and image B's panel
+        shown = {part: page.locator(part).inner_text()[:300] for part in ("#swap-note", "#upload", "#swap-b")}
+        raise AssertionError(f"image B is not shown; the page shows {shown}") from missing
 
 
 @pytest.fixture(scope="module")
