@@ -1,5 +1,5 @@
-"""The authors' LeGrad (``legrad-torch``'s ``LeWrapper.compute_legrad_clip``) on the inputs ``legrad_reference.py``
-saved: run in an environment of its own with the authors' pinned open_clip, as
+"""The authors' LeGrad (``legrad-torch``'s ``LeWrapper.compute_legrad_clip``, or ``compute_legrad_siglip`` for a timm
+tower with an attention pool) on the inputs ``legrad_reference.py`` saved: run in an environment of its own with the authors' pinned open_clip, as
 
     python -m venv /work/legrad-venv
     /work/legrad-venv/bin/pip install --no-deps legrad-torch==1.1 open_clip_torch==2.23.0
@@ -10,7 +10,10 @@ saved: run in an environment of its own with the authors' pinned open_clip, as
 Each model is built by that open_clip from the config saved with it (world-clip's without ``block_type: custom``,
 which it does not know: the same plain pre-norm blocks, torch's own attention) and loaded with the saved weights,
 strictly. The wrapper's ``patch_size`` is set to 1 so that its last step, a bilinear upsampling by the patch size,
-keeps the patch grid the project's map is compared on. This file imports nothing of the project.
+keeps the patch grid the project's map is compared on. ``compute_legrad_siglip`` takes one image and sums its score
+over the texts given, so it is called once per text, with its default correction; its neutral prompt's feature is
+set from the saved token ids (the package would fetch SigLIP's tokenizer for it). This file imports nothing of the
+project.
 """
 
 from __future__ import annotations
@@ -49,14 +52,22 @@ def main(inputs: str, outputs: str) -> None:
             plain = [model.encode_image(run["pixels"]) for run in entry["runs"]]
         wrapper = LeWrapper(model, layer_index=entry["layer_index"])
         wrapper.patch_size = 1  # the map on the patch grid (the last upsampling is by this factor)
+        siglip = wrapper.model_type == "timm_siglip"
+        if siglip:
+            with torch.no_grad():
+                wrapper.empty_embedding = F.normalize(wrapper.encode_text(entry["neutral_ids"]), dim=-1).t()
         maps, features = [], []
         for run, before in zip(entry["runs"], plain):
             with torch.no_grad():
                 texts = F.normalize(wrapper.encode_text(run["ids"]), dim=-1)
-            found = wrapper.compute_legrad_clip(texts, image=run["pixels"])  # (1, texts, h, w)
-            maps.append(found[0].detach().reshape(len(run["ids"]), -1))
+            if siglip:  # each (1, 1, h, w)
+                found = torch.cat([wrapper.compute_legrad_siglip(text[None], image=run["pixels"])[0] for text in texts])
+            else:
+                found = wrapper.compute_legrad_clip(texts, image=run["pixels"])[0]  # (texts, h, w)
+            maps.append(found.detach().reshape(len(run["ids"]), -1))
             features.append(before)
-        out["models"][label] = {"maps": maps, "image_features": features}
+        out["models"][label] = {"maps": maps, "image_features": features,
+                                "function": "compute_legrad_siglip" if siglip else "compute_legrad_clip"}
     torch.save(out, outputs)
 
 

@@ -1,6 +1,8 @@
 """The project's LeGrad against the authors' code (``legrad-torch`` 1.1, ``compute_legrad_clip``) run in its own
 environment with its pinned open_clip (2.23), on the same weights, pixels and texts: the shipped world-clip and a
-ViT-B-32 with random weights (seed 0, its state dict saved and loaded there).
+ViT-B-32 with random weights (seed 0, its state dict saved and loaded there). With ``--tower siglip``, the attention-
+pool variant against their ``compute_legrad_siglip`` (their default correction on), on ViT-B-16-SigLIP's image tower
+with random weights (seed 0) beside a small text tower on open_clip's own tokenizer (SigLIP's is a download).
 
 This script saves the inputs (each model's config and weights, each picture's pixels as the project preprocesses
 them, the texts' token ids), runs ``scripts/legrad_authors.py`` with ``--authors-python`` (the other environment's
@@ -12,6 +14,8 @@ environments' image features of the same pixels (the models are the same).
 
     python scripts/legrad_reference.py --items 30 --authors-python /work/legrad-venv/bin/python \
         --json docs/results/explanations/legrad-reference.json
+    python scripts/legrad_reference.py --tower siglip --items 30 --authors-python /work/legrad-venv/bin/python \
+        --json docs/results/explanations/legrad-siglip-reference.json
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import open_clip
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -33,12 +38,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from explorer import speed_report  # noqa: E402
 from explorer.core import intervals  # noqa: E402
 from explorer.explain import get_explainer  # noqa: E402
+from explorer.explain.legrad_pool import NEUTRAL_PROMPT  # noqa: E402
 from explorer.models.encoders import DualEncoder  # noqa: E402
 from explorer.models.model_configs import CONFIG_DIR, EMBEDDED_MODEL  # noqa: E402
 from scripts.explainer_references import (SEED, SPLIT, _mean_interval, _pearson, chosen_items,  # noqa: E402
                                           segment_texts)
 
 RANDOM = "ViT-B-32"
+POOLED = "vit-b-16-map-random"  # no "siglip" in the name: open_clip would fetch SigLIP's tokenizer for it
 LAYER_INDEX = -2  # the authors' default, at which both codes run (the page's own default is chosen on val)
 SCOPES = ("captions", "segments")
 
@@ -52,19 +59,32 @@ def plain_config() -> dict:
     return config
 
 
-def encoders() -> dict[str, tuple[DualEncoder, dict | None]]:
-    """The two models by label, each with the open_clip config the authors' environment builds it from (None: its
-    own registry's)."""
+def pooled_config() -> dict:
+    """ViT-B-16-SigLIP's image tower (timm's, its attention pool, no projection) with a small open_clip text tower."""
+    vision = open_clip.get_model_config("ViT-B-16-SigLIP")["vision_cfg"]
+    return {"embed_dim": 768, "init_logit_bias": -10, "custom_text": True, "vision_cfg": vision,
+            "text_cfg": {"context_length": 77, "vocab_size": 49408, "width": 256, "heads": 4, "layers": 2}}
+
+
+def encoders(tower: str) -> dict[str, tuple[DualEncoder, dict | None]]:
+    """The models by label, each with the open_clip config the authors' environment builds it from (None: its own
+    registry's): world-clip and ViT-B-32 for ``vit``, the SigLIP tower for ``siglip``."""
     torch.manual_seed(SEED)
+    if tower == "siglip":
+        folder = Path(tempfile.mkdtemp())
+        (folder / f"{POOLED}.json").write_text(json.dumps(pooled_config()))
+        open_clip.add_model_config(folder)
+        label = f"ViT-B-16-SigLIP image tower (random weights, seed {SEED})"
+        return {label: (DualEncoder(POOLED, pretrained=None), pooled_config())}
     return {"world-clip": (DualEncoder(), plain_config()), f"{RANDOM} (random weights, seed {SEED})":
             (DualEncoder(RANDOM, pretrained=None), None)}
 
 
-def save_inputs(folder: Path, items: list[Any], layer_index: int) -> tuple[dict, dict]:
+def save_inputs(folder: Path, items: list[Any], layer_index: int, tower: str) -> tuple[dict, dict]:
     """The inputs file for the authors' script, and the project's own maps ``{label: [(texts, patches)]}``, one
     run per item and scope (captions, then segments)."""
     models, mine = {}, {}
-    for n, (label, (encoder, config)) in enumerate(encoders().items()):
+    for n, (label, (encoder, config)) in enumerate(encoders(tower).items()):
         weights = folder / f"model{n}.pt"
         torch.save(encoder.model.state_dict(), weights)
         explainer = get_explainer("legrad", encoder, layer_index=layer_index)
@@ -75,9 +95,10 @@ def save_inputs(folder: Path, items: list[Any], layer_index: int) -> tuple[dict,
                 runs.append({"pixels": encoder.preprocess(image).unsqueeze(0), "ids": encoder.tokenizer(texts)})
                 found = explainer.relevance(image, texts)
                 maps.append(torch.tensor(np.stack([r.grid.reshape(-1) for r in found])))
-        models[label] = {"config_name": EMBEDDED_MODEL if config else RANDOM, "config": config,
-                         "weights": str(weights), "layer_index": layer_index, "runs": runs}
-        mine[label] = {"maps": maps, "encoder": encoder}
+        name = encoder.name if tower == "siglip" else EMBEDDED_MODEL if config else RANDOM
+        models[label] = {"config_name": name, "config": config, "weights": str(weights), "layer_index": layer_index,
+                         "runs": runs, "neutral_ids": encoder.tokenizer([NEUTRAL_PROMPT])}
+        mine[label] = {"maps": maps, "encoder": encoder, "blocks": len(explainer.blocks)}
     return {"models": models}, mine
 
 
@@ -100,12 +121,12 @@ def summarize(per_run: list[list[tuple[float, bool]]]) -> dict:
             "maps_without_r": maps - sum(len(run) for run in kept)}
 
 
-def measure(items: int, authors_python: str, layer_index: int = LAYER_INDEX) -> dict:
+def measure(items: int, authors_python: str, tower: str = "vit", layer_index: int = LAYER_INDEX) -> dict:
     """Every model's comparison, per scope."""
     chosen = chosen_items(items)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        inputs, mine = save_inputs(folder, chosen, layer_index)
+        inputs, mine = save_inputs(folder, chosen, layer_index, tower)
         torch.save(inputs, folder / "inputs.pt")
         script = Path(__file__).with_name("legrad_authors.py")
         subprocess.run([authors_python, str(script), str(folder / "inputs.pt"), str(folder / "outputs.pt")],
@@ -118,7 +139,7 @@ def measure(items: int, authors_python: str, layer_index: int = LAYER_INDEX) -> 
             gap = max(float((encoder.model.encode_image(run["pixels"]) - feature).abs().max())
                       for run, feature in zip(inputs["models"][label]["runs"], found["image_features"]))
         per_run = readings(mine[label]["maps"], found["maps"])
-        out["models"][label] = {"image_blocks": len(encoder.model.visual.transformer.resblocks),
+        out["models"][label] = {"authors_function": found.get("function"), "image_blocks": mine[label]["blocks"],
                                 "image_feature_gap": gap,
                                 **{scope: summarize(per_run[i::2]) for i, scope in enumerate(SCOPES)}}
     return out
@@ -139,6 +160,8 @@ def markdown(report: dict) -> str:
 def arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=30, help="world swap items, the kinds in turn (default 30)")
+    parser.add_argument("--tower", choices=("vit", "siglip"), default="vit",
+                        help="the class-token ViTs (default) or the attention-pool variant on a SigLIP tower")
     parser.add_argument("--authors-python", required=True, help="the interpreter of the authors' environment")
     parser.add_argument("--json", help="also write the record here")
     return parser.parse_args(argv)
@@ -146,13 +169,13 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> dict:
     args = arguments(argv)
-    command = (f"python scripts/legrad_reference.py --items {args.items} --authors-python PYTHON"
-               + (f" --json {args.json}" if args.json else ""))
+    command = ("python scripts/legrad_reference.py" + (" --tower siglip" if args.tower == "siglip" else "")
+               + f" --items {args.items} --authors-python PYTHON" + (f" --json {args.json}" if args.json else ""))
     report = {"command": command, "machine": speed_report.machine(), "precision": "fp32", "split": SPLIT,
               "items": args.items, "seed": SEED, "layer_index": LAYER_INDEX,
               "maps": "each item's first picture with its two captions, and with their segments' prompts",
               "interval": {**intervals.METHOD, "unit": "items (each the mean of its maps)"},
-              "figures": measure(args.items, args.authors_python)}
+              "figures": measure(args.items, args.authors_python, args.tower)}
     print(markdown(report))
     return speed_report.emit(report, args.json)
 

@@ -1,6 +1,6 @@
-"""scripts/legrad_reference.py: the project's LeGrad equals the authors' code on the committed record (r >= 0.99 on
-both models), the plain-block world-clip the authors' open_clip builds is the shipped model, and the docs' LeGrad
-tables are the committed records'."""
+"""scripts/legrad_reference.py: the project's LeGrad equals the authors' code on the committed records (r >= 0.99 on
+both class-token ViTs, and for the attention-pool variant on SigLIP's tower), the plain-block world-clip the authors'
+open_clip builds is the shipped model, and the docs' LeGrad tables are the committed records'."""
 
 import json
 import runpy
@@ -30,6 +30,23 @@ def test_the_record_says_the_maps_are_the_authors(script):
         for scope in ("captions", "segments"):
             assert found[scope]["r"] >= 0.99 and found[scope]["maps"] >= 2 * found[scope]["items"] > 0, label
     assert script["markdown"](record) in (ROOT / "docs" / "explanations.md").read_text()
+
+
+def test_the_siglip_record_says_the_pool_variant_is_the_authors(script):
+    """Their ``compute_legrad_siglip`` (its correction on) against the project's LeGrad on ViT-B-16-SigLIP's image
+    tower with random weights: every map's r and peak, on captions and segments."""
+    record = json.loads((RESULTS / "explanations" / "legrad-siglip-reference.json").read_text())
+    assert record["command"].startswith("python scripts/legrad_reference.py --tower siglip --items ")
+    assert record["figures"]["authors"]["open_clip"].startswith("2.23") and record["layer_index"] == -2
+    (label, found), = record["figures"]["models"].items()
+    assert label.startswith("ViT-B-16-SigLIP image tower (random") and found["image_blocks"] == 12
+    assert found["authors_function"] == "compute_legrad_siglip" and found["image_feature_gap"] < 1e-4
+    for scope in ("captions", "segments"):
+        assert found[scope]["r"] >= 0.99 and found[scope]["r_min"] >= 0.99, scope
+        assert found[scope]["argmax_agreement"] >= 99 and found[scope]["maps_without_r"] == 0, scope
+        assert found[scope]["maps"] >= 2 * found[scope]["items"] >= 20, scope
+    assert script["markdown"](record) in (ROOT / "docs" / "explanations.md").read_text()
+    assert script["pooled_config"]()["vision_cfg"] == open_clip.get_model_config("ViT-B-16-SigLIP")["vision_cfg"]
 
 
 def test_the_plain_block_world_clip_is_the_shipped_one(script, embedded, tmp_path):
