@@ -22,14 +22,16 @@ SEED = 0
 
 
 def tower_blocks(model: torch.nn.Module) -> list[torch.nn.Module]:
-    """The image tower's blocks, bottom up: a ViT's residual blocks, a ResNet's four stages, a timm trunk's stages."""
+    """The image tower's blocks, bottom up: a ViT's residual blocks, a ResNet's four stages, a timm trunk's stages (or
+    its blocks: a timm ViT, SigLIP's tower)."""
     visual = model.visual
     if isinstance(visual, ModifiedResNet):
         return [visual.layer1, visual.layer2, visual.layer3, visual.layer4]
     transformer = getattr(visual, "transformer", None)
     if transformer is not None:
         return list(transformer.resblocks)
-    return list(visual.trunk.stages)
+    trunk = visual.trunk
+    return list(trunk.stages if hasattr(trunk, "stages") else trunk.blocks)
 
 
 def randomized(model: torch.nn.Module, top: int, seed: int = SEED) -> torch.nn.Module:

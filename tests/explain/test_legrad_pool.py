@@ -193,3 +193,15 @@ def test_the_maps_are_the_authors_compute_legrad_siglip(pooled, scene, layer_ind
     monkeypatch.setattr(legrad_pool, "NEUTRAL_THRESHOLD", 2.0)  # no correction: the check above exercised it
     uncorrected = get_explainer("legrad", pooled, layer_index=layer_index).relevance(image, texts)
     assert not np.allclose(np.stack([r.grid.ravel() for r in uncorrected]), mine, atol=0.05)
+
+
+def test_the_sanity_check_randomizes_a_pooled_towers_blocks_and_its_maps_move(pooled):
+    """The sanity check reads a timm ViT's blocks (SigLIP's tower has no stages): each of its 3 blocks randomized in
+    turn, LeGrad's maps decorrelate from the trained model's."""
+    from explorer.explain.sanity import sanity_report, tower_blocks
+
+    assert len(tower_blocks(pooled.model)) == TOWER["depth"]
+    pairs = [(item.images[0], item.captions[0]) for item in world.swap_items("val-id", "attribute", 2)]
+    curve = sanity_report(pooled, ["legrad"], pairs)["explainers"]["legrad"]
+    assert curve["randomized_blocks"] == [1, 2, 3]
+    assert all(rho is None or rho < 0.999 for rho in curve["spearman"]), curve  # randomized weights move the maps
