@@ -30,6 +30,7 @@ PAIR_BENCHMARK = "world-vismin"  # the world's VisMin: object, attribute, spatia
 PAIR_SPLIT = SPLITS[0]  # the split of the world the model was trained on
 MAX_INDEX = 199  # items drawn per category at most
 VISMIN_CATEGORIES = ("object", "attribute", "relation", "counting")  # as VisMin's own files name them
+SHOWN = ()  # "made from" of a 2 x 2 or message of none of the page's inputs: any change of them clears it
 
 
 def pair_captions(item: Item) -> tuple[str, str]:
@@ -131,12 +132,12 @@ def picked_item(kind: str, index: float | None, upload: str | None, typed: str |
 
 
 def wire(engine: Engine, serving: Serving, main: MainInputs, picked: Picker, shown: Sequence[gr.components.Component],
-         draw: Callable[[SwapResult, str], tuple]) -> None:
+         draw: Callable[[SwapResult, str], tuple]) -> gr.events.Dependency:
     """``picked``'s button draws the item's 2 x 2 by ``draw`` (a result and what to say of it -> the swap panel's
     note, image A, image B, verdicts, grids and files) into ``shown``: those, the inputs its 2 x 2 was made from
-    (none: any change of the page's inputs clears it) and the 2 x 2 itself."""
+    (``SHOWN``: any change of the page's inputs clears it) and the 2 x 2 itself; returns the button's event."""
 
-    @guarded(lambda message: (message, None, None, None, "", None, None, None), serving.time_limit_s)
+    @guarded(lambda message: (message, None, None, None, "", None, SHOWN, None), serving.time_limit_s)
     def show_pair(kind: str, index: float | None, upload: str | None, typed: str | None, choice: str,
                   view: str = "whole", progress=gr.Progress()):
         """A VisMin item's two pictures and two captions, and every method's 2 x 2 of them."""
@@ -147,7 +148,7 @@ def wire(engine: Engine, serving: Serving, main: MainInputs, picked: Picker, sho
                 f"Scored by **{plain(result.analysis_a.model)}**" + (", each picture read as VisMin's authors read "
                                                                    "it (the model's own preprocess)" if
                                                                    item.info.get("view") == "raw" else "") + ".")
-        return (*draw(result, said), None, result)
+        return (*draw(result, said), SHOWN, result)
 
-    picked.button.click(show_pair, [picked.kind, picked.index, picked.upload, picked.typed, main.choice, main.view],
+    return picked.button.click(show_pair, [picked.kind, picked.index, picked.upload, picked.typed, main.choice, main.view],
                         list(shown), api_name="pair_two_by_two", **serving.heavy)

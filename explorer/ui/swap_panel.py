@@ -118,8 +118,8 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> gr.State:
             return gr.update(), gr.update()
         return found.caption_a, found.caption_b or gr.update()
 
-    @guarded(lambda message: (message, None, None, None, "", None, None, None), serving.time_limit_s,
-             " with a smaller image")
+    @guarded(lambda message: (message, None, None, None, "", None, pair_panel.SHOWN, None),
+             serving.time_limit_s, " with a smaller image")
     def make_b(path: str | None, a: str, b: str, choice: str, last: tuple | None, view: str = "whole",
                progress=gr.Progress()):
         """Image B made for caption B, and the 2 x 2; where B cannot be made, why, and the one-image view kept."""
@@ -137,9 +137,11 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> gr.State:
         return (*drawn(result, said), (path, a, b, choice), result)
 
     def clear_moved_on(path: str | None, a: str, b: str, choice: str, made: tuple | None):
-        """The 2 x 2 cleared once the inputs or the model differ from those it was made with (a change that arrives
-        late, or sets the same values, keeps it)."""
-        if made is not None and made == (path, a, b, choice):
+        """The 2 x 2 cleared once the inputs or the model differ from those it was made with. A change that sets the
+        same values keeps it, and so does one handled while nothing is shown (``made`` None): a 2 x 2 being made as
+        the change arrives (the proposal filling the captions just before "Make image B") would be cleared as it
+        lands; a change that comes while one is made stops it instead (``cancels``)."""
+        if made is None or made == (path, a, b, choice):
             return (gr.update(),) * 8
         return "", None, None, None, "", None, None, None
 
@@ -167,10 +169,10 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> gr.State:
     made = gr.State(None)  # the inputs (image path, A, B) and the model the 2 x 2 shown was made with
     result = gr.State(None)  # the 2 x 2 shown, as made
     shown = [swap_note, image_a, image_b, table, cosines, files, made, result]
-    pair_panel.wire(engine, serving, main, picked, shown, drawn)
-    make_btn.click(make_b, [upload, caption_a, caption_b, choice, main.result, main.view], shown, api_name="make_b",
-                   **serving.heavy)
+    making = [pair_panel.wire(engine, serving, main, picked, shown, drawn),
+              make_btn.click(make_b, [upload, caption_a, caption_b, choice, main.result, main.view], shown,
+                             api_name="make_b", **serving.heavy)]
     for changed in (upload, caption_a, caption_b, choice):  # a 2 x 2 is of the inputs and model it was made with
         changed.change(clear_moved_on, [upload, caption_a, caption_b, choice, made], shown, api_name=False,
-                       **serving.light)
+                       cancels=making, **serving.light)
     return result

@@ -167,7 +167,7 @@ async def _through_gradio(demo, state, frontend: dict, name: str, kept=NOTHING):
     """The tab-select handler called ``name`` run as gradio runs it: its inputs read from the session ``state`` (the
     page's comparison, ``kept`` when given) and the browser's values ``frontend`` and checked as gradio checks them
     (a menu's value must be among its choices), its outputs sent and applied to ``frontend``; its outputs."""
-    fn = next(f for f in demo.fns.values() if f.fn.__qualname__ == name)  # as the tab's select runs it
+    fn = next(f for f in demo.fns.values() if f.fn and f.fn.__qualname__ == name)  # as the tab's select runs it
     if kept is not NOTHING:
         state[fn.inputs[0]._id] = kept
     args = await demo.preprocess_data(fn, [frontend.get(b.elem_id) for b in fn.inputs], state)
@@ -241,3 +241,20 @@ def test_the_image_side_step_says_what_the_pages_2x2_of_its_example_shows(page):
     said = handler(demo, "restate")(step.title, result, None, swapped)
     (aa, ba), (ab, bb) = ((s.value for s in side.scores["global"]) for side in (result[1], swapped.analysis_b))
     assert f"caption A {aa:.3f} on image A and {ab:.3f} on image B, caption B {ba:.3f} and {bb:.3f}" in said
+
+
+def test_a_change_while_a_2x2_is_made_stops_it_and_a_late_one_clears_nothing_new(page):
+    """A change of the inputs that arrives while nothing is shown (a 2 x 2 being made as the proposal's captions land)
+    leaves the 2 x 2 about to land alone; a change while one is made stops it (its event cancelled), and a change after
+    a 2 x 2 or message of no inputs (a benchmark item's) clears it."""
+    from explorer.ui.pair_panel import SHOWN
+
+    demo, path, choice = page
+    clear = handler(demo, "clear_moved_on")
+    assert clear(path, "a", "b", choice, None) == (gr.update(),) * 8  # nothing shown: nothing to clear
+    assert clear(path, "a", "b", choice, SHOWN)[0] == ""  # an item's 2 x 2: any change of the page clears it
+    making = {f._id for f in demo.fns.values() if f.name in ("make_b", "show_pair")}
+    assert len(making) == 2
+    stopped_by = [f for f in demo.fns.values() if f.is_cancel_function and making <= set(f.cancels)]
+    triggers = {(demo.blocks[block].elem_id, event) for f in stopped_by for block, event in f.targets}
+    assert {("upload", "change"), ("caption-a", "change"), ("caption-b", "change")} <= triggers, triggers
