@@ -8,12 +8,10 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
-from PIL import Image
 from plotly.colors import qualitative
 
 from explorer.core.image_state import ImageState
 from explorer.drawing.marks import INK
-from explorer.images.fit import view_state
 from explorer.methods import FigureInfo, in_page_order
 from explorer.world.palette import FILLS
 
@@ -84,11 +82,13 @@ def coverage_sweep_figure(summary: dict) -> go.Figure:
     return fig
 
 
-def described_figures(image: Image.Image | ImageState, analysis: Any) -> dict[str, tuple[FigureInfo, Any]]:
+def described_figures(analysis: Any) -> dict[str, tuple[FigureInfo, Any]]:
     """Each picture of ``page_figures`` by its name, with the ``FigureInfo`` that drew it (its title and scale): drawn
-    from the view the methods read (``analysis.view``), on ``image``'s own frame."""
+    from the state of the view the methods read (``analysis.state``), on the picture's own frame."""
     out: dict[str, tuple[FigureInfo, Any]] = {}
-    image = view_state(image, analysis.view)
+    image: ImageState = analysis.state
+    if image is None:
+        raise ValueError("this analysis holds no image state to draw from: Engine.analyze gives one")
     for cls in in_page_order():  # the page's methods in its order, then the others
         if cls.name not in analysis.scores or not cls.info.figures:
             continue
@@ -100,8 +100,8 @@ def described_figures(image: Image.Image | ImageState, analysis: Any) -> dict[st
     return out
 
 
-def page_figures(image: Image.Image | ImageState, analysis: Any) -> dict[str, Any]:
+def page_figures(analysis: Any) -> dict[str, Any]:
     """An analysis's pictures as the page draws them, by name, for the methods that ran: each method's
     ``MethodInfo.figures`` (PIL images and plotly figures), a method's in its page order, each one drawn per caption
     named A and B. ``analysis`` is an ``explorer.engine.Analysis``."""
-    return {name: picture for name, (_, picture) in described_figures(image, analysis).items()}
+    return {name: picture for name, (_, picture) in described_figures(analysis).items()}

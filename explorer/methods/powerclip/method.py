@@ -160,7 +160,7 @@ class PowerCLIP(ScoringMethod):
             box = visible_box(state.image.width, state.image.height, self.encoder.preprocess)
             return RegionMasks(regions, torch.from_numpy(np.stack([patch_mask(r.mask, grid, box) for r in regions])))
 
-        kept = state.kept(self.key, RegionMasks, compute)
+        kept = state.kept(RegionMasks, compute, self.key)
         return kept.regions, kept.masks
 
     def groups(self, state: ImageState, patches: torch.Tensor,
@@ -172,7 +172,7 @@ class PowerCLIP(ScoringMethod):
             largest = region_groups(patches, masks[:m], keep_unions=True)
             return PatchGroups(largest, largest if m == len(masks) else region_groups(patches, masks))
 
-        kept = state.kept(self.key, PatchGroups, compute)
+        kept = state.kept(PatchGroups, compute, self.key)
         return kept.largest, kept.every
 
     def prepare(self, states: Sequence[ImageState]) -> None:

@@ -204,7 +204,7 @@ class StructureGuided(ScoringMethod):
             shared.make_room()  # the crops' tower wants every core: a segmentation beside the analysis ends first
             return RegionFeatures(tuple(regions), self.encoder.embed_pixels(crops)[rows])
 
-        return state.kept(self.key, RegionFeatures, encode)
+        return state.kept(RegionFeatures, encode, self.key)
 
     def prepare(self, states: Sequence[ImageState]) -> None:
         for state in states:
