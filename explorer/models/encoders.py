@@ -88,7 +88,7 @@ class DualEncoder:
         self.device = device or default_device()
         self.model, self.preprocess, self.tokenizer = self._create()
         self.model.eval().to(self.device)
-        self.key = owner_key("encoder")  # its values' name in an image's state
+        self.key = owner_key("encoder")  # the owner of its features in an image's state (``ImageState.kept``)
         self._texts: LRUCache[TextFeatures] = LRUCache()
         self._word_ids: LRUCache[list[int]] = LRUCache(4096)
         # by method, what it reads of a new caption (``ScoringMethod.companion_texts``), set as the method is made
