@@ -54,7 +54,8 @@ def region_cells(grid: tuple[int, int], region: str) -> np.ndarray:
 
 
 def word_shares(found: Interactions, cells: np.ndarray) -> np.ndarray:
-    """Each word's share of the region's positive interaction (zeros where it has none)."""
+    """Each word's share (words,) of the positive interaction of the region ``cells`` (h, w) (zeros where it has
+    none)."""
     values = np.clip(found.word_values(cells), 0, None)
     total = float(values.sum())
     return values / total if total > 0 else values

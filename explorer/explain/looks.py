@@ -124,6 +124,7 @@ def _chosen(explanation: Explanation, segment: int) -> Relevance | None:
 
 
 def _method_maps(source: str, encoder: DualEncoder, image: Image.Image, score: Score) -> Maps:
+    """The method ``source``'s map of each segment of ``score``'s caption, (H, W) over ``image``, by its characters."""
     return segment_map(source).read(encoder, image, score.caption, score.evidence)
 
 

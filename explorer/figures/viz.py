@@ -29,7 +29,8 @@ def object_marker(label: str) -> tuple[str, str]:
 
 
 def main_plane(*clouds: np.ndarray) -> tuple[list[np.ndarray], float]:
-    """The point clouds projected on the two main axes of all of them, and the share of their spread kept."""
+    """The point clouds, each (n, D), projected on the two main axes of all of them, each (n, 2), and the share of
+    their spread kept."""
     points = np.concatenate(clouds)
     centre = points.mean(0)
     _, spread, axes = np.linalg.svd(points - centre, full_matrices=False)
@@ -38,8 +39,9 @@ def main_plane(*clouds: np.ndarray) -> tuple[list[np.ndarray], float]:
 
 
 def binding_mds_figure(observed: np.ndarray, reconstructed: np.ndarray, labels: list[str]) -> go.Figure:
-    """Observed object embeddings (filled) beside their colour + shape reconstructions (hollow), joined by lines: the
-    3-D MDS seen along its two main axes, each point drawn as its object (paint and shape), named on hover."""
+    """Observed object embeddings (filled) beside their colour + shape reconstructions (hollow), both (objects, 3) in
+    the order of ``labels``, joined by lines: the 3-D MDS seen along its two main axes, each point drawn as its object
+    (paint and shape), named on hover."""
     (seen, rebuilt), kept = main_plane(observed, reconstructed)
     paints, symbols = zip(*map(object_marker, labels))
     fig = go.Figure()

@@ -165,8 +165,9 @@ class PowerCLIP(ScoringMethod):
 
     def groups(self, state: ImageState, patches: torch.Tensor,
                masks: torch.Tensor) -> tuple[RegionGroups, RegionGroups]:
-        """The patch groups of the ``exact_limit`` largest regions (with their unions) and of all, kept in the image's
-        state: a caption edit reads them and makes none."""
+        """The patch groups of the ``exact_limit`` largest regions (with their unions) and of all, from the image's
+        ``patches`` (h*w, D) and the regions' ``masks`` (M, h*w), kept in the image's state: a caption edit reads them
+        and makes none."""
         def compute() -> PatchGroups:
             m = min(len(masks), self.exact_limit)
             largest = region_groups(patches, masks[:m], keep_unions=True)
@@ -190,6 +191,8 @@ class PowerCLIP(ScoringMethod):
         box: tuple[int, int, int, int],
         caption: str,
     ) -> Score:
+        """``caption``'s score: its parse tree's nodes aligned with the region subsets of the image's ``patches``
+        (h*w, D) under the regions' ``masks`` (M, h*w), exactly over the largest and by the NLAs over all."""
         tree = parse_tree(caption)
         texts = torch.stack([t.embedding for t in self.encoder.encode_texts([n.text for n in tree], companions=False)])
         m = min(len(regions), self.exact_limit)
