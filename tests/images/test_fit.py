@@ -133,6 +133,10 @@ def test_the_engine_reads_the_view_and_draws_on_the_pictures_frame(embedded, vie
     assert figures["tflocal A"].width >= canvas.width  # the picture's own frame (and the map beside it)
     overlay = np.asarray(figures["sgi overlay A"])[: canvas.height, : canvas.width]
     assert overlay.shape[:2] == (canvas.height, canvas.width)
+    image_state.forget()  # the store emptied: the pictures are drawn from the state the analysis holds, none looked up
+    again = viz.page_figures(analysis)
+    assert len(image_state.STATES) == 0 and np.array_equal(np.asarray(again["sgi overlay A"]),
+                                                           np.asarray(figures["sgi overlay A"]))
 
 
 @pytest.mark.parametrize("view", ["whole", "raw"])
