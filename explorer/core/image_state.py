@@ -16,7 +16,8 @@ What is computed of a caption is kept by caption, not here: ``DualEncoder.encode
 
 The store holds at most the ``cache_size`` setting's count of states and, least recently used first out, about the
 ``image_states_mb`` setting's memory: a state weighs its image and the tensors and arrays it holds (each counted
-once), and the store evicts when a state is asked for.
+once), and the store evicts when a state is asked for. An analysis holds the state of the view it read
+(``Analysis.state``), so one evicted while an analysis is held (the page keeps one a session) lives until it is let go.
 """
 
 from __future__ import annotations
