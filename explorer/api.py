@@ -53,7 +53,7 @@ class Result:
     def figures(self) -> dict[str, Any]:
         """The pictures of the methods that ran, by name (``viz.page_figures``: each method's ``MethodInfo.figures``;
         ``viz.described_figures`` gives each one's title and scale too)."""
-        return viz.page_figures(self.image, self.analysis)
+        return viz.page_figures(self.analysis)
 
     def model_input(self) -> tuple[Image.Image, str]:
         """The picture the model's global score sees (the view every method read, resized and cropped or padded by

@@ -27,7 +27,7 @@ from marker_drawings import LOOKS, SEEDS, Drawn, pictures  # noqa: E402
 from explorer.core import image_state  # noqa: E402
 from explorer.engine import Engine  # noqa: E402
 from explorer.engine.propose import propose  # noqa: E402
-from explorer.images.fit import frame_of, view_state  # noqa: E402
+from explorer.images.fit import frame_of  # noqa: E402
 from explorer.models.encoders import DualEncoder  # noqa: E402
 
 MOST_TIMES = 6.0  # a matched region holds the object when at most this many times the object's box
@@ -61,14 +61,14 @@ def read(engine: Engine, image, truth: list[Drawn]) -> dict:
     named = sorted((o.color, o.shape) for o in proposal.objects)
     analysis = engine.analyze(state, caption(truth), swapped(truth))
     sgi_a, sgi_b = analysis.scores["sgi"]
-    frame = frame_of(view_state(state, analysis.view))
+    frame = frame_of(analysis.state)
     on_object = []
     for match in sgi_a.evidence.matches:
         if match.segment.kind != "object":
             continue
         k = next(i for i, o in enumerate(truth) if o.phrase == match.prompt)
         box = sgi_a.evidence.regions[match.crop].box
-        box = frame[0].box_to_frame(box) if frame else box
+        box = frame.fit.box_to_frame(box) if frame else box
         on_object.append(holds(box, truth[k], truth[1 - k]))
     return {"named": named == sorted((o.color, o.shape) for o in truth), "on_object": on_object,
             "sgi_prefers_true": sgi_a.value > sgi_b.value, "notes": list(proposal.notes)}

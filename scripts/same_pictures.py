@@ -54,7 +54,6 @@ def pictures(scene: str) -> dict[str, object]:
         from explorer.explain import view as maps_view
     look = getattr(maps_view, "looks", None) or getattr(maps_view, "view")
     from explorer.figures import viz_maps
-    from explorer.images.fit import view_state
     from explorer.world.examples import examples
 
     example = next(e for e in examples() if e.name == scene)
@@ -63,13 +62,17 @@ def pictures(scene: str) -> dict[str, object]:
     out: dict[str, object] = {f"figure {name}": p for name, p in result.figures().items()}
     out["report"] = report.page(result.image, result.analysis)
     out["table"] = result.table().to_csv()
-    state = view_state(result.image, result.analysis.view)
+    state = getattr(result.analysis, "state", None)  # the view's state the analysis holds; before it held one, looked up
+    if state is None:
+        from explorer.images.fit import view_state
+        state = view_state(result.image, result.analysis.view)
+    seen = result.image if getattr(result.analysis, "state", None) is None else state  # what ``looks`` is given
     out |= main_pictures(state, result.analysis)
     encoder, scores = explorer.engine.model().encoder, result.analysis.scores
     explainer = maps_view.explainer_menu(encoder.model)[0][1]
     for _, source in maps_view.source_menu()[1:]:
         for _, segment in maps_view.segment_menu(result.analysis.captions)[1:]:
-            shown = look(encoder, result.image, result.analysis.captions, scores, explainer, segment, source)
+            shown = look(encoder, seen, result.analysis.captions, scores, explainer, segment, source)
             for k, panel in zip("AB", shown.panels):
                 if panel.map is not None:
                     out[f"map {source} {segment} {k}"] = panel.map

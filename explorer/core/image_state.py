@@ -3,9 +3,12 @@
 An analysis asks ``of(image)`` once (the image's content is hashed there) and hands the state down, as
 segment-anything's ``SamPredictor.set_image`` keeps an image's work for its ``predict`` calls:
 - the encoder keeps its global and patch features in it (``DualEncoder.encode_image``, ``DualEncoder.fill``);
-- the region proposals their worker's result (``proposals.begin``, ``proposals.regions``), shared by SGI and PowerCLIP;
-- each method its own image-side work (SGI's region embeddings, PowerCLIP's masks and patch groups, TFLocal's keys)
-  under its own ``key``;
+- the region proposals their worker's result (``proposals.begin``, ``proposals.regions``), shared by SGI and PowerCLIP,
+  and the objects found (``proposals.objects``);
+- each method its own image-side work (SGI's region embeddings, PowerCLIP's masks and patch groups, TFLocal's keys),
+  as the dataclass it declares, under its own ``key`` (``kept``);
+- a view's state the frame it was cut from (``fit.view_state``), and the picture scaled for display
+  (``display.display_image``);
 - what is worked out for a caption (each method's scores, ``ScoringMethod.score``; the explainers' maps,
   ``explorer.explain.looks``) in a slot of its own, ``by_caption``: a caption is data there, never a name that could
   meet a method's work, and a caption edit finds the rest and works out only itself.
@@ -13,7 +16,8 @@ What is computed of a caption is kept by caption, not here: ``DualEncoder.encode
 
 The store holds at most the ``cache_size`` setting's count of states and, least recently used first out, about the
 ``image_states_mb`` setting's memory: a state weighs its image and the tensors and arrays it holds (each counted
-once), and the store evicts when a state is asked for.
+once), and the store evicts when a state is asked for. An analysis holds the state of the view it read
+(``Analysis.state``), so one evicted while an analysis is held (the page keeps one a session) lives until it is let go.
 """
 
 from __future__ import annotations
@@ -56,35 +60,53 @@ def _nbytes(array: torch.Tensor | np.ndarray) -> int:
 
 
 class ImageState:
-    """One image (``image``, its content ``key``), the work computed of it by name, and what is worked out for each
-    caption (``by_caption``). Safe to share between threads: ``compute`` runs outside the lock (two threads may both
-    compute a value once; the first kept wins)."""
+    """One image (``image``, its content ``key``), the view of a picture it holds (``view``), the work computed of it
+    and what is worked out for each caption (``by_caption``). Safe to share between threads: ``kept``'s compute runs
+    outside the lock (two threads may both compute a value once; the first kept wins).
+
+    The work is typed, as segment-anything's predictor holds named attributes: each kind of work is a dataclass its
+    module declares (the encoder's ``ImageFeatures``, SGI's ``RegionFeatures``, the objects ``Found``, a view's
+    ``Frame``, the display's ``Shown``), kept once per owner: a method's or an encoder's ``key``, a proposer's name,
+    a display's side, or None for the image's own (its objects, its frame)."""
 
     def __init__(self, image: Image.Image, key: str) -> None:
         self.image, self.key = image, key
         self.view = "whole"  # the view of a picture it holds (``explorer.images.fit``): "whole", or "raw"
-        self._values: dict[Hashable, Any] = {}
+        self._kept: dict[tuple[type, Hashable], Any] = {}  # (kind, owner) -> a value of that kind
+        self._started: dict[str, Future] = {}  # work running on a worker, by its name (a proposer's)
         self._by_caption: dict[tuple[Hashable, str], Any] = {}  # (owner, caption): its own slot, apart from the work
         self._counted: dict[int, Any] = {}  # id -> each array and container weighed, held so its id is not reused
         self.nbytes = len(image.getbands()) * image.width * image.height
         self._lock = threading.Lock()
 
-    def __contains__(self, name: Hashable) -> bool:
+    def has(self, kind: type, owner: Hashable = None) -> bool:
+        """Whether ``owner`` keeps a ``kind`` of this image."""
         with self._lock:
-            return name in self._values
+            return (kind, owner) in self._kept
 
-    def get(self, name: Hashable) -> Any:
+    def find(self, kind: type[V], owner: Hashable = None) -> V | None:
+        """The ``kind`` ``owner`` keeps of this image; None where it keeps none."""
         with self._lock:
-            return self._values[name]
+            return self._kept.get((kind, owner))
 
-    def put(self, name: Hashable, value: V) -> V:
-        """Keep ``value`` under ``name`` (a value kept there already stays, and is returned)."""
+    def keep(self, value: V, owner: Hashable = None) -> V:
+        """Keep ``value`` as ``owner``'s of its kind (one kept already stays, and is returned)."""
         with self._lock:
-            if name in self._values:
-                return self._values[name]
-            self._values[name] = value
-            self._weigh(value)
-            return value
+            kept = self._kept.setdefault((type(value), owner), value)
+            if kept is value:
+                self._weigh(value)
+            return kept
+
+    def kept(self, kind: type[V], compute: Callable[[], V], owner: Hashable = None) -> V:
+        """The ``kind`` ``owner`` keeps of this image (a dataclass its module declares), else ``compute()``, kept:
+        one value of each kind per owner."""
+        found = self.find(kind, owner)
+        if found is not None:
+            return found
+        value = compute()
+        if type(value) is not kind:
+            raise TypeError(f"{owner} keeps a {type(value).__name__} where it declares a {kind.__name__}")
+        return self.keep(value, owner)
 
     def _weigh(self, value: Any) -> None:
         """Add the tensors and arrays ``value`` holds (in dataclasses, tuples, lists, dicts) that this state does not
@@ -119,32 +141,21 @@ class ImageState:
                     self._weigh(value)
             return [self._by_caption[(owner, c)] for c in captions]
 
-    def get_or_compute(self, name: Hashable, compute: Callable[[], V]) -> V:
-        """The value kept under ``name``, else ``compute()``, kept."""
+    def start(self, name: str, submit: Callable[[], Future]) -> Future:
+        """The work started under ``name`` (a proposer's), else ``submit()`` (run under the lock, so it starts once)."""
         with self._lock:
-            if name in self._values:
-                return self._values[name]
-        return self.put(name, compute())
+            if name not in self._started:
+                self._started[name] = submit()
+            return self._started[name]
 
-    def kept(self, owner: Hashable, kind: type[V], compute: Callable[[], V]) -> V:
-        """``owner``'s own work on this image (a method's ``key``), of the dataclass ``kind`` it declares for it, else
-        ``compute()``, kept: one value of each kind per owner."""
-        value = self.get_or_compute((owner, kind), compute)
-        if not isinstance(value, kind):
-            raise TypeError(f"{owner} keeps a {type(value).__name__} where it declares a {kind.__name__}")
-        return value
-
-    def start(self, name: Hashable, submit: Callable[[], Future]) -> Future:
-        """The work kept under ``name``, else ``submit()`` (run under the lock, so it starts once), kept."""
+    def started(self, name: str) -> bool:
         with self._lock:
-            if name not in self._values:
-                self._values[name] = submit()
-            return self._values[name]
+            return name in self._started
 
-    def forget(self, name: Hashable) -> None:
-        """Drop the value under ``name`` (work given up, to be started again)."""
+    def forget(self, name: str) -> None:
+        """Drop the work started under ``name`` (given up, to be started again)."""
         with self._lock:
-            self._values.pop(name, None)
+            self._started.pop(name, None)
 
 
 class ImageStates:

@@ -40,16 +40,25 @@ def display_image(image: Image.Image | ImageState, side: int = DISPLAY_SIDE) -> 
     on the same picture (a photo costs more to scale again than to hash; given the state, nothing is hashed)."""
     state = image_state.of(image)
     frame = frame_of(state)
-    shown, factor = state.get_or_compute(("display", side), lambda: _scaled(frame[1] if frame else state.image, side))
-    dx, dy = frame[0].box[:2] if frame else (0, 0)
-    return shown.copy(), Place(factor, dx, dy)
+    shown = state.kept(Shown, lambda: _scaled(frame.picture if frame else state.image, side), side)
+    dx, dy = frame.fit.box[:2] if frame else (0, 0)
+    return shown.picture.copy(), Place(shown.factor, dx, dy)
 
 
-def _scaled(image: Image.Image, side: int) -> tuple[Image.Image, float]:
+@dataclass(frozen=True, eq=False)
+class Shown:
+    """What an image's state keeps for display at one side (``ImageState.kept``, owned by the side): the picture
+    scaled by ``factor``."""
+
+    picture: Image.Image
+    factor: float
+
+
+def _scaled(image: Image.Image, side: int) -> Shown:
     factor = side / max(image.size)
     size = (max(1, round(image.width * factor)), max(1, round(image.height * factor)))
     resample = Image.Resampling.NEAREST if factor >= 2 else Image.Resampling.LANCZOS
-    return image.convert("RGB").resize(size, resample), factor
+    return Shown(image.convert("RGB").resize(size, resample), factor)
 
 
 def model_view(image: Image.Image | ImageState, box: tuple[int, int, int, int], fill: tuple[int, int, int] = (0, 0, 0),

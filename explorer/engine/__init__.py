@@ -66,9 +66,16 @@ class Analysis:
     model_box: tuple[int, int, int, int] | None = None  # the box of the image the model's input shows (x0, y0, x1, y1;
     # past its edges where padded)
     model_fill: tuple[int, int, int] = (0, 0, 0)  # the padding's colour where the box reaches past the image
-    view: str = "whole"  # the view every method read (``explorer.images.fit``)
+    state: ImageState | None = None  # the state of the view every method read (``explorer.images.fit.view_state``):
+    # the picture read, its frame, the work kept of it; the figures, the main tab's overlays and the maps are drawn
+    # from it (held while the analysis is, so none looks it up again; None: an analysis made by hand)
     cautions: tuple[Caution, ...] = ()  # each method's weak evidence on a drawing, a sentence to show beside its
     # verdict (``explorer.engine.cautions``); one about the model's input (method "") is among the notices too
+
+    @property
+    def view(self) -> str:
+        """The name of the view every method read (``explorer.images.fit``): "whole" or "raw"."""
+        return self.state.view if self.state is not None else "whole"
 
     def cautions_of(self, method: str) -> tuple[str, ...]:
         """The sentences to show beside ``method``'s verdict: its own cautions, A's before B's, each said once
@@ -165,9 +172,9 @@ class Engine:
             notices += [notice] if notice else []
         untrained = tuple(name for name, method in loaded.methods.items() if not method.trained)
         frame = frame_of(state)
-        fit = frame[0] if frame else fit_of(source.image, "raw")
+        fit = frame.fit if frame else fit_of(source.image, "raw")
         box, note = seen_box(fit, loaded.encoder.preprocessing)
         weak = [*cautions.input_caution(source, box), *cautions.judge(state, scores, untrained)]
         notices += [c.text for c in weak if not c.method]
         return Analysis((a, b), scores, loaded.label, loaded.device, untrained, tuple(notices), note, box, fit.fill,
-                        view, tuple(weak))
+                        state, tuple(weak))

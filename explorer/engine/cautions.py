@@ -20,7 +20,8 @@ from explorer.methods import proposals
 
 
 def objects_mask(state: ImageState) -> np.ndarray | None:
-    """The pixels of the objects drawn on the state's plain paper; None for a photo or an empty canvas."""
+    """The pixels of the objects drawn on the state's plain paper, (H, W) bool; None for a photo or an empty
+    canvas."""
     if on_paper(state.image) is None:
         return None
     found = proposals.objects(state).objects

@@ -42,7 +42,7 @@ def numbers(a: Analysis) -> dict:
 def page(image: Image.Image, a: Analysis) -> str:
     """The whole analysis as one HTML document that needs nothing else to open."""
     parts, script = [], "inline"  # plotly's script once, in the first figure
-    for title, (info, figure) in viz.described_figures(image, a).items():
+    for title, (info, figure) in viz.described_figures(a).items():
         about = f"{info.title}; scale: {info.scale}"
         if isinstance(figure, go.Figure):
             parts.append(f"<h3>{html.escape(title)}</h3><p>{html.escape(about)}</p>"

@@ -10,8 +10,7 @@ import numpy as np
 import torch
 from PIL import Image
 
-from explorer.core.cache import LRUCache
-from explorer.core.image_state import image_key
+from explorer.core import image_state
 from explorer.explain.base import upsample
 from explorer.explain.interactions import Interactions, interactions
 from explorer.explain.looks import Looks, Panel
@@ -27,7 +26,6 @@ READING = ("Beside each picture, the chosen words' interaction with each patch: 
            "they add nothing or take away; A and B on one scale. Where a span such as \u201cred square\u201d lights "
            "the red object in A and the square in B, the model binds the words to different objects. The shades "
            "under the words: each word's share of the chosen region's interaction.")
-_found: LRUCache[list[Interactions]] = LRUCache(8)
 
 
 def word_menu(captions: Sequence[str]) -> list[str]:
@@ -56,18 +54,19 @@ def region_cells(grid: tuple[int, int], region: str) -> np.ndarray:
 
 
 def word_shares(found: Interactions, cells: np.ndarray) -> np.ndarray:
-    """Each word's share of the region's positive interaction (zeros where it has none)."""
+    """Each word's share (words,) of the positive interaction of the region ``cells`` (h, w) (zeros where it has
+    none)."""
     values = np.clip(found.word_values(cells), 0, None)
     total = float(values.sum())
     return values / total if total > 0 else values
 
 
 def found_for(encoder: DualEncoder, image: Image.Image, captions: tuple[str, str]) -> list[Interactions]:
-    """Both captions' interactions with the image, kept for the next choice of words or region."""
-    key = f"{id(encoder.model)}/{image_key(image)}/{captions}"
-    if key not in _found:
-        _found.put(key, interactions(encoder, image, captions))
-    return _found.get(key)
+    """Both captions' interactions with the image, kept in the image's state by model and caption (as the
+    explainers' maps are) for the next choice of words or region: a caption edit works out the edited caption alone."""
+    state = image_state.of(image)
+    return state.by_caption((encoder.key, interactions), captions,  # owned by the function: no explainer's name
+                            lambda new: interactions(encoder, state.image, new))
 
 
 def interaction_view(encoder: DualEncoder, image: Image.Image, captions: tuple[str, str], text: str,

@@ -18,7 +18,7 @@ from explorer.core.image_state import ImageState
 from explorer.models.encoders import DualEncoder
 from explorer.explain.base import REGISTRY, Explanation, Relevance, explainers_for, get_explainer
 from explorer.explain.sources import Maps, method_sources, peak, segment_map
-from explorer.images.fit import Fit, frame_of, view_state
+from explorer.images.fit import Fit, frame_of
 from explorer.images.inputs import InputError
 from explorer.language.prompts import segment_prompts
 from explorer.methods import REGISTRY as METHOD_REGISTRY, Score
@@ -124,6 +124,7 @@ def _chosen(explanation: Explanation, segment: int) -> Relevance | None:
 
 
 def _method_maps(source: str, encoder: DualEncoder, image: Image.Image, score: Score) -> Maps:
+    """The method ``source``'s map of each segment of ``score``'s caption, (H, W) over ``image``, by its characters."""
     return segment_map(source).read(encoder, image, score.caption, score.evidence)
 
 
@@ -172,16 +173,16 @@ def _on_frame(panel: Panel, fit: Fit | None) -> Panel:
     return replace(panel, map=fit.map_to_frame(panel.map), point=point)
 
 
-def looks(encoder: DualEncoder, image: Image.Image, captions: Sequence[str],
-         scores: dict[str, tuple[Score, Score]] | None, explainer: str, segment: int = WHOLE,
-         source: str = EXPLAINER, reads: str = "whole") -> Looks:
+def looks(encoder: DualEncoder, seen: ImageState, captions: Sequence[str],
+          scores: dict[str, tuple[Score, Score]] | None, explainer: str, segment: int = WHOLE,
+          source: str = EXPLAINER) -> Looks:
     """A's and B's maps for ``segment`` (``WHOLE`` or an index of ``segment_menu``) from ``source``, on the model and
-    device of ``encoder``, worked out on the view ``reads`` of the image (``explorer.images.fit``) and drawn back on
-    its own frame. ``scores``: the methods' scores of that view and ``captions`` with their evidence (the page's
-    comparison), None where there is none: the explainers need none, the methods' maps are read from them."""
-    state = view_state(image, reads)  # type: ignore[arg-type]
-    frame = frame_of(state)
-    image = state.image
+    device of ``encoder``, worked out on ``seen``, the state of the view of the image the methods read (the analysis's
+    ``state``; ``fit.view_state`` where there is no comparison), and drawn back on the picture's own frame, (H, W) of
+    it. ``scores``: the methods' scores of that view and ``captions`` with their evidence (the page's comparison),
+    None where there is none: the explainers need none, the methods' maps are read from them."""
+    frame = frame_of(seen)
+    image = seen.image
     applies = [name for _, name in explainer_menu(encoder.model)]
     if explainer not in applies:
         raise InputError(f"The explainer {explainer!r} does not apply to {encoder.label}; those that do: "
@@ -189,11 +190,11 @@ def looks(encoder: DualEncoder, image: Image.Image, captions: Sequence[str],
     if source != EXPLAINER and segment_map(source) is None:
         names = [name for _, name in source_menu()]
         raise InputError(f"The map source must be one of {', '.join(names)}; got {source!r}.")
-    found = explanations(encoder, explainer, state, captions)  # kept in the view's state, not a copy hashed anew
+    found = explanations(encoder, explainer, seen, captions)  # kept in the view's state, not a copy hashed anew
     missing = _unavailable(source, encoder, scores)
     method = scores[source] if scores and source != EXPLAINER and not missing and segment != WHOLE else None
     maps = [_method_maps(source, encoder, image, s) for s in method] if method else [None, None]
-    panels = tuple(_on_frame(_panel(_chosen(e, segment), c, segment, source, m, missing), frame and frame[0])
+    panels = tuple(_on_frame(_panel(_chosen(e, segment), c, segment, source, m, missing), frame and frame.fit)
                    for e, c, m in zip(found, captions, maps))
     notes = [missing] if missing else []
     if encoder.random_weights:

@@ -8,12 +8,10 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
-from PIL import Image
 from plotly.colors import qualitative
 
 from explorer.core.image_state import ImageState
 from explorer.drawing.marks import INK
-from explorer.images.fit import view_state
 from explorer.methods import FigureInfo, in_page_order
 from explorer.world.palette import FILLS
 
@@ -31,7 +29,8 @@ def object_marker(label: str) -> tuple[str, str]:
 
 
 def main_plane(*clouds: np.ndarray) -> tuple[list[np.ndarray], float]:
-    """The point clouds projected on the two main axes of all of them, and the share of their spread kept."""
+    """The point clouds, each (n, D), projected on the two main axes of all of them, each (n, 2), and the share of
+    their spread kept."""
     points = np.concatenate(clouds)
     centre = points.mean(0)
     _, spread, axes = np.linalg.svd(points - centre, full_matrices=False)
@@ -40,8 +39,9 @@ def main_plane(*clouds: np.ndarray) -> tuple[list[np.ndarray], float]:
 
 
 def binding_mds_figure(observed: np.ndarray, reconstructed: np.ndarray, labels: list[str]) -> go.Figure:
-    """Observed object embeddings (filled) beside their colour + shape reconstructions (hollow), joined by lines: the
-    3-D MDS seen along its two main axes, each point drawn as its object (paint and shape), named on hover."""
+    """Observed object embeddings (filled) beside their colour + shape reconstructions (hollow), both (objects, 3) in
+    the order of ``labels``, joined by lines: the 3-D MDS seen along its two main axes, each point drawn as its object
+    (paint and shape), named on hover."""
     (seen, rebuilt), kept = main_plane(observed, reconstructed)
     paints, symbols = zip(*map(object_marker, labels))
     fig = go.Figure()
@@ -84,11 +84,13 @@ def coverage_sweep_figure(summary: dict) -> go.Figure:
     return fig
 
 
-def described_figures(image: Image.Image | ImageState, analysis: Any) -> dict[str, tuple[FigureInfo, Any]]:
+def described_figures(analysis: Any) -> dict[str, tuple[FigureInfo, Any]]:
     """Each picture of ``page_figures`` by its name, with the ``FigureInfo`` that drew it (its title and scale): drawn
-    from the view the methods read (``analysis.view``), on ``image``'s own frame."""
+    from the state of the view the methods read (``analysis.state``), on the picture's own frame."""
     out: dict[str, tuple[FigureInfo, Any]] = {}
-    image = view_state(image, analysis.view)
+    image: ImageState = analysis.state
+    if image is None:
+        raise ValueError("this analysis holds no image state to draw from: Engine.analyze gives one")
     for cls in in_page_order():  # the page's methods in its order, then the others
         if cls.name not in analysis.scores or not cls.info.figures:
             continue
@@ -100,8 +102,8 @@ def described_figures(image: Image.Image | ImageState, analysis: Any) -> dict[st
     return out
 
 
-def page_figures(image: Image.Image | ImageState, analysis: Any) -> dict[str, Any]:
+def page_figures(analysis: Any) -> dict[str, Any]:
     """An analysis's pictures as the page draws them, by name, for the methods that ran: each method's
     ``MethodInfo.figures`` (PIL images and plotly figures), a method's in its page order, each one drawn per caption
     named A and B. ``analysis`` is an ``explorer.engine.Analysis``."""
-    return {name: picture for name, (_, picture) in described_figures(image, analysis).items()}
+    return {name: picture for name, (_, picture) in described_figures(analysis).items()}

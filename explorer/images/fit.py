@@ -147,28 +147,34 @@ def fit_of(image: Image.Image, view: View = "whole", small: float | None = None,
     return Fit((w, h), whole, fill, "as is")
 
 
-FIT_KEY = "fit"  # where a view's state keeps its ``Fit`` and the picture it was made from
+@dataclass(frozen=True, eq=False)
+class Frame:
+    """What a view's state was cut from (``ImageState.kept``, the state's own): the ``Fit`` it was made with and the
+    picture it was made from, on whose frame its boxes and maps are drawn."""
+
+    fit: Fit
+    picture: Image.Image
 
 
 def view_state(image: Image.Image | ImageState, view: View = "whole") -> ImageState:
     """The state every method reads of ``image`` under ``view``: the picture's own where the whole view leaves it as
-    it is, else the view's, which keeps (under ``FIT_KEY``) the ``Fit`` and the picture it was made from. The raw
-    view's is a state of its own (its ``view`` "raw"), so a method's work on it (SGI's views, which enlarge small things
-    only under the whole view) is never taken for the whole view's."""
+    it is (the picture's state keeps that view's ``Fit``, owned by the view's name), else the view's, which keeps its
+    ``Frame``. The raw view's is a state of its own (its ``view`` "raw"), so a method's work on it (SGI's views, which
+    enlarge small things only under the whole view) is never taken for the whole view's."""
     state = image_state.of(image)
     if view == "raw":
         raw = image_state.STATES.of(state.image, key=f"{state.key}/raw")
         raw.view = "raw"
         return raw
-    fit = state.get_or_compute((FIT_KEY, view), lambda: fit_of(state.image, view))
+    fit = state.kept(Fit, lambda: fit_of(state.image, view), view)
     if not fit.changes:
         return state
     seen = image_state.STATES.of(fit.picture(state.image), key=f"{state.key}/{view}")
-    seen.get_or_compute(FIT_KEY, lambda: (fit, state.image))
+    seen.kept(Frame, lambda: Frame(fit, state.image))
     seen.view = view
     return seen
 
 
-def frame_of(state: ImageState) -> tuple[Fit, Image.Image] | None:
-    """The ``Fit`` a view's state was made with and the picture it was made from; None for a picture's own state."""
-    return state.get(FIT_KEY) if FIT_KEY in state else None
+def frame_of(state: ImageState) -> Frame | None:
+    """The ``Frame`` a view's state was cut from; None for a picture's own state."""
+    return state.find(Frame)

@@ -1,6 +1,7 @@
 """Region proposals off the critical path: computed once per image on a worker thread, shared by SGI and PowerCLIP.
 
-The proposals of an image are kept in its state (``explorer.core.image_state``). An analysis starts its methods' proposers
+The proposals of an image are kept in its state (``explorer.core.image_state``): the work started by the proposer's
+name, its regions once made as ``Proposed``, owned by that name. An analysis starts its methods' proposers
 (``start_ahead``) before it encodes the image, so segmentation runs while the image tower does; the method that needs
 them later waits for the same result. That overlap needs a core the towers leave free: on a GPU, or a CPU with more
 cores than torch's threads. Where torch's threads take every core, a segmentation beside them stalls the towers'
@@ -41,10 +42,10 @@ def begin(state: ImageState, proposer: Named) -> Future[list[Region]]:
     queued afresh when asked for again)."""
     name, propose = proposer
     submit = lambda: _POOL.submit(copy_context().run, _unless_given_up, propose, state.image.copy())  # noqa: E731
-    future = state.start(("proposals", name), submit)
+    future = state.start(name, submit)
     if _given_up(future):
-        state.forget(("proposals", name))
-        future = state.start(("proposals", name), submit)
+        state.forget(name)
+        future = state.start(name, submit)
     return future
 
 
@@ -57,10 +58,18 @@ def _given_up(future: Future[list[Region]]) -> bool:
     return future.done() and isinstance(future.exception(), cancel.Cancelled)
 
 
+@dataclass(frozen=True)
+class Proposed:
+    """What an image's state keeps of one proposer (``ImageState.kept``, owned by the proposer's name): its regions,
+    their masks (H, W) of the state's picture."""
+
+    regions: list[Region]
+
+
 def regions(state: ImageState, proposer: Named) -> list[Region]:
     """A proposer's regions of the image, waiting for the worker where they are still being computed; kept in the
     state once made, where their masks count towards its memory."""
-    found = state.get_or_compute(("regions", proposer[0]), lambda: _made(state, proposer))
+    found = state.kept(Proposed, lambda: Proposed(_made(state, proposer)), proposer[0]).regions
     make_room()
     return found
 
@@ -165,4 +174,4 @@ def objects(state: ImageState) -> Found:
         drawn = ink_objects(state.image)
         return drawn if drawn is not None else find_objects(state.image, regions(state, segmentation()))
 
-    return state.get_or_compute(("objects", "found"), find)
+    return state.kept(Found, find)

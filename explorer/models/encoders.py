@@ -88,7 +88,7 @@ class DualEncoder:
         self.device = device or default_device()
         self.model, self.preprocess, self.tokenizer = self._create()
         self.model.eval().to(self.device)
-        self.key = owner_key("encoder")  # its values' name in an image's state
+        self.key = owner_key("encoder")  # the owner of its features in an image's state (``ImageState.kept``)
         self._texts: LRUCache[TextFeatures] = LRUCache()
         self._word_ids: LRUCache[list[int]] = LRUCache(4096)
         # by method, what it reads of a new caption (``ScoringMethod.companion_texts``), set as the method is made
@@ -198,18 +198,18 @@ class DualEncoder:
 
     def fill(self, states: Sequence[ImageState], batch_size: int = 64) -> None:
         """Encode, in batches, the images of the states that lack this encoder's features."""
-        todo = list({s.key: s for s in states if (self.key, "features") not in s}.values())
+        todo = list({s.key: s for s in states if not s.has(ImageFeatures, self.key)}.values())
         for i in range(0, len(todo), batch_size):
             cancel.check()
             chunk = todo[i : i + batch_size]
             for state, feats in zip(chunk, self._encode_image_batch([s.image for s in chunk])):
-                state.put((self.key, "features"), feats)
+                state.keep(feats, self.key)
 
     def encode_images(self, images: Sequence[Image.Image | ImageState], batch_size: int = 64) -> list[ImageFeatures]:
         """Features of each image, kept in its state; the new ones encoded in batches."""
         states = [state_of(im) for im in images]
         self.fill(states, batch_size)
-        return [s.get((self.key, "features")) for s in states]
+        return [s.find(ImageFeatures, self.key) for s in states]  # type: ignore[misc]
 
     def encode_image(self, image: Image.Image | ImageState) -> ImageFeatures:
         return self.encode_images([image])[0]

@@ -14,6 +14,7 @@ from explorer.engine import Engine
 from explorer.core import settings
 from explorer.core.image_state import image_key
 from explorer.explain import looks
+from explorer.images.fit import view_state
 from explorer.images.inputs import clean_caption_pair, read_image_kept, whole_number
 from explorer.methods import REGISTRY as METHOD_REGISTRY
 from explorer.ui import interactions_panel
@@ -70,8 +71,9 @@ def draw(engine: Engine, path: str | None, caption_a: str, caption_b: str, choic
     segments = looks.segment_menu(captions)
     chosen = _segment(segment, segments)
     scores = _compared(result, image, captions, loaded.label)
-    reads = result[1].view if scores and result else settings.current().view  # the view the comparison read
-    shown = looks.looks(loaded.encoder, image, captions, scores, explainer, chosen, source, reads)
+    # the state of the view the comparison read, held by its analysis; else the image under the setting's view
+    seen = result[1].state if scores and result else view_state(image, settings.current().view)
+    shown = looks.looks(loaded.encoder, seen, captions, scores, explainer, chosen, source)
     label = dict((n, lab) for lab, n in explainers)[explainer]
     notes = [f"**{plain(note)}**" for note in (*shown.notes, *said)]
     note = "  \n".join([f"Model: **{plain(loaded.label)}** on **{loaded.device}**; explainer: {plain(label)}.", *notes])

@@ -14,13 +14,13 @@ import gradio as gr
 import pandas as pd
 from PIL import Image
 
-from explorer.core import image_state, settings
+from explorer.core import settings
 from explorer.engine import report
 from explorer.language import text
 from explorer.drawing.display import model_view
 from explorer.engine import TABLE_COLUMNS, UNTRAINED_MARK, Analysis, Engine
 from explorer.world.examples import examples
-from explorer.images.fit import VIEWS, view_state
+from explorer.images.fit import VIEWS
 from explorer.images.model_input import model_input
 from explorer.images.inputs import InputError, clean_caption, clean_caption_pair, read_image_kept
 from explorer.methods import REGISTRY, main_method
@@ -196,14 +196,13 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
             raise InputError("Upload an image or pick an example first.")
         progress(0, desc="reading the image...")
         image, said = read_image_kept(path)
-        state = image_state.of(image)  # the image hashed once, for the engine and the overlays' display copy
-        result = engine.analyze(state, caption_a, caption_b, progress, choice=choice, view=view)
-        state = view_state(state, view)  # the overlays drawn from the view the methods read, on the picture's frame
+        result = engine.analyze(image, caption_a, caption_b, progress, choice=choice, view=view)
         same_image, *same_overlay = kept_outputs(last, image, result)
         overlays, heat, name = [None, None], None, main_method(list(result.scores))
         if name is not None:
             drawn, scores = REGISTRY[name].info.main, result.scores[name]
-            overlays = [gr.update() if same else quick_webp(drawn.overlay(state, s.evidence))
+            # drawn from the state of the view the methods read (the analysis holds it), on the picture's frame
+            overlays = [gr.update() if same else quick_webp(drawn.overlay(result.state, s.evidence))
                         for same, s in zip(same_overlay, scores)]
             heat = drawn.joint({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", scores)}, scale(path, image))
         # the image's notices first, then what each method's evidence is worth, beside its verdict

@@ -1,6 +1,8 @@
 """The per-image state (``explorer/core/image_state.py``): one object holds what the encoder and every method compute of an
 image, one bounded store keeps the states, and a caption edit finds its image's work there."""
 
+from dataclasses import dataclass
+
 import numpy as np
 import pytest
 import torch
@@ -11,6 +13,13 @@ from explorer import world
 from explorer.core.cache import LRUCache
 from explorer.core.image_state import ImageState, ImageStates
 from explorer.methods import REGISTRY, get_method
+
+
+@dataclass(frozen=True)
+class Work:
+    """A kind of work kept of an image, as a method declares one."""
+
+    value: object
 
 
 def picture(seed: int, side: int = 32) -> Image.Image:
@@ -37,9 +46,9 @@ def test_the_store_keeps_its_count_and_its_memory_least_recently_used_first_out(
 
     small = ImageStates(size=100, max_mb=1)
     big = small.of(picture(10))
-    big.put("features", torch.zeros(2**20 // 4 * 3 // 4, dtype=torch.float32))  # 0.75 MiB
+    big.keep(Work(torch.zeros(2**20 // 4 * 3 // 4, dtype=torch.float32)), "encoder#1")  # 0.75 MiB
     assert 0.75 * 2**20 < big.nbytes < 0.76 * 2**20
-    small.of(picture(11)).put("features", torch.zeros(2**20 // 4 // 2))  # 0.5 MiB: together over 1 MiB
+    small.of(picture(11)).keep(Work(torch.zeros(2**20 // 4 // 2)), "encoder#1")  # 0.5 MiB: together over 1 MiB
     small.of(picture(12))
     assert len(small) == 2 and small.nbytes <= 2**20  # the oldest, heaviest went first
 
@@ -48,11 +57,11 @@ def test_a_state_weighs_each_array_once_however_many_values_hold_it():
     state = ImageState(picture(0, side=10), "k")
     assert state.nbytes == 10 * 10 * 3
     mask = np.ones((100, 100), dtype=bool)
-    state.put(("proposals", "segments"), [mask])
-    state.put(("sgi#1", "a red square"), {"evidence": (mask, mask)})  # the same regions in a score's evidence
+    state.keep(Work([mask]), "segments:24")
+    state.by_caption("sgi#1", ["a red square"], lambda new: [{"evidence": (mask, mask)}])  # the same regions again
     assert state.nbytes == 300 + mask.nbytes
-    kept = state.put(("sgi#1", "a red square"), "another")  # a value kept under a name stays
-    assert kept == {"evidence": (mask, mask)}
+    kept = state.keep(Work("another"), "segments:24")  # a value kept by its owner stays
+    assert kept.value == [mask] and state.find(Work, "segments:24") is kept and state.find(Work) is None
 
 
 def test_methods_and_encoders_keep_no_image_caches_or_hooks_of_their_own(embedded):
@@ -101,16 +110,15 @@ def test_any_caption_is_scored_even_one_named_like_a_methods_work_or_a_method(em
 
 
 def test_a_method_keeps_the_dataclass_it_declares_once_per_image():
-    from dataclasses import dataclass
-
     @dataclass(frozen=True)
-    class Work:
+    class Other:
         value: int
 
     state, made = image_state.ImageState(Image.new("RGB", (4, 4)), "k"), []
-    first = state.kept("m#1", Work, lambda: made.append(1) or Work(3))
-    assert state.kept("m#1", Work, lambda: Work(4)) is first and made == [1]
-    assert state.kept("m#2", Work, lambda: Work(5)).value == 5  # another owner keeps its own
-    state.put(("m#3", Work), "not a Work")
+    first = state.kept(Work, lambda: made.append(1) or Work(3), "m#1")
+    assert state.kept(Work, lambda: Work(4), "m#1") is first and made == [1] and state.has(Work, "m#1")
+    assert state.kept(Work, lambda: Work(5), "m#2").value == 5  # another owner keeps its own
+    assert state.kept(Other, lambda: Other(6), "m#1").value == 6  # and an owner one of each kind it declares
+    assert not state.has(Work) and state.kept(Work, lambda: Work(7)).value == 7  # the image's own (owner None)
     with pytest.raises(TypeError, match="declares a Work"):
-        state.kept("m#3", Work, lambda: Work(6))
+        state.kept(Work, lambda: Other(8), "m#3")

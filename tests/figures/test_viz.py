@@ -121,5 +121,5 @@ def test_display_image_is_scaled_once_per_content_and_handed_out_as_a_copy(monke
     again, _ = display.display_image(image.copy())  # same pixels, another object
     assert scaled == [display.DISPLAY_SIDE]
     assert np.asarray(again)[10, 10].tolist() != [255, 0, 0]  # the kept picture is not the one drawn on
-    np.testing.assert_array_equal(np.asarray(again), np.asarray(real(image, display.DISPLAY_SIDE)[0]))
+    np.testing.assert_array_equal(np.asarray(again), np.asarray(real(image, display.DISPLAY_SIDE).picture))
     assert display.display_image(image, 224)[0].size == (149, 224) and scaled == [display.DISPLAY_SIDE, 224]

@@ -66,8 +66,9 @@ def test_the_worlds_two_object_scenes_and_single_objects_are_left_as_they_are():
 def test_boxes_and_maps_of_a_view_land_on_the_pictures_own_frame():
     picture = _drawing((640, 360), [((10, 100, 129, 219), (220, 38, 38)), ((520, 100, 630, 210), (35, 85, 225))])
     state = view_state(picture)
-    fit, original = frame_of(state)
-    assert original is picture and state.image.size == (640, 640)
+    frame = frame_of(state)
+    fit = frame.fit
+    assert frame.picture is picture and state.image.size == (640, 640)
     red = (np.asarray(state.image) == (220, 38, 38)).all(axis=-1)
     ys, xs = np.nonzero(red)
     assert fit.box_to_frame((xs.min(), ys.min(), xs.max() + 1, ys.max() + 1)) == (10, 100, 130, 220)
@@ -122,16 +123,20 @@ def test_the_engine_reads_the_view_and_draws_on_the_pictures_frame(embedded, vie
     engine = Engine(embedded, ["global", "sgi", "tflocal"])
     analysis = engine.analyze(picture, "a red square and a blue square", "a blue square and a red square",
                               view=view)
-    assert analysis.view == view
+    assert analysis.view == view and analysis.state is view_state(picture, view)  # the state it read, held
     if view == "whole":
         assert analysis.model_box == (0, -140, 640, 500) and "padded above and below" in analysis.model_input
     else:
         assert analysis.model_box[0] > 129 and "cut" in analysis.model_input
-    figures = viz.page_figures(picture, analysis)
+    figures = viz.page_figures(analysis)
     canvas, _ = display.display_image(picture)
     assert figures["tflocal A"].width >= canvas.width  # the picture's own frame (and the map beside it)
     overlay = np.asarray(figures["sgi overlay A"])[: canvas.height, : canvas.width]
     assert overlay.shape[:2] == (canvas.height, canvas.width)
+    image_state.forget()  # the store emptied: the pictures are drawn from the state the analysis holds, none looked up
+    again = viz.page_figures(analysis)
+    assert len(image_state.STATES) == 0 and np.array_equal(np.asarray(again["sgi overlay A"]),
+                                                           np.asarray(figures["sgi overlay A"]))
 
 
 @pytest.mark.parametrize("view", ["whole", "raw"])

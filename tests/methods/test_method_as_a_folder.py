@@ -148,7 +148,7 @@ def test_it_is_a_map_source_of_where_the_model_looks_with_its_own_map(added, com
 
     engine, path, image, analysis = compared
     assert (added.info.segment_map.label, NAME) in looks.source_menu() and NAME in sources.method_sources()
-    shown = looks.looks(engine.encoder, image, analysis.captions, analysis.scores, "rollout", 0, NAME)
+    shown = looks.looks(engine.encoder, analysis.state, analysis.captions, analysis.scores, "rollout", 0, NAME)
     chars = segments(RIGHT)[0].chars
     read = sys.modules[f"explorer.methods.{NAME}"].patch_maps
     want = read(engine.encoder, image, RIGHT, analysis.scores[NAME][0].evidence)[chars]
@@ -159,7 +159,7 @@ def test_it_is_a_map_source_of_where_the_model_looks_with_its_own_map(added, com
                                                           (image, analysis), "rollout", 0, NAME)
     assert "not available" not in note and added.info.segment_map.reading in reading
     assert all(not f.layout.annotations and any(t.name == "where it points" for t in f.data) for f in (fig_a, fig_b))
-    whole = looks.looks(engine.encoder, image, analysis.captions, analysis.scores, "rollout", looks.WHOLE, NAME)
+    whole = looks.looks(engine.encoder, analysis.state, analysis.captions, analysis.scores, "rollout", looks.WHOLE, NAME)
     assert all(f"{LABEL} reads the caption by segments" in p.missing for p in whole.panels)
 
 

@@ -33,7 +33,7 @@ def test_sgi_and_powerset_share_one_segmentation_made_on_the_worker(monkeypatch,
     image = world.random_scene(np.random.default_rng(77 + spare), world.seen_combos(), 3).render(embedded.image_size)
     state = image_state.of(image)
     proposals.start_ahead([state], [*sgi.proposers(), *powerset.proposers()], embedded.device)
-    started = ("proposals", proposals.segmentation()[0]) in state  # with a core to spare, before the features
+    started = state.started(proposals.segmentation()[0])  # with a core to spare, before the features
     assert started == spare
     sgi_segments = [r.box for r in sgi.regions(state) if r.source == "segment"]
     powerset_segments = [r.box for r in powerset.regions(image)]  # the same state, found by the image's content

@@ -105,15 +105,15 @@ def test_the_view_on_the_embedded_model_finds_each_segment_on_its_object(page):
 
 def test_each_method_map_is_one_click_away_for_the_same_segment(page):
     engine, _, (image, analysis) = page
-    crops = looks.looks(engine.encoder, image, analysis.captions, analysis.scores, "rollout", 0, "sgi")
+    crops = looks.looks(engine.encoder, analysis.state, analysis.captions, analysis.scores, "rollout", 0, "sgi")
     evidence = analysis.scores["sgi"][0].evidence
     x0, y0, x1, y1 = evidence.regions[evidence.matches[0].crop].box  # the crop SGI chose for A's first segment
     assert crops.panels[0].map[y0:y1, x0:x1].all() and crops.panels[0].map.sum() == (x1 - x0) * (y1 - y0)
     for source in ("tflocal", "powerclip"):
-        shown = looks.looks(engine.encoder, image, analysis.captions, analysis.scores, "rollout", 1, source)
+        shown = looks.looks(engine.encoder, analysis.state, analysis.captions, analysis.scores, "rollout", 1, source)
         assert all(p.map is not None and p.map.shape == (128, 128) and p.map.max() > 0 for p in shown.panels)
         assert shown.notes == () and shown.scale_title == looks.scale_title(source)
-    whole = looks.looks(engine.encoder, image, analysis.captions, analysis.scores, "rollout", looks.WHOLE, "sgi")
+    whole = looks.looks(engine.encoder, analysis.state, analysis.captions, analysis.scores, "rollout", looks.WHOLE, "sgi")
     assert all(p.map is None and "pick a segment" in p.missing for p in whole.panels)
 
 
@@ -142,9 +142,9 @@ def test_the_view_refuses_what_the_menus_do_not_offer(page):
     note, menu, *_ = draw(*page, "gradcam")
     assert "gradcam does not apply to this model's image tower: showing rollout" in note and menu["value"] == "rollout"
     with pytest.raises(InputError, match="does not apply to world-clip"):
-        looks.looks(engine.encoder, image, analysis.captions, analysis.scores, "gradcam")
+        looks.looks(engine.encoder, analysis.state, analysis.captions, analysis.scores, "gradcam")
     with pytest.raises(InputError, match="map source must be one of"):
-        looks.looks(engine.encoder, image, analysis.captions, analysis.scores, "rollout", 0, "sam")
+        looks.looks(engine.encoder, analysis.state, analysis.captions, analysis.scores, "rollout", 0, "sam")
     assert "The segment must be a number" in draw(*page, "rollout", "second")[0]
     assert "Caption B is empty" in draw(*page, b=" ")[0]
     assert looks_tab.draw(engine, None, RIGHT, WRONG, engine.default_choice, None, None, None, "sgi")[0] == \

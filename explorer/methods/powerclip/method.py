@@ -160,19 +160,20 @@ class PowerCLIP(ScoringMethod):
             box = visible_box(state.image.width, state.image.height, self.encoder.preprocess)
             return RegionMasks(regions, torch.from_numpy(np.stack([patch_mask(r.mask, grid, box) for r in regions])))
 
-        kept = state.kept(self.key, RegionMasks, compute)
+        kept = state.kept(RegionMasks, compute, self.key)
         return kept.regions, kept.masks
 
     def groups(self, state: ImageState, patches: torch.Tensor,
                masks: torch.Tensor) -> tuple[RegionGroups, RegionGroups]:
-        """The patch groups of the ``exact_limit`` largest regions (with their unions) and of all, kept in the image's
-        state: a caption edit reads them and makes none."""
+        """The patch groups of the ``exact_limit`` largest regions (with their unions) and of all, from the image's
+        ``patches`` (h*w, D) and the regions' ``masks`` (M, h*w), kept in the image's state: a caption edit reads them
+        and makes none."""
         def compute() -> PatchGroups:
             m = min(len(masks), self.exact_limit)
             largest = region_groups(patches, masks[:m], keep_unions=True)
             return PatchGroups(largest, largest if m == len(masks) else region_groups(patches, masks))
 
-        kept = state.kept(self.key, PatchGroups, compute)
+        kept = state.kept(PatchGroups, compute, self.key)
         return kept.largest, kept.every
 
     def prepare(self, states: Sequence[ImageState]) -> None:
@@ -190,6 +191,8 @@ class PowerCLIP(ScoringMethod):
         box: tuple[int, int, int, int],
         caption: str,
     ) -> Score:
+        """``caption``'s score: its parse tree's nodes aligned with the region subsets of the image's ``patches``
+        (h*w, D) under the regions' ``masks`` (M, h*w), exactly over the largest and by the NLAs over all."""
         tree = parse_tree(caption)
         texts = torch.stack([t.embedding for t in self.encoder.encode_texts([n.text for n in tree], companions=False)])
         m = min(len(regions), self.exact_limit)

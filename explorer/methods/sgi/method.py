@@ -107,9 +107,10 @@ def cuts(box: Box, objects: Sequence[Box]) -> bool:
 
 
 def _best(row: np.ndarray, regions: Sequence[Region], kind: str) -> int:
-    """The region a segment of ``kind`` matches: an object's the best of the whole objects' regions (no piece), a
-    relation's or a caption's the best crop as ever (no object window; so too every segment of a caption with a
-    relation, whose objects' crops hold where they stand); of regions that share a crop (a tie), the tightest."""
+    """The region a segment of ``kind`` matches, by ``row``, its similarity to each region (regions,): an object's
+    the best of the whole objects' regions (no piece), a relation's or a caption's the best crop as ever (no object
+    window; so too every segment of a caption with a relation, whose objects' crops hold where they stand); of regions
+    that share a crop (a tie), the tightest."""
     skip = PIECE if kind == "object" else "object"
     allowed = np.asarray([r.source != skip for r in regions])
     top = row[allowed].max()
@@ -204,7 +205,7 @@ class StructureGuided(ScoringMethod):
             shared.make_room()  # the crops' tower wants every core: a segmentation beside the analysis ends first
             return RegionFeatures(tuple(regions), self.encoder.embed_pixels(crops)[rows])
 
-        return state.kept(self.key, RegionFeatures, encode)
+        return state.kept(RegionFeatures, encode, self.key)
 
     def prepare(self, states: Sequence[ImageState]) -> None:
         for state in states:

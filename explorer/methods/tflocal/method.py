@@ -111,7 +111,7 @@ class AlignedMethod(ScoringMethod):
             [t.tokens for t in texts],
         )
         device = self.encoder.device
-        kept = state.kept(self.key, ImageSide, lambda: ImageSide(self.model.image_keys(inputs[0][:1].to(device))))
+        kept = state.kept(ImageSide, lambda: ImageSide(self.model.image_keys(inputs[0][:1].to(device))), self.key)
         # the kept keys stand for the image: only the captions' side goes to the device
         values, maps = self.model(inputs[0][:1], *(x.to(device) for x in inputs[1:]), keys=kept.keys)
         grid = img.grid if self.variant == "local" else (1, 1)
