@@ -9,8 +9,9 @@ import pytest
 import torch
 
 from explorer import world
+from explorer.explain import interactions as module
 from explorer.explain.interaction_binding import CHANCE, density, judge, patch_cells, summary
-from explorer.explain.interactions import Interactions, fractions, interactions, words_in
+from explorer.explain.interactions import Interactions, fractions, image_side, interactions, words_in
 
 ROOT = Path(__file__).parents[2]
 
@@ -77,6 +78,45 @@ def test_the_reading_follows_the_mass_onto_the_right_object_or_the_colours(swap_
     by_shape = {c1: cells[(c1, s1)], s2: 3 * cells[(c2, s2)], c2: cells[(c2, s2)], s1: 3 * cells[(c1, s1)]}
     assert judge(_synthetic(swapped, picture, size, grid, by_shape), picture, size, grid, box) == \
         {"colour_wins": [0, 0]}
+
+
+def test_a_model_that_puts_every_word_in_the_same_places_reads_exactly_chance():
+    """No binding: every word's row the same map (any map), on the true and the swapped caption of several items;
+    each picture's two spans then split one right and one wrong, one colour and one shape: 50% to the span."""
+    grid, box, rng = (8, 8), (0, 0, 128, 128), np.random.default_rng(0)
+    items = []
+    for item in world.swap_items("id", "attribute", 4) + world.swap_items("heldout", "object", 4):
+        verdicts: dict[str, list[float]] = {}
+        for picture in item.images:
+            same = rng.random(grid)
+            for caption in item.captions:
+                words = {w: same for w in caption.split()}
+                for name, values in judge(_synthetic(caption, picture, 128, grid, words), picture, 128, grid,
+                                          box).items():
+                    verdicts.setdefault(name, []).extend(values)
+        assert {name: len(v) for name, v in verdicts.items()} == {"right_object": 4, "colour_wins": 4}
+        items.append(verdicts)
+    out = summary(items)
+    for name in ("right_object", "colour_wins"):
+        assert out[name]["percent"] == CHANCE and out[name]["ci"] == [CHANCE, CHANCE]
+        assert out[name]["reading"] == "at chance" and out[name]["spans"] == 32
+
+
+def test_the_class_tokens_block_output_alone_gives_the_same_image_side(embedded, swap_item, monkeypatch):
+    """The last block's MLP runs on the class token only (the others reach no embedding): the same side, exactly."""
+    image = swap_item.images[0].render(embedded.image_size)
+    seen = []
+    mlp = embedded.model.visual.transformer.resblocks[-1].mlp
+    handle = mlp.register_forward_hook(lambda m, args, out: seen.append(out.shape[1]))
+    try:
+        fast = image_side(embedded, image, steps=2)
+        monkeypatch.setattr(module, "pools_first_token", lambda tower: False)
+        full = image_side(embedded, image, steps=2)
+    finally:
+        handle.remove()
+    assert seen == [1, embedded.grid[0] * embedded.grid[1] + 1]
+    for a, b in zip(fast, full):
+        assert torch.allclose(a, b, atol=1e-6)
 
 
 def test_density_is_per_unit_of_area():
