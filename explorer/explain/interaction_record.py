@@ -7,28 +7,35 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from explorer.explain.interaction_binding import FIGURES
 from explorer.world import SPLITS
 
 RECORDS = Path(__file__).resolve().parents[2] / "docs" / "results" / "explanations"  # the checkout's records
 PATTERN = "interaction-binding-*.json"
 WHERE = "docs/results/explanations/interaction-binding-*.json"
 HEADERS = ["split", "kind", "right object (world-clip)", "right object (no binding)", "colour wins (world-clip)",
-           "colour wins (no binding)", "n spans"]
+           "colour wins (no binding)", "n spans (right object / colour wins)"]
+NONE = "-"  # a figure a kind has no spans for: size and relation swaps name no absent colour-shape pair
 
 
-def percent(figure: dict) -> str:
-    """A percentage with its 95% interval, e.g. "75.0% (50.0 to 95.0)"."""
+def percent(figure: dict | None) -> str:
+    """A percentage with its 95% interval and its reading against chance, e.g. "75.0% (50.0 to 95.0), at chance"."""
+    if figure is None:
+        return NONE
     low, high = figure["ci"]
-    return f"{figure['percent']:.1f}% ({low:.1f} to {high:.1f})"
+    return f"{figure['percent']:.1f}% ({low:.1f} to {high:.1f}), {figure['reading']}"
 
 
 def record_rows(record: dict) -> list[list[str]]:
     """One row per split and kind of one record, in ``HEADERS``' order."""
     model, null = record["results"]["model"], record["results"]["null"]
-    return [[split, kind, percent(shown["right_object"]), percent(null[split][kind]["right_object"]),
-             percent(shown["colour_wins"]), percent(null[split][kind]["colour_wins"]),
-             str(shown["right_object"]["spans"])]
-            for split, kinds in model.items() for kind, shown in kinds.items()]
+    rows = []
+    for split, kinds in model.items():
+        for kind, shown in kinds.items():
+            spans = " / ".join(str(shown[name]["spans"]) if name in shown else NONE for name in FIGURES)
+            rows.append([split, kind, *(percent(side.get(name)) for name in FIGURES
+                                        for side in (shown, null[split][kind])), spans])
+    return rows
 
 
 def recorded_rows(folder: Path = RECORDS) -> list[list[str]]:
