@@ -115,8 +115,9 @@ def binding_report(encoder: DualEncoder, splits: Sequence[str], kinds: Sequence[
     report = {"benchmark": "world", "model": encoder.label, "null": f"{null.label} (no binding)", "command": command,
             "splits": list(splits), "kinds": list(kinds), "limit": limit, "steps": steps,
             "layers": {"image": "last block's input", "text": "last block's input"}, "chance": CHANCE,
-            "figures": {"right_object": "true caption: spans whose named object carries more interaction per pixel "
-                                        "than the other object",
+            "figures": {"right_object": "spans naming an object the picture holds (the true caption's; in size and "
+                                        "relation swaps both captions'): the named object carries more interaction "
+                                        "per pixel than the other object",
                         "colour_wins": "swapped caption: spans whose colour's object carries more interaction per "
                                        "pixel than their shape's object"},
             "interval": {**intervals.METHOD, "unit": "items (each the share of its spans)"}, "results": results}

@@ -11,6 +11,7 @@ import torch
 from explorer import world
 from explorer.explain import interactions as module
 from explorer.explain.interaction_binding import CHANCE, density, judge, patch_cells, summary
+from explorer.explain.interaction_record import markdown, recorded
 from explorer.explain.interactions import Interactions, fractions, image_side, interactions, words_in
 
 ROOT = Path(__file__).parents[2]
@@ -142,16 +143,18 @@ def test_the_record_matches_the_authors_code():
         assert f"{figures['r']:.4f}" in doc
 
 
-def test_the_binding_record_holds_the_model_beside_its_null_at_chance():
-    doc = (ROOT / "docs" / "explanations.md").read_text()
-    for split in ("id", "heldout"):
-        record = json.loads((ROOT / f"docs/results/explanations/interaction-binding-{split}.json").read_text())
+def test_the_binding_records_cover_every_split_on_enough_items_and_the_doc_shows_them():
+    records = recorded()
+    assert {split for record in records for split in record["results"]["model"]} == set(world.SPLITS)
+    for record in records:
         assert record["command"].startswith("python -m explorer interactions") and record["chance"] == CHANCE
-        null = record["results"]["null"][split]
-        for kind, figures in record["results"]["model"][split].items():
-            for name, entry in figures.items():
-                assert entry["ci"][0] <= entry["percent"] <= entry["ci"][1]
-                assert f"{entry['percent']:.1f}" in doc and f"{null[kind][name]['percent']:.1f}" in doc
+        for split, kinds in record["results"]["model"].items():
+            for kind, figures in kinds.items():
+                for name, entry in figures.items():
+                    null = record["results"]["null"][split][kind][name]
+                    assert entry["items"] >= 24 and null["items"] == entry["items"]
+                    assert entry["ci"][0] <= entry["percent"] <= entry["ci"][1]
+    assert markdown(records) in (ROOT / "docs" / "explanations.md").read_text()
 
 
 @pytest.mark.slow
