@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from explorer.explain.interaction_binding import FIGURES
-from explorer.world import SPLITS
+from explorer.world import KINDS, SPLITS
 
 RECORDS = Path(__file__).resolve().parents[2] / "docs" / "results" / "explanations"  # the checkout's records
 PATTERN = "interaction-binding-*.json"
@@ -51,9 +51,12 @@ def recorded_rows(folder: Path = RECORDS) -> list[list[str]]:
 
 
 def recorded(folder: Path = RECORDS) -> list[dict]:
-    """Every record in ``folder``, by the world's order of their first split."""
-    records = [json.loads(path.read_text()) for path in sorted(folder.glob(PATTERN))]
-    return sorted(records, key=lambda r: SPLITS.index(r["splits"][0]) if r["splits"][0] in SPLITS else len(SPLITS))
+    """Every record in ``folder``, by the world's order of their first split and kind."""
+    def order(record: dict) -> tuple[int, int]:
+        split, kind = record["splits"][0], record["kinds"][0]
+        return (SPLITS.index(split) if split in SPLITS else len(SPLITS), KINDS.index(kind) if kind in KINDS else 0)
+
+    return sorted((json.loads(path.read_text()) for path in sorted(folder.glob(PATTERN))), key=order)
 
 
 def _cell(figure: dict | None) -> str:

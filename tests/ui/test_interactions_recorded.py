@@ -20,8 +20,8 @@ def test_the_maps_tab_shows_the_recorded_binding_reading(embedded):
     assert set(rows) == shown and {split for split, _ in shown} == {"id", "heldout", "shift", "style"}
     for record in records:
         for split, kinds in record["model"].items():
-            right = kinds["attribute"]["right_object"]
-            colour = record["null"][split]["attribute"]["colour_wins"]
-            assert rows[split, "attribute"][2].startswith(f"{right['percent']:.1f}% ({right['ci'][0]:.1f} to ")
-            assert rows[split, "attribute"][5].startswith(f"{colour['percent']:.1f}% ")
-            assert rows[split, "attribute"][6].startswith(f"{right['spans']} / ")
+            for kind, figures in kinds.items():
+                right, colour = figures["right_object"], record["null"][split][kind]["colour_wins"]
+                assert rows[split, kind][2].startswith(f"{right['percent']:.1f}% ({right['ci'][0]:.1f} to ")
+                assert rows[split, kind][5].startswith(f"{colour['percent']:.1f}% ")
+                assert rows[split, kind][6].startswith(f"{right['spans']} / ")
