@@ -14,6 +14,7 @@ get the page's table and pictures (``docs/notebook.md`` runs it end to end, offl
     binding_readings(explorer.engine.model().encoder)  # the binding readings, each with its null and adjusted p
     explorer.interactions("scene.png", caption_a, caption_b)  # each caption's token x patch interactions
     explorer.interaction_binding(limit=10)  # which object each colour-shape span binds to, beside a no-binding model
+    explorer.interaction_table()  # that reading as recorded, per split and kind, as the maps tab shows it
 """
 
 from __future__ import annotations
@@ -131,6 +132,15 @@ class Explorer:
         from explorer.explain.interaction_binding import binding_report
 
         return binding_report(self.engine.model().encoder, splits, kinds, limit)
+
+    @staticmethod
+    def interaction_table(report: dict | None = None) -> pd.DataFrame:
+        """The binding reading as the maps tab shows it, a row per split and kind: each figure with its 95% interval
+        and its reading against chance, beside the no-binding model's; of ``report`` (``interaction_binding``'s), or
+        the recorded one (``docs/results/explanations/interaction-binding-*.json``) where none is given."""
+        from explorer.explain.interaction_record import HEADERS, record_rows, recorded_rows
+
+        return pd.DataFrame(recorded_rows() if report is None else record_rows(report), columns=HEADERS)
 
 
 def _picture(image: str | Path | Image.Image) -> Image.Image:

@@ -18,7 +18,7 @@ from explorer.models.encoders import DualEncoder  # noqa: E402
 
 MODELS = {"embedded": {}, "vitb32": {"name": "ViT-B-32", "pretrained": None}}  # tag: DualEncoder's arguments
 NAMES = {"embedded": "embedded world-clip", "vitb32": "ViT-B-32, random weights"}
-COLUMNS = {"rollout": "rollout", "grad-eclip": "Grad-ECLIP"}  # the explainers both models' image towers take
+COLUMNS = {"rollout": "rollout", "grad-eclip": "Grad-ECLIP", "legrad": "LeGrad"}  # the explainers both towers take
 
 
 def _ms(value: float) -> str:
@@ -33,18 +33,22 @@ def markdown(report: dict) -> str:
     rows = [f"| {NAMES[tag]} | {_ms(f[f'explain.forward_ms.{tag}'])} ms | " + " | ".join(
         f"{_ms(f[f'explain.{name}_ms.{tag}'])} ms ({f[f'explain.{name}_over_forward.{tag}']:.1f}x)" for name in COLUMNS)
         + " |" for tag in MODELS if f"explain.forward_ms.{tag}" in f]
-    return "\n".join([f"| model | forward | {' | '.join(COLUMNS.values())} |", "|---|---|---|---|", *rows]) + "\n"
+    rule = "|---" * (len(COLUMNS) + 2) + "|"
+    return "\n".join([f"| model | forward | {' | '.join(COLUMNS.values())} |", rule, *rows]) + "\n"
 
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=",".join(MODELS), help="(default %(default)s)")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="rounds in turn, each timing's best kept: more on a busy machine (default %(default)s)")
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args(argv)
     figures: dict[str, float] = {}
     for tag in args.models.split(","):
-        figures |= speed_bench.explain_figures(DualEncoder(**MODELS[tag]), tag)
-    report = {"command": "python scripts/explain_cost.py" + (f" --json {args.json}" if args.json else ""),
+        figures |= speed_bench.explain_figures(DualEncoder(**MODELS[tag]), tag, repeat=args.repeat)
+    given = (f" --repeat {args.repeat}" if args.repeat != 3 else "") + (f" --json {args.json}" if args.json else "")
+    report = {"command": "python scripts/explain_cost.py" + given, "repeat": args.repeat,
               "machine": speed_report.machine(), "figures": figures}
     return speed_report.emit(report, args.json)
 

@@ -8,13 +8,14 @@ import plotly.graph_objects as go
 from PIL import Image
 
 from conftest import page_labels
+from explorer.explain.interaction_record import HEADERS, recorded_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_notebook_page_runs_as_written(tmp_path, monkeypatch, capsys):
     blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "notebook.md").read_text(), flags=re.S)
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     monkeypatch.chdir(tmp_path)
     scope: dict = {}
     for block in blocks:
@@ -27,6 +28,10 @@ def test_the_notebook_page_runs_as_written(tmp_path, monkeypatch, capsys):
     assert set(figures) == {"sgi overlay A", "sgi overlay B", "sgi heatmap", "tflocal A", "tflocal B",
                             "powerclip tree A", "powerclip tree B", "powerclip subset A", "powerclip subset B"}
     assert Image.open(tmp_path / "sgi-A.png").width == 448 and (tmp_path / "sgi-heatmap.html").stat().st_size > 1000
+    binding = scope["binding"]  # the recorded binding reading of the interactions, as the maps tab shows it
+    assert list(binding.columns) == HEADERS and list(binding.itertuples(index=False, name=None)) == \
+        [tuple(row) for row in recorded_rows()]
+    assert "right object (world-clip)" in printed and len(binding) >= 4
 
 
 def test_the_api_scores_as_the_engine_and_draws_only_what_ran(embedded, tmp_path):

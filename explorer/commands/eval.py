@@ -87,8 +87,22 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
                         "mcnemar_p_holm, n, fixes, breaks}: B - A in points of the group score, its 95%% paired "
                         "bootstrap interval over items (seed 0) and McNemar's exact p on the items one model gets "
                         "right and the other wrong (also Holm-adjusted over every cell)")
+    e.add_argument("--interactions", type=int, metavar="N",
+                   help="also read, method-independently, which object each colour-shape span binds to in the "
+                        "model's token x patch interactions (as the interactions command reads it) on N world swap "
+                        "items per split and kind, beside the same model with random weights (no binding): the "
+                        "report's interactions; world only, each item takes seconds on a CPU")
     add_models_arguments(e)
     return e
+
+
+def interaction_reading(args: argparse.Namespace, encoder) -> dict:
+    """The interactions' binding reading on ``--interactions`` world items per split and kind (every kind)."""
+    from explorer import world
+    from explorer.commands.common import command
+    from explorer.explain.interaction_binding import binding_report
+
+    return binding_report(encoder, args.split.split(","), world.KINDS, args.interactions, command=command(args.argv))
 
 
 def method_options(pairs: list[str]) -> dict[str, dict]:
@@ -137,6 +151,9 @@ def run(args: argparse.Namespace) -> int:
     from explorer.methods import get_method
     from explorer.models.loader import load_encoder
 
+    if args.interactions is not None and (args.benchmark != "world" or args.interactions < 1 or args.models):
+        raise SystemExit(f"--interactions N reads N >= 1 swap items of the world (--benchmark world) under one model "
+                         f"(no --models), got {args.interactions} on {args.benchmark}")
     if args.models:  # every model against every benchmark: a leaderboard
         return run_models(args, method_options(args.set))
     if BENCHMARKS[args.benchmark].from_files and not args.data:
@@ -172,6 +189,8 @@ def run(args: argparse.Namespace) -> int:
             report["ties"] = "a miss (--strict-ties)" if args.strict_ties else "the first option wins (the authors')"
         if run_dir:  # how many outcomes a rerun read back, and why the others were scored
             report["resumed"] = shards.resumed()
+        if args.interactions and ctx.is_main:
+            report["interactions"] = interaction_reading(args, encoder)
         if BENCHMARKS[args.benchmark].from_files:
             report["skipped"] = left_out(args.benchmark, args.data, args.images, access) + unreadable
     tables = ("results", "results_b", "comparison") if args.compare else ("results",)

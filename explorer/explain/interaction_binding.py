@@ -27,7 +27,7 @@ from tqdm import tqdm
 
 from explorer import world
 from explorer.core import intervals
-from explorer.explain.interactions import STEPS, Interactions, interactions
+from explorer.explain.interactions import STEPS, Interactions, interactions, text_side
 from explorer.explain.pointing import cases
 from explorer.images.regions import visible_box
 from explorer.models.encoders import DualEncoder
@@ -72,10 +72,11 @@ def judge(found: Interactions, picture: Any, size: int, grid: tuple[int, int], b
 def item_verdicts(encoder: DualEncoder, item: Any, steps: int = STEPS) -> dict[str, list[float]]:
     """Every span's verdict over an item's pictures, each with both captions."""
     size, found = encoder.image_size, {}
+    texts = [text_side(encoder, caption, steps=steps) for caption in item.captions]  # the same for every picture
     for picture in item.images:
         image = picture.render(size)
         box = visible_box(image.width, image.height, encoder.preprocess)
-        for inter in interactions(encoder, image, item.captions, steps=steps):
+        for inter in interactions(encoder, image, item.captions, steps=steps, texts=texts):
             for name, values in judge(inter, picture, size, encoder.grid, box).items():
                 found.setdefault(name, []).extend(values)
     return found
@@ -114,8 +115,9 @@ def binding_report(encoder: DualEncoder, splits: Sequence[str], kinds: Sequence[
     report = {"benchmark": "world", "model": encoder.label, "null": f"{null.label} (no binding)", "command": command,
             "splits": list(splits), "kinds": list(kinds), "limit": limit, "steps": steps,
             "layers": {"image": "last block's input", "text": "last block's input"}, "chance": CHANCE,
-            "figures": {"right_object": "true caption: spans whose named object carries more interaction per pixel "
-                                        "than the other object",
+            "figures": {"right_object": "spans naming an object the picture holds (the true caption's; in size and "
+                                        "relation swaps both captions'): the named object carries more interaction "
+                                        "per pixel than the other object",
                         "colour_wins": "swapped caption: spans whose colour's object carries more interaction per "
                                        "pixel than their shape's object"},
             "interval": {**intervals.METHOD, "unit": "items (each the share of its spans)"}, "results": results}

@@ -98,6 +98,13 @@ def applies(model: torch.nn.Module) -> bool:
     return hasattr(_text_tower(model), "token_embedding")
 
 
+def pools_first_token(tower: torch.nn.Module) -> bool:
+    """Whether the tower's embedding is its last block's first (class) token, batch first, as open_clip's ViTs with
+    ``pool_type="tok"`` read it: then the other tokens' outputs of that block reach no embedding."""
+    return (getattr(tower, "pool_type", None) == "tok" and getattr(tower, "attn_pool", None) is None
+            and getattr(tower.transformer, "batch_first", False) and hasattr(_blocks(tower)[-1], "ln_2"))
+
+
 def fractions(steps: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """The interpolation's fractions of the way from the reference to the input: 1, 1 - 1/steps, ..., 1/steps (as
     the authors' ``torch.arange(1, 0, -1 / steps)``)."""
@@ -108,9 +115,17 @@ class _Side:
     """One tower's contraction of its integrated Jacobian with the input's difference from the reference at a block:
     ``u`` (embedding dims, tokens), read by forward-mode differentiation, one tangent per token and interpolation."""
 
-    def __init__(self, block: torch.nn.Module, steps: int, tokens: int | None = None) -> None:
+    def __init__(self, block: torch.nn.Module, steps: int, tokens: int | None = None, first_only: bool = False) -> None:
         self.block, self.steps, self.owner = block, steps, threading.get_ident()
         self.tokens = tokens or 0  # the tokens read (the first ones; all where None); a caption's up to its end token
+        self.first_only = first_only  # only the first token's output of the block reaches the embedding
+
+    def _first(self, module: torch.nn.Module, args: tuple) -> tuple | None:
+        """The block's MLP on its first token only (the others' outputs reach no embedding): the same pooled output
+        for a fraction of the work."""
+        if threading.get_ident() != self.owner:
+            return None
+        return (args[0][:, :1], *args[1:])
 
     def _hook(self, module: torch.nn.Module, args: tuple) -> tuple | None:
         if threading.get_ident() != self.owner:  # another session's forward of the shared model passes untouched
@@ -131,7 +146,9 @@ class _Side:
     def run(self, forward, inputs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(u, the input's embedding) from ``forward`` over ``inputs`` (the input, then the reference; or as many
         rows as the block's input will have, ``rows``): the block's input is replaced by the interpolations."""
-        handle = self.block.register_forward_pre_hook(self._hook)
+        handles = [self.block.register_forward_pre_hook(self._hook)]
+        if self.first_only:
+            handles.append(self.block.ln_2.register_forward_pre_hook(self._first))
         try:  # forward-mode levels are one per process: one run at a time
             # the fused attention kernels have no forward mode: the math one
             # and nn.MultiheadAttention's fused fast path (open_clip's standard blocks at inference) has none either
@@ -143,7 +160,8 @@ class _Side:
                 finally:
                     torch.backends.mha.set_fastpath_enabled(fast)
         finally:
-            handle.remove()
+            for handle in handles:
+                handle.remove()
         emb, tangent = out.primal.float(), out.tangent.float()
         u = tangent[:-1].reshape(self.steps, self.tokens, -1).sum(0) / self.steps  # (S, E)
         return u.T.detach(), emb[0].detach()  # the first step is the input itself (a = 1)
@@ -171,7 +189,8 @@ def image_side(encoder: DualEncoder, image: Image.Image, layer: int = -1, steps:
     """(u (E, image tokens), the image's embedding): the image's half of every caption's interactions."""
     model = model or encoder.model
     pixels = encoder.preprocess(image.convert("RGB")).to(encoder.device)[None]
-    side = _Side(_blocks(model.visual)[layer], steps)
+    blocks = _blocks(model.visual)
+    side = _Side(blocks[layer], steps, first_only=blocks[layer] is blocks[-1] and pools_first_token(model.visual))
     return side.run(model.encode_image, torch.cat([pixels, torch.zeros_like(pixels)]))
 
 
@@ -201,17 +220,19 @@ def combine(image: tuple[torch.Tensor, torch.Tensor], text: tuple[torch.Tensor, 
 
 
 def interactions(encoder: DualEncoder, image: Image.Image, captions: Sequence[str], layer: int = -1,
-                 text_layer: int = -1, steps: int = STEPS, model: torch.nn.Module | None = None
-                 ) -> list[Interactions]:
-    """Each caption's token x patch interactions with ``image`` (the image's side computed once)."""
+                 text_layer: int = -1, steps: int = STEPS, model: torch.nn.Module | None = None,
+                 texts: Sequence[tuple] | None = None) -> list[Interactions]:
+    """Each caption's token x patch interactions with ``image`` (the image's side computed once; the captions' sides
+    ``texts``, ``text_side``'s for each caption at ``text_layer`` and ``steps``, computed here where not given, as
+    for several pictures of the same captions)."""
     model = model or encoder.model
     if not applies(model):
         raise ValueError(f"interactions apply to transformer towers with a CLIP text tower; {encoder.label} has "
                          f"{type(model.visual).__name__}")
     side = image_side(encoder, image, layer, steps, model)
+    texts = texts or [text_side(encoder, caption, text_layer, steps, model) for caption in captions]
     out = []
-    for caption, feats in zip(captions, encoder.encode_texts(list(captions), companions=False)):
-        text = text_side(encoder, caption, text_layer, steps, model)
+    for caption, text, feats in zip(captions, texts, encoder.encode_texts(list(captions), companions=False)):
         values, cosine = combine(side, text, encoder.grid)
         ids = encoder.tokenizer([caption])[0].tolist()
         positions, word_of, _ = encoder._alignment(caption, ids)

@@ -22,10 +22,11 @@ INTRO = ("Pick a word or two neighbouring words of caption A or B: beside the pi
          "share of it. Computing both captions' interactions takes seconds; a new word or region is then immediate.")
 WAITING = "Give an image and two captions on the first tab, then pick a word."
 RECORDED = ("**The binding reading on the world's swaps** (recorded, `python -m explorer interactions`): per split "
-            "and kind, the share of the true caption's colour-shape spans whose interaction lies most on the object "
-            "they name, and the share of the swapped caption's spans that follow their colour's object rather than "
-            "their shape's; each a percentage of spans with its 95% interval over items, beside the same "
-            "architecture with random weights (no binding, chance 50%).")
+            "and kind, the share of colour-shape spans naming an object the picture holds (the true caption's; in "
+            "size and relation swaps both captions') whose interaction lies most on that object, and the share of "
+            "the swapped caption's spans (attribute and object swaps) that follow their colour's object rather than "
+            "their shape's; each a percentage of spans with its 95% percentile-bootstrap interval over items and "
+            "its reading against chance, beside the same architecture with random weights (no binding, chance 50%).")
 
 
 @guarded(lambda message: (message, gr.update(), None, None, ""))

@@ -9,8 +9,10 @@ import pytest
 import torch
 
 from explorer import world
+from explorer.explain import interactions as module
 from explorer.explain.interaction_binding import CHANCE, density, judge, patch_cells, summary
-from explorer.explain.interactions import Interactions, fractions, interactions, words_in
+from explorer.explain.interaction_record import markdown, recorded
+from explorer.explain.interactions import Interactions, fractions, image_side, interactions, words_in
 
 ROOT = Path(__file__).parents[2]
 
@@ -79,6 +81,45 @@ def test_the_reading_follows_the_mass_onto_the_right_object_or_the_colours(swap_
         {"colour_wins": [0, 0]}
 
 
+def test_a_model_that_puts_every_word_in_the_same_places_reads_exactly_chance():
+    """No binding: every word's row the same map (any map), on the true and the swapped caption of several items;
+    each picture's two spans then split one right and one wrong, one colour and one shape: 50% to the span."""
+    grid, box, rng = (8, 8), (0, 0, 128, 128), np.random.default_rng(0)
+    items = []
+    for item in world.swap_items("id", "attribute", 4) + world.swap_items("heldout", "object", 4):
+        verdicts: dict[str, list[float]] = {}
+        for picture in item.images:
+            same = rng.random(grid)
+            for caption in item.captions:
+                words = {w: same for w in caption.split()}
+                for name, values in judge(_synthetic(caption, picture, 128, grid, words), picture, 128, grid,
+                                          box).items():
+                    verdicts.setdefault(name, []).extend(values)
+        assert {name: len(v) for name, v in verdicts.items()} == {"right_object": 4, "colour_wins": 4}
+        items.append(verdicts)
+    out = summary(items)
+    for name in ("right_object", "colour_wins"):
+        assert out[name]["percent"] == CHANCE and out[name]["ci"] == [CHANCE, CHANCE]
+        assert out[name]["reading"] == "at chance" and out[name]["spans"] == 32
+
+
+def test_the_class_tokens_block_output_alone_gives_the_same_image_side(embedded, swap_item, monkeypatch):
+    """The last block's MLP runs on the class token only (the others reach no embedding): the same side, exactly."""
+    image = swap_item.images[0].render(embedded.image_size)
+    seen = []
+    mlp = embedded.model.visual.transformer.resblocks[-1].mlp
+    handle = mlp.register_forward_hook(lambda m, args, out: seen.append(out.shape[1]))
+    try:
+        fast = image_side(embedded, image, steps=2)
+        monkeypatch.setattr(module, "pools_first_token", lambda tower: False)
+        full = image_side(embedded, image, steps=2)
+    finally:
+        handle.remove()
+    assert seen == [1, embedded.grid[0] * embedded.grid[1] + 1]
+    for a, b in zip(fast, full):
+        assert torch.allclose(a, b, atol=1e-6)
+
+
 def test_density_is_per_unit_of_area():
     span = np.ones((2, 2))
     assert density(span, np.array([[1.0, 1.0], [0.0, 0.0]])) == density(span, np.array([[1.0, 0.0], [0.0, 0.0]]))
@@ -102,16 +143,18 @@ def test_the_record_matches_the_authors_code():
         assert f"{figures['r']:.4f}" in doc
 
 
-def test_the_binding_record_holds_the_model_beside_its_null_at_chance():
-    doc = (ROOT / "docs" / "explanations.md").read_text()
-    for split in ("id", "heldout"):
-        record = json.loads((ROOT / f"docs/results/explanations/interaction-binding-{split}.json").read_text())
+def test_the_binding_records_cover_every_split_on_enough_items_and_the_doc_shows_them():
+    records = recorded()
+    assert {split for record in records for split in record["results"]["model"]} == set(world.SPLITS)
+    for record in records:
         assert record["command"].startswith("python -m explorer interactions") and record["chance"] == CHANCE
-        null = record["results"]["null"][split]
-        for kind, figures in record["results"]["model"][split].items():
-            for name, entry in figures.items():
-                assert entry["ci"][0] <= entry["percent"] <= entry["ci"][1]
-                assert f"{entry['percent']:.1f}" in doc and f"{null[kind][name]['percent']:.1f}" in doc
+        for split, kinds in record["results"]["model"].items():
+            for kind, figures in kinds.items():
+                for name, entry in figures.items():
+                    null = record["results"]["null"][split][kind][name]
+                    assert entry["items"] >= 24 and null["items"] == entry["items"]
+                    assert entry["ci"][0] <= entry["percent"] <= entry["ci"][1]
+    assert markdown(records) in (ROOT / "docs" / "explanations.md").read_text()
 
 
 @pytest.mark.slow
