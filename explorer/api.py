@@ -26,16 +26,16 @@ from typing import Any, Sequence
 import pandas as pd
 from PIL import Image
 
-from explorer.figures import viz
 from explorer.engine import Analysis, Engine
 from explorer.engine.model_pool import spec_for_name
 from explorer.engine.propose import Proposal, namer, propose
 from explorer.engine.swap import SwapResult, swap
+from explorer.figures import viz
+from explorer.images.crops import Preprocessing
 from explorer.images.inputs import load_image, normalize_image
 from explorer.images.model_input import model_input
-from explorer.images.crops import Preprocessing
-from explorer.models.loader import EncoderSpec, load_encoder
 from explorer.methods import page_methods
+from explorer.models.loader import EncoderSpec, load_encoder
 from explorer.readings import DRAWS, RENDERS
 
 

@@ -9,8 +9,9 @@ import logging
 import os
 import sys
 
-from explorer.commands import (bench, binding, binding_sweep, eval as eval_command, interactions, make_examples,
-                               model_card, pointing, recognition, train_align, train_world)
+from explorer.commands import bench, binding, binding_sweep
+from explorer.commands import eval as eval_command
+from explorer.commands import interactions, make_examples, model_card, pointing, recognition, train_align, train_world
 from explorer.commands.common import prog
 from explorer.core.settings import Settings, add_setting_flags, current, use
 

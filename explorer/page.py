@@ -8,10 +8,10 @@ import logging
 import os
 import signal
 
-from explorer.models.loader import load_encoder
 from explorer.commands.model_args import add_model_args, encoder_spec
-from explorer.models.model_errors import ModelUnavailable
 from explorer.core.settings import MODEL_FLAGS, Settings, add_setting_flags, current, use
+from explorer.models.loader import load_encoder
+from explorer.models.model_errors import ModelUnavailable
 
 PAGE_FLAGS = ("host", "port", "share", "max_file_size", "data_root", "sam_checkpoint", "concurrency", "queue_size", "time_limit",
               "max_models", "model_budget_mb", "log_level")

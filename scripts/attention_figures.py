@@ -23,12 +23,12 @@ from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer.methods.tflocal import pictures as tflocal_pictures  # noqa: E402
 from explorer import world
-from explorer.models.loader import load_encoder  # noqa: E402
+from explorer.images.regions import patch_mask  # noqa: E402
 from explorer.methods import get_method  # noqa: E402
 from explorer.methods.tflocal import AttentionEvidence  # noqa: E402
-from explorer.images.regions import patch_mask  # noqa: E402
+from explorer.methods.tflocal import pictures as tflocal_pictures  # noqa: E402
+from explorer.models.loader import load_encoder  # noqa: E402
 
 FUNCTION_WORDS = {"a", "an", "and", "the"}
 TILE = 192

@@ -41,8 +41,9 @@ from explorer.explain import get_explainer  # noqa: E402
 from explorer.explain.legrad_pool import NEUTRAL_PROMPT  # noqa: E402
 from explorer.models.encoders import DualEncoder  # noqa: E402
 from explorer.models.model_configs import CONFIG_DIR, EMBEDDED_MODEL  # noqa: E402
-from scripts.explainer_references import (SEED, SPLIT, _mean_interval, _pearson, chosen_items,  # noqa: E402
-                                          segment_texts)
+from scripts.explainer_references import (  # noqa: E402
+    SEED, SPLIT, _mean_interval, _pearson, chosen_items, segment_texts,
+)
 
 RANDOM = "ViT-B-32"
 POOLED = "vit-b-16-map-random"  # no "siglip" in the name: open_clip would fetch SigLIP's tokenizer for it

@@ -40,8 +40,8 @@ from explorer.models.encoders import DualEncoder  # noqa: E402
 from explorer.world.examples import examples  # noqa: E402
 from tests.app_server import running_app  # noqa: E402
 from tests.ui.test_browser import FLAGS, open_tab  # noqa: E402
-from tests.ui.test_browser_two_models import load_and_score_both  # noqa: E402
 from tests.ui.test_browser_swap import PAD_FLAGS, PANEL, draw_propose_swap  # noqa: E402
+from tests.ui.test_browser_two_models import load_and_score_both  # noqa: E402
 
 log = logging.getLogger("page_screenshots")
 TABS = {"compare": "Compare captions", "tflocal": "TFLocal attention", "powerclip": "PowerCLIP",

@@ -46,15 +46,15 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer.models import checkpoints# noqa: E402
 from explorer import world
-from explorer.models.encoders import DualEncoder  # noqa: E402
 from explorer.core.intervals import percent_intervals  # noqa: E402
-from explorer.methods.powerclip.method import PowerCLIP  # noqa: E402
-from explorer.methods.powerclip.alignment import subset_masks, subset_similarities  # noqa: E402
 from explorer.images.regions import patch_mask, visible_box  # noqa: E402
 from explorer.language.text import parse_many  # noqa: E402
 from explorer.language.tree import parse_tree  # noqa: E402
+from explorer.methods.powerclip.alignment import subset_masks, subset_similarities  # noqa: E402
+from explorer.methods.powerclip.method import PowerCLIP  # noqa: E402
+from explorer.models import checkpoints  # noqa: E402
+from explorer.models.encoders import DualEncoder  # noqa: E402
 
 VARIANTS = ("powerset", "powerset, world regions", "full set", "best single region", "root only", "phrases only",
             "global")

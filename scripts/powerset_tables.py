@@ -221,8 +221,8 @@ def error_table(
 def world_clip_figures(encoder: object, items: int = 8, m: int = 12) -> dict[str, dict[str, float]]:
     """NLA-scan and the surrogate against the exact best-subset cosine on world images, per region source."""
     from explorer import world
-    from explorer.methods.powerclip.method import PowerCLIP
     from explorer.language.tree import parse_tree
+    from explorer.methods.powerclip.method import PowerCLIP
 
     cases = []
     for item in world.swap_items("heldout", "attribute", items):

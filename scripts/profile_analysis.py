@@ -22,12 +22,12 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from explorer import speed_bench as bench
-from explorer.methods import proposals
-from explorer.language import text
-from explorer.methods.sgi import method as sgi_method
 from explorer.engine import Engine
-from explorer.models.loader import EncoderSpec, load_encoder
 from explorer.images.regions import segment_regions
+from explorer.language import text
+from explorer.methods import proposals
+from explorer.methods.sgi import method as sgi_method
+from explorer.models.loader import EncoderSpec, load_encoder
 
 STAGES = {  # label: the (file suffix, function name) it sums; a stage absent from the code is skipped
     "global": [("methods/cosine/method.py", "score")],

@@ -72,8 +72,8 @@ def run_recipe(name: str, out: Path, weights_dir: Path, steps: int, batch_size: 
                workers: int) -> None:
     import torch
 
-    from explorer.models.loader import EncoderSpec, load_encoder
     from explorer.eval.recognition import readings
+    from explorer.models.loader import EncoderSpec, load_encoder
     from explorer.training.world_clip import train
     from explorer.world import VAL_PREFIX as VAL  # recipes are chosen on the validation splits
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer.models import seed_standing# noqa: E402
+from explorer.models import seed_standing  # noqa: E402
 
 
 def parse(pairs: list[str]) -> dict[str, tuple[Path, Path]]:

@@ -25,9 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from explorer.eval.accuracy import evaluate_items
 from explorer.eval.benchmark_registry import load_items
+from explorer.methods import get_method
 from explorer.models.encoders import DualEncoder
 from explorer.models.loader import load_encoder
-from explorer.methods import get_method
 from scripts.provenance import environment, write_report
 
 CROP_MODES = ("resize", "mask")

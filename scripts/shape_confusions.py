@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as python scripts/shape_confusions.py
 from explorer.eval.accuracy import item_outcomes  # noqa: E402
-from explorer.models.encoders import DualEncoder  # noqa: E402
 from explorer.methods import get_method  # noqa: E402
+from explorer.models.encoders import DualEncoder  # noqa: E402
 from explorer.world.benchmark import single_items  # noqa: E402
 
 

@@ -35,8 +35,8 @@ from explorer.engine import Engine
 from explorer.engine import propose as proposing
 from explorer.engine.propose import propose
 from explorer.engine.swap import make_image_b, two_by_two
-from explorer.images import recolour
 from explorer.eval.accuracy import SWAP_SCORES
+from explorer.images import recolour
 from explorer.models.loader import load_encoder
 from explorer.world.palette import BACKGROUND
 from scripts.provenance import environment, write_report

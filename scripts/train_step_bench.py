@@ -23,7 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from explorer.models.model_configs import EMBEDDED_MODEL, register_configs  # noqa: E402
 from explorer.speed_bench import timed, timed_side_by_side  # noqa: E402
 from explorer.speed_report import emit, machine  # noqa: E402
-from explorer.training.world_clip import StepBatches, TrainConfig, keep_patch_embedding_fp32, make_optimizer, train_step  # noqa: E402
+from explorer.training.world_clip import (  # noqa: E402
+    StepBatches, TrainConfig, keep_patch_embedding_fp32, make_optimizer, train_step,
+)
 
 VARIANTS = {  # name: (precision, patch embedding kept in fp32)
     "fp32": ("fp32", False),

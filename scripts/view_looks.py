@@ -136,8 +136,8 @@ PHOTO_CAPTIONS = ("a red cup on a white table", "a white cup on a red table")
 def photos(encoder: DualEncoder) -> dict:
     """Each of scikit-image's photos scored by every page method under both views: how the whole view reads it,
     and how far each score moves (none where the photo is square: the view leaves it as it is)."""
-    from skimage import data
     from PIL import Image
+    from skimage import data
 
     engine = Engine(encoder)
     out = {}

@@ -59,8 +59,8 @@ def quick_probes(monkeypatch, steps: int = 60) -> None:
     budget, where what a test checks does not hang on how well they fit."""
     from functools import partial
 
-    from explorer.readings import binding
     from explorer.models.modeling.probes import fit_copies
+    from explorer.readings import binding
 
     monkeypatch.setattr(binding, "fit_copies", partial(fit_copies, steps=steps))
 

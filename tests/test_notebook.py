@@ -5,9 +5,9 @@ import re
 from pathlib import Path
 
 import plotly.graph_objects as go
+from conftest import page_labels
 from PIL import Image
 
-from conftest import page_labels
 from explorer.explain.interaction_record import HEADERS, recorded_rows
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,9 +54,8 @@ def test_the_api_scores_as_the_engine_and_draws_only_what_ran(embedded, tmp_path
 def test_an_analysis_taken_away_is_one_html_file_with_plotly_inlined_once_and_its_numbers(embedded, tmp_path):
     import json
 
-    from explorer.engine import report
     from explorer import world
-    from explorer.engine import Engine
+    from explorer.engine import Engine, report
 
     image = world.swap_items("id", "attribute", 1)[0].images[0].render(128)
     analysis = Engine(embedded).analyze(image, "a red square and a blue circle", "a blue square and a red circle")

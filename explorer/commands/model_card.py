@@ -8,8 +8,8 @@ import argparse
 import logging
 from pathlib import Path
 
-from explorer.models.checkpoints import EMBEDDED_CHECKPOINT
 from explorer.core.settings import Settings
+from explorer.models.checkpoints import EMBEDDED_CHECKPOINT
 
 NAME = "model-card"
 

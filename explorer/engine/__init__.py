@@ -10,20 +10,19 @@ from typing import Sequence
 import pandas as pd
 from PIL import Image
 
-from explorer.core import cancel, image_state, settings
-from explorer.models import checkpoints
-from explorer.methods import proposals
 from explorer import world
-from explorer.models.encoders import DualEncoder
+from explorer.core import cancel, image_state, settings
 from explorer.core.image_state import ImageState
-from explorer.images.inputs import clean_caption_pair
-from explorer.images.fit import View, fit_of, frame_of, view_state
-from explorer.images.model_input import seen_box
-from explorer.models.model_configs import EMBEDDED_MODEL
-from explorer.methods import REGISTRY, Score, ScoringMethod, canonical, get_method, page_methods
 from explorer.engine import cautions
 from explorer.engine.cautions import Caution
 from explorer.engine.model_pool import LoadedModel, ModelPool, choice_for, model_choices
+from explorer.images.fit import View, fit_of, frame_of, view_state
+from explorer.images.inputs import clean_caption_pair
+from explorer.images.model_input import seen_box
+from explorer.methods import REGISTRY, Score, ScoringMethod, canonical, get_method, page_methods, proposals
+from explorer.models import checkpoints
+from explorer.models.encoders import DualEncoder
+from explorer.models.model_configs import EMBEDDED_MODEL
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,7 @@ import numpy as np
 from explorer.core.image_state import ImageState
 from explorer.images.ink import on_paper
 from explorer.images.regions import Box
-from explorer.methods import REGISTRY, Caution, Score
-from explorer.methods import proposals
+from explorer.methods import REGISTRY, Caution, Score, proposals
 
 
 def objects_mask(state: ImageState) -> np.ndarray | None:

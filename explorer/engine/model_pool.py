@@ -11,10 +11,10 @@ from typing import Callable, Sequence
 
 import open_clip
 
+from explorer.methods import ScoringMethod
 from explorer.models import checkpoints, zoo
 from explorer.models.encoders import DualEncoder
 from explorer.models.loader import EncoderSpec, load_encoder
-from explorer.methods import ScoringMethod
 from explorer.models.model_errors import ModelUnavailable
 
 log = logging.getLogger(__name__)

@@ -14,8 +14,8 @@ import plotly.graph_objects as go
 from PIL import Image
 
 from explorer.drawing.display import model_view
-from explorer.figures import viz
 from explorer.engine import Analysis
+from explorer.figures import viz
 
 
 def _picture(image: Image.Image, title: str, about: str) -> str:

@@ -13,12 +13,12 @@ from urllib.parse import urlencode
 from PIL import Image
 
 from explorer import world
-from explorer.eval.browse import BROWSE_SIZE, MAX_PER_CATEGORY
 from explorer.core.cache import LRUCache
 from explorer.core.image_state import image_key
-from explorer.world.examples import examples
+from explorer.eval.browse import BROWSE_SIZE, MAX_PER_CATEGORY
 from explorer.images.inputs import InputError, clean_caption, load_image
 from explorer.methods import canonical
+from explorer.world.examples import examples
 
 ITEM = re.compile(r"(?P<split>[a-z-]+)/(?P<kind>[a-z]+)/(?P<index>\d+)")  # a world swap item's id: id/attribute/3
 _ITEMS: LRUCache[str] = LRUCache()  # picture content -> the world item sent from Browse that it shows

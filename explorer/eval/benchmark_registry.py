@@ -10,15 +10,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from explorer.core import cancel, settings
 from explorer import world
+from explorer.core import cancel, settings
 from explorer.core.data_roots import DataAccess, OutsideRoots, confined
-from explorer.eval.dataset_loaders import DatasetError, load_aro, load_bivlc, load_sugarcrepe, load_winoground
-from explorer.eval.layouts import aro, colorswap, eqben, sugarcrepe_pp, valse, whatsup
-from explorer.eval.layouts import mmvp, spec, vismin
-from explorer.world import published, published_minimal
 from explorer.core.items import Item
+from explorer.eval.dataset_loaders import DatasetError, load_aro, load_bivlc, load_sugarcrepe, load_winoground
+from explorer.eval.layouts import aro, colorswap, eqben, mmvp, spec, sugarcrepe_pp, valse, vismin, whatsup
 from explorer.eval.pairs import load_pairs, read_pairs
+from explorer.world import published, published_minimal
 
 log = logging.getLogger(__name__)
 MANY_IMAGE_ROOTS = ("valse",)  # benchmarks whose authors' config reads images from several folders

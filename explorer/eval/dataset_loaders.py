@@ -18,8 +18,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from PIL import Image
 
 from explorer.core.data_roots import OUTSIDE, OutsideRoots, inside
-from explorer.images.inputs import InputError, load_image, normalize_image
 from explorer.core.items import Item
+from explorer.images.inputs import InputError, load_image, normalize_image
 
 log = logging.getLogger(__name__)
 

@@ -13,14 +13,14 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from explorer.eval.accuracy import Found, Unreadable, score_chunk
-from explorer.eval.browse import BROWSE_SIZE, CHUNK
-from explorer.eval.compare import paired
 from explorer.core.cache import LRUCache
 from explorer.core.csv_cells import write_csv
 from explorer.core.items import Item
-from explorer.methods import ScoringMethod
 from explorer.core.shards import chunks
+from explorer.eval.accuracy import Found, Unreadable, score_chunk
+from explorer.eval.browse import BROWSE_SIZE, CHUNK
+from explorer.eval.compare import paired
+from explorer.methods import ScoringMethod
 
 SCORED_KEPT = 50_000  # items' outcomes kept, all models together: Browse's largest load is 12,000 items
 CELLS = ("both right", "fixes", "breaks", "both wrong")  # a method against a baseline: the matrix's cells

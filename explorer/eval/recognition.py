@@ -26,8 +26,8 @@ from PIL import Image
 from sklearn.linear_model import LogisticRegression
 
 from explorer import world
-from explorer.eval.accuracy import Outcome, item_outcomes
 from explorer.core.items import DEFAULT_SIZE, Item, Renderable
+from explorer.eval.accuracy import Outcome, item_outcomes
 from explorer.methods import ScoringMethod, get_method
 
 STAGES = 4  # how often ``readings`` calls its ``tick``

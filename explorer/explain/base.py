@@ -20,11 +20,11 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
-from explorer.models.encoders import DualEncoder
-from explorer.language.prompts import segment_prompts
 from explorer.drawing.maps import upsample
 from explorer.images.regions import Box, visible_box
+from explorer.language.prompts import segment_prompts
 from explorer.language.text import Segment
+from explorer.models.encoders import DualEncoder
 
 
 @dataclass(frozen=True)

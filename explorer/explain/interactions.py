@@ -24,8 +24,8 @@ from typing import Sequence
 import numpy as np
 import torch
 import torch.autograd.forward_ad as fwad
-from torch.nn.attention import SDPBackend, sdpa_kernel
 from PIL import Image
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from explorer.models.encoders import DualEncoder
 

@@ -15,13 +15,14 @@ from PIL import Image
 
 from explorer.core import image_state
 from explorer.core.image_state import ImageState
-from explorer.models.encoders import DualEncoder
 from explorer.explain.base import REGISTRY, Explanation, Relevance, explainers_for, get_explainer
 from explorer.explain.sources import Maps, method_sources, peak, segment_map
 from explorer.images.fit import Fit, frame_of
 from explorer.images.inputs import InputError
 from explorer.language.prompts import segment_prompts
-from explorer.methods import REGISTRY as METHOD_REGISTRY, Score
+from explorer.methods import REGISTRY as METHOD_REGISTRY
+from explorer.methods import Score
+from explorer.models.encoders import DualEncoder
 
 WHOLE = -1  # the segment menu's entry for the whole caption
 EXPLAINER = "explainer"  # the source menu's entry for the chosen explainer's map

@@ -20,13 +20,13 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from tqdm import tqdm
 
-from explorer.core import intervals
 from explorer import world
-from explorer.models.encoders import DualEncoder
+from explorer.core import intervals
 from explorer.explain.base import REGISTRY, explainers_for, get_explainer
 from explorer.explain.sanity import sanity_report
 from explorer.explain.sources import BASELINES, CENTER_SIGMA, Pointer, method_sources, segment_map, sources
 from explorer.language.text import segments
+from explorer.models.encoders import DualEncoder
 
 log = logging.getLogger(__name__)
 

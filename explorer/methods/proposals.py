@@ -24,11 +24,11 @@ import torch
 from PIL import Image
 
 from explorer.core import cancel
-from explorer.models.cores import one_thread
 from explorer.core.image_state import ImageState
 from explorer.images.ink import ink_objects
 from explorer.images.objects import Found, find_objects
 from explorer.images.regions import Region, sam_regions, segment_regions
+from explorer.models.cores import one_thread
 
 _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="proposals")
 

@@ -20,8 +20,9 @@ from PIL import Image
 
 from explorer.core import cancel, settings
 from explorer.core.cache import LRUCache
-from explorer.core.image_state import ImageState, owner_key
+from explorer.core.image_state import ImageState
 from explorer.core.image_state import of as state_of
+from explorer.core.image_state import owner_key
 from explorer.images.crops import Preprocessing
 from explorer.models.checkpoints import EMBEDDED_CHECKPOINT
 from explorer.models.load_problems import check_weights_reachable, checkpoint_problem, first_line

@@ -15,11 +15,11 @@ import numpy as np
 import torch
 
 from explorer.core import cancel
+from explorer.core.intervals import percent_intervals
+from explorer.models.modeling.probes import ConceptProbe, SlotMLP, fit_copies
 from explorer.readings.binding_swaps import (
     SwapTable, fold_plan, object_folds, swap_cosine, table_swaps, told_apart_renders,
 )
-from explorer.core.intervals import percent_intervals
-from explorer.models.modeling.probes import ConceptProbe, SlotMLP, fit_copies
 
 log = logging.getLogger(__name__)
 

@@ -34,12 +34,12 @@ from PIL import Image
 from safetensors.torch import save_file
 from tqdm import tqdm
 
-from explorer.core import distributed
-from explorer.language import text
 from explorer import world
-from explorer.models.modeling.alignment import AlignConfig, AlignmentTransformer
-from explorer.models.encoders import DualEncoder
+from explorer.core import distributed
 from explorer.images.inputs import InputError, load_image
+from explorer.language import text
+from explorer.models.encoders import DualEncoder
+from explorer.models.modeling.alignment import AlignConfig, AlignmentTransformer
 from explorer.models.modeling.scorers import AlignScorer, FinetuneScorer
 from explorer.training import state
 from explorer.training.config import VARIANTS, AlignTrainConfig

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from explorer.models import checkpoints, seed_standing
 from explorer import world
-from explorer.models.encoders import DualEncoder
 from explorer.eval.accuracy import evaluate
-from explorer.models.loader import EncoderSpec, load_encoder
 from explorer.methods import REGISTRY, get_method
+from explorer.models import checkpoints, seed_standing
+from explorer.models.encoders import DualEncoder
+from explorer.models.loader import EncoderSpec, load_encoder
 from explorer.models.model_configs import CHECKPOINTS_FOLDER
 from explorer.training.align import RANDOM_NEGATIVES
 from explorer.training.choice import choice_section

@@ -22,12 +22,12 @@ from typing import Sequence
 import torch
 import torch.nn.functional as F
 
-from explorer.language import text
 from explorer import world
-from explorer.methods.powerclip.alignment import nla_soft, surrogate_regions
 from explorer.images.regions import patch_mask
-from explorer.training.towers import project_tokens
+from explorer.language import text
 from explorer.language.tree import parse_tree
+from explorer.methods.powerclip.alignment import nla_soft, surrogate_regions
+from explorer.training.towers import project_tokens
 
 MARGIN = 0.2
 WEIGHT = 1.0  # lambda

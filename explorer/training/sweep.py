@@ -15,12 +15,12 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.readings import binding
-from explorer.eval.accuracy import evaluate_items
-from explorer.models.checkpoints import EMBEDDED_CHECKPOINT
 from explorer.core.intervals import GROUP_CHANCE, against, correlation_interval, correlation_reading
-from explorer.models.loader import EncoderSpec, load_encoder
+from explorer.eval.accuracy import evaluate_items
 from explorer.methods import get_method
+from explorer.models.checkpoints import EMBEDDED_CHECKPOINT
+from explorer.models.loader import EncoderSpec, load_encoder
+from explorer.readings import binding
 from explorer.training.config import TrainConfig
 from explorer.training.world_clip import train
 from explorer.world.space import ObjectSpace

@@ -28,8 +28,8 @@ from tqdm import tqdm
 
 from explorer import world
 from explorer.models.model_configs import register_configs
-from explorer.models.tower import cpu_has_native_bf16
 from explorer.models.modeling.patch_embedding import keep_patch_embedding_fp32
+from explorer.models.tower import cpu_has_native_bf16
 from explorer.training import state
 from explorer.training.config import OBJECTIVES, PRECISIONS, TrainConfig
 from explorer.training.schedule import lr_at, make_optimizer

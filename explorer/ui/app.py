@@ -7,10 +7,10 @@ from typing import Sequence
 
 import gradio as gr
 
-from explorer.models import checkpoints, seed_standing
 from explorer.core import settings
 from explorer.engine import Engine
 from explorer.methods import REGISTRY
+from explorer.models import checkpoints, seed_standing
 from explorer.ui import binding_tab, browse_tab, looks_tab, main_tab, method_tab, pad, share_link, swap_panel, tour
 from explorer.ui.guard import page_closed
 from explorer.ui.serving import Serving

@@ -8,14 +8,14 @@ import dataclasses
 import gradio as gr
 import pandas as pd
 
-from explorer.readings import DRAWS, binding
-from explorer.readings.binding_report import FAMILY, read_model
-from explorer.readings.significance import UNTESTED
-from explorer.readings.equal_area import picture
-from explorer.figures import viz
 from explorer import world
 from explorer.engine import Engine
+from explorer.figures import viz
 from explorer.images.inputs import InputError, whole_number
+from explorer.readings import DRAWS, binding
+from explorer.readings.binding_report import FAMILY, read_model
+from explorer.readings.equal_area import picture
+from explorer.readings.significance import UNTESTED
 from explorer.ui.guard import guarded, plain
 from explorer.ui.serving import Serving
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import gradio as gr
 import pandas as pd
 
-from explorer.eval import overview
 from explorer.engine import Engine
+from explorer.eval import overview
 from explorer.images.inputs import InputError
 from explorer.methods import REGISTRY
 from explorer.ui import model_menu

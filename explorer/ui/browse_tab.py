@@ -7,23 +7,23 @@ from pathlib import Path
 
 import gradio as gr
 
-from explorer.engine import share
-from explorer.drawing.display import display_image
-from explorer.figures.item_figures import cosine_grid, cosine_span
-from explorer.eval.benchmark_registry import BENCHMARKS, left_out, load_items
 from explorer.core.data_roots import DataAccess
-from explorer.eval.browse import (BROWSE_SIZE, MAX_PER_CATEGORY, Reading, for_main_page, items_per_category, read,
-                                  reading_note, select)
-from explorer.eval.dataset_loaders import DatasetError
-from explorer.engine import UNTRAINED_MARK, Engine
-from explorer.images.inputs import whole_number
 from explorer.core.items import Item, picture
+from explorer.drawing.display import display_image
+from explorer.engine import UNTRAINED_MARK, Engine, share
+from explorer.eval.benchmark_registry import BENCHMARKS, left_out, load_items
+from explorer.eval.browse import (
+    BROWSE_SIZE, MAX_PER_CATEGORY, Reading, for_main_page, items_per_category, read, reading_note, select,
+)
+from explorer.eval.dataset_loaders import DatasetError
+from explorer.eval.uploads import benchmark_path, without_server_paths
+from explorer.figures.item_figures import cosine_grid, cosine_span
+from explorer.images.inputs import whole_number
 from explorer.methods import REGISTRY
 from explorer.ui import browse_overview
 from explorer.ui.guard import guarded, plain, warn
 from explorer.ui.main_tab import MainInputs
 from explorer.ui.serving import Serving
-from explorer.eval.uploads import benchmark_path, without_server_paths
 
 SEND_DIR = Path(tempfile.mkdtemp(prefix="explorer-send-"))
 FEWER = ", or with fewer items per category"

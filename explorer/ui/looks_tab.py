@@ -9,11 +9,11 @@ from typing import Any
 import gradio as gr
 from PIL import Image
 
-from explorer.figures import viz_maps
-from explorer.engine import Engine
 from explorer.core import settings
 from explorer.core.image_state import image_key
+from explorer.engine import Engine
 from explorer.explain import looks
+from explorer.figures import viz_maps
 from explorer.images.fit import view_state
 from explorer.images.inputs import clean_caption_pair, read_image_kept, whole_number
 from explorer.methods import REGISTRY as METHOD_REGISTRY

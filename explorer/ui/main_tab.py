@@ -15,20 +15,19 @@ import pandas as pd
 from PIL import Image
 
 from explorer.core import settings
-from explorer.engine import report
-from explorer.language import text
 from explorer.drawing.display import model_view
-from explorer.engine import TABLE_COLUMNS, UNTRAINED_MARK, Analysis, Engine
-from explorer.world.examples import examples
+from explorer.engine import TABLE_COLUMNS, UNTRAINED_MARK, Analysis, Engine, report
 from explorer.images.fit import VIEWS
-from explorer.images.model_input import model_input
 from explorer.images.inputs import InputError, clean_caption, clean_caption_pair, read_image_kept
+from explorer.images.model_input import model_input
+from explorer.language import text
 from explorer.methods import REGISTRY, main_method
 from explorer.ui import model_menu
 from explorer.ui.guard import guarded, plain, warn
 from explorer.ui.own_pixels import scale, sizes_note
 from explorer.ui.quick_webp import quick_webp
 from explorer.ui.serving import Serving
+from explorer.world.examples import examples
 
 log = logging.getLogger(__name__)
 

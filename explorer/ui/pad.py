@@ -17,11 +17,11 @@ from gradio.data_classes import FileData
 from PIL import Image
 
 from explorer import world
-from explorer.world.drawings import DRAWN_BACKGROUNDS
-from explorer.world.examples import examples
 from explorer.images.inputs import read_image
 from explorer.ui.guard import guarded
 from explorer.ui.serving import Serving
+from explorer.world.drawings import DRAWN_BACKGROUNDS
+from explorer.world.examples import examples
 
 PAD_DIR = Path(tempfile.mkdtemp(prefix="explorer-drawings-"))
 CANVAS = 300  # pixels: the drawn splits' canvas

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import gradio as gr
 
-from explorer.engine import share
-from explorer.engine import Engine
+from explorer.engine import Engine, share
 from explorer.images.inputs import InputError
 from explorer.models.model_errors import ModelUnavailable
 from explorer.ui.guard import plain, warn

@@ -6,9 +6,9 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import gradio as gr
 import numpy as np
 import pandas as pd
-import gradio as gr
 from PIL import Image
 
 from explorer.core import image_state

@@ -9,12 +9,11 @@ import json
 
 import gradio as gr
 
-from explorer.world.examples import examples
 from explorer.methods import tour_steps
 from explorer.ui.guard import guarded
 from explorer.ui.main_tab import MainInputs
 from explorer.ui.serving import Serving
-
+from explorer.world.examples import examples
 
 # What a step points at where it names nothing itself (``Step.target``), by its tab (the page's element ids)
 TAB_TARGETS = {"main": "scores", "binding": "binding-run", "looks": "looks-maps", "browse": "browse-benchmark"}

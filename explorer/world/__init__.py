@@ -11,11 +11,11 @@ items), ``space`` (object spaces of other sizes, for the coverage sweep). Caller
 and the names below.
 """
 
+from explorer.world import looks
 from explorer.world.benchmark import (
     DRAWN_SPLITS, KINDS, NAMING_KINDS, SPLITS, VAL_PREFIX, VAL_SPLITS, VIEW_SPLITS, naming_items, single_captions,
     single_items, swap_items, training_swaps,
 )
-from explorer.world import looks
 from explorer.world.captions import RELATIONS, list_caption, relation_caption, relation_word, training_caption
 from explorer.world.coverage import DEFAULT_COVERAGE, DEFAULT_WORLD_SEED, heldout_combos, seen_combos, training_combos
 from explorer.world.palette import (

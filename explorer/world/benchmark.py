@@ -8,9 +8,9 @@ from dataclasses import replace
 import numpy as np
 
 from explorer.core.items import Item
+from explorer.world.canvases import CANVAS_SPLITS, canvas_pictures
 from explorer.world.captions import list_caption, relation_caption
 from explorer.world.coverage import DEFAULT_COVERAGE, DEFAULT_WORLD_SEED, heldout_combos, seen_combos
-from explorer.world.canvases import CANVAS_SPLITS, canvas_pictures
 from explorer.world.drawings import DRAWN_BACKGROUNDS, DRAWN_PREFIX, Drawing, visible_on
 from explorer.world.looks import random_look, style_look
 from explorer.world.palette import ALL_COMBOS, COLORS, FILLS, SHAPES, SIZES, Combo, Style

@@ -23,7 +23,6 @@ from explorer.world.palette import SIZES
 from explorer.world.published import _stream, _third, minimal_change, whatsup_items
 from explorer.world.sampling import place_objects
 
-
 VISMIN_KINDS = ("object", "attribute", "spatial", "count")
 MMVP_PATTERNS = {"Positional and Relational Context": "spatial", "Color and Appearance": "attribute",
                  "Quantity and Count": "count"}  # MMVP's pattern names -> the world's change

@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from explorer.eval.benchmark_registry import left_out, load_items
+from explorer.core import settings
 from explorer.core.data_roots import DataAccess, OutsideRoots
+from explorer.eval import uploads
+from explorer.eval.benchmark_registry import left_out, load_items
 from explorer.eval.dataset_loaders import DatasetError
 from explorer.eval.pairs import read_pairs
-from explorer.core import settings
-from explorer.eval import uploads
 
 CAPTIONS = "a red square,a blue square"
 
@@ -125,8 +125,9 @@ def test_damaged_or_oversized_images_are_bad_rows_named_by_line(tmp_path):
 
 
 def test_an_image_found_damaged_while_scoring_is_left_out_and_named(tmp_path):
-    from explorer.eval.accuracy import Unreadable, evaluate_items, score_chunk
     from conftest import ColourMethod
+
+    from explorer.eval.accuracy import Unreadable, evaluate_items, score_chunk
 
     Image.new("RGB", (32, 32), (200, 30, 30)).save(tmp_path / "ok.png")
     (tmp_path / "cut.jpg").write_bytes(cut_jpeg())  # its header reads: the load keeps it

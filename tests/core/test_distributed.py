@@ -33,8 +33,8 @@ def in_this_process(args: list[str]) -> None:
     """``python -m explorer ARGS`` as one process runs it, in this one: the single-process references, without an
     interpreter's 6 to 8 s of imports. One torch thread, as each launched rank has; the thread count and the
     process's settings are put back after."""
-    from explorer.core import settings
     from explorer.cli import main
+    from explorer.core import settings
 
     threads = torch.get_num_threads()
     with pytest.MonkeyPatch.context() as patch:

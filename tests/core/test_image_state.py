@@ -8,8 +8,8 @@ import pytest
 import torch
 from PIL import Image
 
-from explorer.core import image_state
 from explorer import world
+from explorer.core import image_state
 from explorer.core.cache import LRUCache
 from explorer.core.image_state import ImageState, ImageStates
 from explorer.methods import REGISTRY, get_method

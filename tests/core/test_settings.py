@@ -99,9 +99,9 @@ def test_every_flag_says_its_variable_and_default():
 
 
 def test_library_defaults_follow_the_installed_settings(process_settings):
-    from explorer.models import encoders
-    from explorer.images import crops
     from explorer.engine import Engine
+    from explorer.images import crops
+    from explorer.models import encoders
 
     settings.use(Settings(cache_size=3, device="meta-device", max_models=1, model_budget_mb=10.0, crop_cache_mb=1.0))
     cache = LRUCache()

@@ -4,13 +4,13 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from explorer import world
+from explorer.core import image_state
 from explorer.engine import Engine
 from explorer.engine.cautions import objects_mask
-from explorer.core import image_state
-from explorer.methods.sgi import SegmentMatch, SGIEvidence
-from explorer.methods.sgi.cautions import sgi_cautions
 from explorer.images.regions import Region
 from explorer.language import text
+from explorer.methods.sgi import SegmentMatch, SGIEvidence
+from explorer.methods.sgi.cautions import sgi_cautions
 
 
 def _slide() -> Image.Image:

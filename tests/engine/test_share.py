@@ -5,10 +5,10 @@ from urllib.parse import parse_qsl
 
 import pytest
 
-from explorer.engine import share
 from explorer import world
-from explorer.world.examples import examples
+from explorer.engine import share
 from explorer.images.inputs import InputError, load_image
+from explorer.world.examples import examples
 
 MODELS, TABS = ["world-clip (embedded)", "ViT-B-32 / openai"], ["main", "tflocal", "browse"]
 

@@ -5,8 +5,9 @@ import csv
 import io
 from pathlib import Path
 
-from explorer import world
 from layout_fixtures import dump, picture, save
+
+from explorer import world
 
 VISMIN_CATEGORIES = (("object", "object"), ("attribute", "attribute"), ("relation", "relation"), ("counting", "size"))
 TEXT = {False: "T0_I0 > T1_I0 & T1_I1 > T0_I1", True: "T1_I0 > T0_I0 & T0_I1 > T1_I1"}

@@ -8,8 +8,8 @@ import pytest
 
 from explorer import world
 from explorer.cli import main
-from explorer.eval.accuracy import Outcome, evaluate, evaluate_items, outcome, percentages
 from explorer.core.items import Item
+from explorer.eval.accuracy import Outcome, evaluate, evaluate_items, outcome, percentages
 from explorer.methods import get_method
 
 
@@ -146,8 +146,8 @@ def test_a_shard_file_gives_back_the_outcomes_it_kept(tmp_path):
     """Outcomes go to a shard file as JSON and come back as the same outcomes: a rerun reads them, scores none."""
     from conftest import ColourMethod, sugarcrepe
 
-    from explorer.eval.benchmark_registry import load_items
     from explorer.core.shards import Shards
+    from explorer.eval.benchmark_registry import load_items
 
     items, method = load_items("sugarcrepe", sugarcrepe(tmp_path / "sc")), ColourMethod()
     first = evaluate_items([method], items, "sugarcrepe", shards=Shards(folder=tmp_path / "shards"))

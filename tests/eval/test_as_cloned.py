@@ -9,12 +9,12 @@ import shutil
 
 import pandas as pd
 import pytest
+from layout_fixtures import colorswap, sugarcrepe, sugarcrepe_pp, valse, whatsup
 from PIL import Image
 
 from explorer.core.data_roots import DataAccess
 from explorer.eval.benchmark_registry import load_items
 from explorer.eval.dataset_loaders import DatasetError
-from layout_fixtures import colorswap, sugarcrepe, sugarcrepe_pp, valse, whatsup
 
 
 def test_sugarcrepe_pp_from_the_repository_root(tmp_path):

@@ -8,15 +8,15 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from layout_fixtures import WIDE, aro, bivlc, cosines, sugarcrepe, sugarcrepe_pp, winoground
 from PIL import Image
+from test_layouts import assert_wino, wino_reference, wino_scores
 
 from explorer.eval.accuracy import evaluate, item_outcomes
 from explorer.eval.benchmark_registry import BENCHMARKS, load_items
 from explorer.eval.browse import reading_note
 from explorer.eval.layouts.aro import SYMMETRIC
 from explorer.methods import get_method
-from layout_fixtures import WIDE, aro, bivlc, cosines, sugarcrepe, sugarcrepe_pp, winoground
-from test_layouts import assert_wino, wino_reference, wino_scores
 
 
 @pytest.fixture(scope="module")

@@ -3,8 +3,8 @@
 import re
 
 import pytest
-
 from conftest import ColourMethod, LengthMethod, sugarcrepe
+
 from explorer import world
 from explorer.eval.accuracy import score_chunk
 from explorer.eval.benchmark_registry import load_items

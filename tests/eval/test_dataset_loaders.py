@@ -7,9 +7,9 @@ import logging
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import COLOURS, ColourMethod, LengthMethod, solid, sugarcrepe, write_json
 from PIL import Image
 
-from conftest import COLOURS, ColourMethod, LengthMethod, solid, sugarcrepe, write_json
 from explorer.eval.accuracy import evaluate
 from explorer.eval.accuracy_reports import report_frame, write_reports
 from explorer.eval.benchmark_registry import load_items

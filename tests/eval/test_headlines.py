@@ -6,12 +6,12 @@ import json
 
 import numpy as np
 import pytest
+from layout_fixtures import valse, whatsup
 
 from explorer.cli import main
 from explorer.eval.accuracy import evaluate
 from explorer.eval.headline import mean_over_kinds
 from explorer.methods import get_method
-from layout_fixtures import valse, whatsup
 
 
 @pytest.fixture(scope="module")

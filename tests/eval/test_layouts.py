@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+from layout_fixtures import colorswap, cosines, eqben, sugarcrepe_pp, valse, whatsup
 from PIL import Image
 
 from explorer.core.data_roots import DataAccess
@@ -15,7 +16,6 @@ from explorer.eval.browse import rule
 from explorer.eval.dataset_loaders import DatasetError
 from explorer.eval.layouts.whatsup import SUBSETS
 from explorer.methods import get_method
-from layout_fixtures import colorswap, cosines, eqben, sugarcrepe_pp, valse, whatsup
 
 NEW = ("colorswap", "whatsup", "sugarcrepe-pp", "valse", "eqben")
 

@@ -11,14 +11,14 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from layout_fixtures import cosines
+from minimal_pair_fixtures import MMVP_PATTERNS, mmvp, spec, vismin
 from PIL import Image
+from test_layouts import cosine, verdicts  # noqa: F401 (a fixture)
 
 from explorer.eval.accuracy import evaluate
 from explorer.eval.benchmark_registry import BENCHMARKS, load_items
 from explorer.eval.dataset_loaders import DatasetError
-from layout_fixtures import cosines
-from minimal_pair_fixtures import MMVP_PATTERNS, mmvp, spec, vismin
-from test_layouts import cosine, verdicts  # noqa: F401 (a fixture)
 
 
 def evaluate_relation(pred1, pred2, operator):

@@ -56,8 +56,8 @@ def test_a_slice_is_exported_as_csv_and_json(scored, tmp_path):
 
 
 def test_an_exported_slice_writes_formula_cells_as_text_and_an_unreadable_item_as_such(tmp_path):
-    from explorer.eval.accuracy import Unreadable
     from explorer.core.items import Item
+    from explorer.eval.accuracy import Unreadable
 
     items = [Item(kind, ("scene",), ("a", "b"), id=name) for kind, name in
              (("=HYPERLINK(1)", "@SUM(A1)"), ("-2+3", "\tx"), ("plain", "ok"))]

@@ -9,8 +9,8 @@ import pytest
 from PIL import Image
 
 from explorer import world
-from explorer.eval.benchmark_registry import load_items
 from explorer.cli import main
+from explorer.eval.benchmark_registry import load_items
 from explorer.eval.dataset_loaders import DatasetError
 from explorer.eval.pairs import read_pairs
 

@@ -6,8 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from explorer.eval import recognition
 from explorer import world
+from explorer.eval import recognition
 
 
 def test_readings_are_consistent_with_each_other(embedded):

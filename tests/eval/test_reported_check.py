@@ -6,11 +6,11 @@ import json
 
 import huggingface_hub.constants
 import pytest
+from layout_fixtures import sugarcrepe
 
 from explorer.cli import main
 from explorer.eval.reported_check import check_rows, needs, ours, verdict
 from explorer.models import checkpoints, zoo
-from layout_fixtures import sugarcrepe
 
 PAPER_B32 = {"replace_obj": 90.9, "replace_att": 80.0, "replace_rel": 69.2, "swap_obj": 61.2, "swap_att": 64.0,
              "add_obj": 77.2, "add_att": 68.2}  # the SugarCrepe paper's ViT-B/32 (OpenAI) per category

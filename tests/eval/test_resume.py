@@ -6,10 +6,10 @@ import json
 import shutil
 
 import pytest
+from layout_fixtures import eqben
 from PIL import Image
 
 from explorer.cli import main
-from layout_fixtures import eqben
 
 FILE = "eqben_subset_10percent_final.json"
 

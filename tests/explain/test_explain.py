@@ -16,9 +16,9 @@ from explorer.explain.attention import attention_hooks
 from explorer.explain.gradcam import feature_layer
 from explorer.explain.sanity import randomized, tower_blocks
 from explorer.explain.sources import method_source
-from explorer.methods.tflocal.maps import segment_tokens
 from explorer.language.prompts import segment_prompts
 from explorer.language.text import segments
+from explorer.methods.tflocal.maps import segment_tokens
 
 # The share of val-id one-object scenes whose map peaks on the object, measured with the embedded model over the
 # split's first 100 (rollout 53, Grad-ECLIP 52, LeGrad 79; chance, the object's share of the picture, about 8), a

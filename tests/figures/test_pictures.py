@@ -8,23 +8,23 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from explorer.drawing import marks
-from explorer.figures import viz
-from explorer.methods.powerclip import tree as viz_tree
 from explorer import world
+from explorer.drawing import display
+from explorer.drawing import maps as kit_maps
+from explorer.drawing import marks
 from explorer.engine import Engine
-from explorer.methods.powerclip.method import NodeAlignment, PowerCLIPEvidence
-from explorer.methods.sgi import SegmentMatch, SGIEvidence
-from explorer.methods.tflocal import AttentionEvidence
+from explorer.figures import viz
 from explorer.images.regions import Region
 from explorer.language.text import Segment
 from explorer.language.tree import TreeNode
-from explorer.ui.method_tab import handlers
-from explorer.methods.tflocal import pictures as tflocal_pictures
-from explorer.methods.sgi import pictures as sgi_pictures
 from explorer.methods.powerclip import pictures as powerclip_pictures
-from explorer.drawing import maps as kit_maps
-from explorer.drawing import display
+from explorer.methods.powerclip import tree as viz_tree
+from explorer.methods.powerclip.method import NodeAlignment, PowerCLIPEvidence
+from explorer.methods.sgi import SegmentMatch, SGIEvidence
+from explorer.methods.sgi import pictures as sgi_pictures
+from explorer.methods.tflocal import AttentionEvidence
+from explorer.methods.tflocal import pictures as tflocal_pictures
+from explorer.ui.method_tab import handlers
 
 TFLOCAL, POWERCLIP = handlers("tflocal"), handlers("powerclip")  # each tab's handlers, by their API names
 

@@ -7,11 +7,11 @@ from PIL import Image, ImageDraw
 from plotly.subplots import make_subplots
 
 from explorer.core import image_state
-from explorer.methods.sgi import SegmentMatch, SGIEvidence
+from explorer.drawing import display
 from explorer.images.regions import Region
 from explorer.language.text import Segment
+from explorer.methods.sgi import SegmentMatch, SGIEvidence
 from explorer.methods.sgi import pictures as sgi_pictures
-from explorer.drawing import display
 
 
 def evidence(segments: list[str], regions: int, seed: int) -> SGIEvidence:

@@ -8,10 +8,10 @@ from open_clip.transform import PreprocessCfg, image_transform_v2
 from PIL import Image
 from skimage import data
 
-from explorer.images.regions import crop_image, multiscale_crops
-from explorer.images import crops
 from explorer.core.cache import LRUCache
+from explorer.images import crops
 from explorer.images.crops import Preprocessing, crop_batch, image_tensor, resample_weights
+from explorer.images.regions import crop_image, multiscale_crops
 
 MEAN, STD = (0.48145466, 0.4578275, 0.40821073), (0.26862954, 0.26130258, 0.27577711)
 

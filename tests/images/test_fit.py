@@ -9,14 +9,14 @@ from skimage import data
 
 from explorer import world
 from explorer.core import image_state
+from explorer.drawing import display
 from explorer.engine import Engine
 from explorer.figures import viz
+from explorer.images.crops import crop_batch, image_tensor
 from explorer.images.fit import CONTENT_SHARE, fit_of, frame_of, view_state
 from explorer.images.regions import fill_color, visible_extent
-from explorer.images.crops import crop_batch, image_tensor
 from explorer.methods import get_method
 from explorer.methods.sgi.method import ZOOM_SHARE, zoom_window
-from explorer.drawing import display
 
 PAPER = (250, 246, 228)
 

@@ -7,8 +7,8 @@ import torch
 from PIL import Image, ImageDraw
 from skimage import data
 
-from explorer.images.model_input import geometry, model_input
 from explorer.images.crops import Preprocessing
+from explorer.images.model_input import geometry, model_input
 
 
 @pytest.mark.parametrize("size", [(300, 300), (640, 400), (400, 640), (1024, 260)])

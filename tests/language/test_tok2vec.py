@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import spacy
 
-from explorer.language import text
 from explorer import world
+from explorer.language import text
 from explorer.language.tok2vec import FastTok2Vec, accelerate
 
 CAPTIONS = [c for item in world.swap_items("heldout", "attribute", 20) for c in item.captions] + [

@@ -9,12 +9,12 @@ from PIL import Image
 from safetensors.torch import load_file
 
 from explorer import world
-from explorer.models.modeling.alignment import AlignConfig, AlignLayer, AlignmentTransformer, pair_inputs
-from explorer.models.encoders import DualEncoder
 from explorer.images.inputs import InputError
 from explorer.methods import get_method
-from explorer.models.checkpoints import ALIGN_VARIANTS, for_variant
 from explorer.methods.tflocal.method import load_aligner
+from explorer.models.checkpoints import ALIGN_VARIANTS, for_variant
+from explorer.models.encoders import DualEncoder
+from explorer.models.modeling.alignment import AlignConfig, AlignLayer, AlignmentTransformer, pair_inputs
 from explorer.models.modeling.scorers import AlignScorer
 from explorer.training.align import AlignTrainConfig, batch_loss, load_pairs, pairs_batch, train_align, world_batch
 

@@ -10,23 +10,12 @@ import torch
 from PIL import Image
 
 from explorer import world
-from explorer.methods.powerclip.method import PowerCLIP
-from explorer.methods.powerclip.alignment import (
-    UNIONS_KEPT_UP_TO,
-    exact_alignment,
-    nla_alignment,
-    nla_best_subset,
-    nla_max,
-    nla_r2t,
-    nla_scan,
-    nla_soft,
-    region_groups,
-    region_scores,
-    soft_gap_bound,
-    subset_masks,
-    subset_similarities,
-)
 from explorer.language.tree import LABELS, parse_tree
+from explorer.methods.powerclip.alignment import (
+    UNIONS_KEPT_UP_TO, exact_alignment, nla_alignment, nla_best_subset, nla_max, nla_r2t, nla_scan, nla_soft,
+    region_groups, region_scores, soft_gap_bound, subset_masks, subset_similarities,
+)
+from explorer.methods.powerclip.method import PowerCLIP
 
 TAU = 10.0
 

@@ -6,12 +6,11 @@ import threading
 import numpy as np
 import pytest
 
-from explorer.core import image_state
-from explorer.methods import proposals
 from explorer import world
-from explorer.methods import get_method
-from explorer.methods.powerclip.method import node_texts
+from explorer.core import image_state
 from explorer.language.prompts import prompts_of
+from explorer.methods import get_method, proposals
+from explorer.methods.powerclip.method import node_texts
 
 
 @pytest.mark.parametrize("spare", [True, False], ids=["core to spare", "every core busy"])
@@ -67,8 +66,8 @@ def test_an_analysis_segments_beside_its_first_stages_on_one_thread_then_gives_t
 
     import torch
 
-    from explorer.models.encoders import DualEncoder
     from explorer.engine import Engine
+    from explorer.models.encoders import DualEncoder
 
     monkeypatch.setattr(proposals, "core_to_spare", lambda device: False)
     threads = torch.get_num_threads()

@@ -9,10 +9,10 @@ from skimage import data
 from explorer import world
 from explorer.core import image_state
 from explorer.core.image_state import image_key
-from explorer.methods import get_method
-from explorer.language.prompts import segment_prompts
-from explorer.methods.sgi.method import RegionFeatures, cuts, object_boxes
 from explorer.images.regions import crop_image, fill_color, multiscale_crops
+from explorer.language.prompts import segment_prompts
+from explorer.methods import get_method
+from explorer.methods.sgi.method import RegionFeatures, cuts, object_boxes
 
 
 def known_scene():

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.models import checkpoints
 from explorer import world
-from explorer.models.loader import EncoderSpec, load_encoder, resolve
 from explorer.methods import get_method
+from explorer.models import checkpoints
+from explorer.models.loader import EncoderSpec, load_encoder, resolve
 from explorer.models.model_errors import ModelUnavailable
 
 SHIPPED = sorted(checkpoints.REGISTRY)

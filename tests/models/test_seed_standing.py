@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.models import checkpoints
-from explorer.models import seed_standing
+from explorer.models import checkpoints, seed_standing
 
 ROOT = Path(__file__).parents[2]
 

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 import torch
 
-from explorer.models import tower
 from explorer import world
-from explorer.models.cores import one_thread
 from explorer.engine import Engine
+from explorer.models import tower
+from explorer.models.cores import one_thread
 from explorer.models.tower import SPLIT_ROWS, BucketedTower, bucket_of, buckets, parts, tower_dtypes
 
 

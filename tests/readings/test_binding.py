@@ -3,12 +3,12 @@ binding rule only where one exists, their splits keep training scenes out, and t
 
 import numpy as np
 import pytest
-
 from conftest import quick_probes
+
+from explorer.readings import DRAWS
 from explorer.readings.binding import (
     PROBES, SceneTable, additive_r2, all_pairs, composition_probes, edit_top1, probe_accuracy, readings,
 )
-from explorer.readings import DRAWS
 from explorer.readings.binding_report import FAMILY, read_model
 from explorer.readings.significance import holm
 
@@ -109,9 +109,9 @@ def test_the_slot_mlp_is_order_free_over_objects():
 def test_binding_cli_figures_are_a_recomputation_and_carry_their_nulls(tmp_path, embedded, monkeypatch):
     import json
 
+    from explorer.cli import main
     from explorer.readings.binding import world_tables
     from explorer.readings.binding_swaps import swap_renders
-    from explorer.cli import main
 
     quick_probes(monkeypatch)
     out = tmp_path / "b.json"

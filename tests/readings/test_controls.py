@@ -4,8 +4,8 @@ the pictures give a scene and its swap the same share of each colour, to the pix
 
 import numpy as np
 import pytest
-
 from conftest import quick_probes
+
 from explorer.api import binding_readings
 from explorer.readings import controls
 from explorer.readings.binding import world_scenes

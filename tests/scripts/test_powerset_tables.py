@@ -76,11 +76,10 @@ def test_tiny_run_has_the_shape_and_keeps_the_invariants(pt, embedded):
 def brute_surrogate_gap(encoder, source, m=4):
     """The quick run's ``surrogate_off_max``, by plain enumeration (``test_powerset``'s loops) of the same cases:
     the largest |max over subsets of the surrogate - max over subsets of the cosine| over nodes and images."""
-    from tests.methods.test_powerset import brute_cosines, brute_surrogate
-
     from explorer import world
-    from explorer.methods.powerclip.method import PowerCLIP
     from explorer.language.tree import parse_tree
+    from explorer.methods.powerclip.method import PowerCLIP
+    from tests.methods.test_powerset import brute_cosines, brute_surrogate
 
     item = world.swap_items("heldout", "attribute", 1)[0]
     nodes = [node.text for c in item.captions for node in parse_tree(c)]

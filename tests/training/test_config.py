@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from explorer.models import checkpoints
 from explorer.cli import build_parser
+from explorer.models import checkpoints
 from explorer.training.card import align_command, train_command
-from explorer.training.config import (AlignTrainConfig, TrainConfig, flag, from_args, options, recipe_fields,
-                                      value_type)
+from explorer.training.config import AlignTrainConfig, TrainConfig, flag, from_args, options, recipe_fields, value_type
 
 ROOT = Path(__file__).resolve().parents[2]  # the project root: the cards name paths from it
 COMMANDS = {TrainConfig: "train-world", AlignTrainConfig: "train-align"}

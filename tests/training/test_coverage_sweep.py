@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-
 from conftest import quick_probes
+
 from explorer import world
 from explorer.core.intervals import GROUP_CHANCE, against, correlation_interval, correlation_reading
 from explorer.training import sweep

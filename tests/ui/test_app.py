@@ -7,10 +7,10 @@ from dataclasses import replace
 import gradio as gr
 import numpy as np
 import pytest
+from conftest import page_labels
 from gradio_client import Client, handle_file
 from PIL import Image
 
-from conftest import page_labels
 from explorer import world
 from explorer.engine import Engine
 from tests.app_server import running_app
@@ -173,9 +173,9 @@ def test_browse_loads_uploaded_pairs_and_names_the_rows_it_left_out(client, scen
 
 
 def test_with_a_data_root_the_page_reads_inside_it_and_refuses_each_path_out_by_line(embedded, scene_path, tmp_path):
+    from explorer.core import settings
     from explorer.core.data_roots import DataAccess
     from explorer.ui.serving import Serving
-    from explorer.core import settings
 
     root = tmp_path / "root"
     root.mkdir()
@@ -228,9 +228,9 @@ def test_binding_tab_analyses_and_edits(client):
 
 
 def test_every_tour_step_names_a_shipped_example_and_a_tab_of_the_page(embedded):
-    from explorer.world.examples import examples
     from explorer.methods import tour_steps
     from explorer.ui.app import build_app
+    from explorer.world.examples import examples
 
     demo = build_app(Engine(embedded))
     tab_ids = {block.id for block in demo.blocks.values() if isinstance(block, gr.Tab)}

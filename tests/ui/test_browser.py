@@ -275,11 +275,11 @@ def test_an_example_or_a_browse_item_replaces_every_result(chromium, embedded, t
     from PIL import Image
     from playwright.sync_api import expect
 
+    from explorer.core.items import picture
+    from explorer.engine import Engine
     from explorer.eval.benchmark_registry import load_items
     from explorer.eval.browse import BROWSE_SIZE, for_main_page
-    from explorer.engine import Engine
     from explorer.world.examples import examples
-    from explorer.core.items import picture
 
     engine, path = Engine(embedded), _scene(tmp_path)
     example = examples()[0]

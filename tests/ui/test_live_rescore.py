@@ -7,8 +7,8 @@ import io
 
 import gradio as gr
 import pytest
-from PIL import Image
 from gradio import processing_utils
+from PIL import Image
 
 from explorer import world
 from explorer.engine import Engine
@@ -202,8 +202,8 @@ def test_a_method_tab_opened_after_the_results_were_cleared_is_empty_and_quiet(p
 
 def test_a_tour_step_says_what_its_examples_comparison_shows_once_the_page_has_it(page):
     """The tour's SGI step: its numbers wait for the page's comparison of its example, then come from it."""
-    from explorer.world.examples import examples
     from explorer.methods import tour_steps
+    from explorer.world.examples import examples
     from explorer.world.tour import EXAMPLE, PENDING
 
     demo, path, choice = page
@@ -220,8 +220,8 @@ def test_a_tour_step_says_what_its_examples_comparison_shows_once_the_page_has_i
 
 def test_the_image_side_step_says_what_the_pages_2x2_of_its_example_shows(page):
     """The tour's image-side step waits for the page's 2 x 2 of its example, then says that 2 x 2's numbers."""
-    from explorer.world.examples import examples
     from explorer.methods import tour_steps
+    from explorer.world.examples import examples
     from explorer.world.tour import EXAMPLE
 
     demo, path, choice = page

@@ -5,8 +5,8 @@ import re
 import numpy as np
 import pytest
 
-from explorer.drawing import marks
 from explorer import world
+from explorer.drawing import marks
 from explorer.engine import Engine
 from explorer.ui.method_tab import handlers
 

@@ -9,17 +9,17 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
+from conftest import page_labels
 from gradio_client import Client, handle_file
 from PIL import Image
 
-from conftest import page_labels
 from explorer import world
-from explorer.models.encoders import DualEncoder
 from explorer.engine import Engine
-from explorer.models.model_errors import ModelUnavailable
 from explorer.engine.model_pool import EMBEDDED_CHOICE, ModelPool, project_checkpoints
-from explorer.ui.method_tab import handlers
+from explorer.models.encoders import DualEncoder
+from explorer.models.model_errors import ModelUnavailable
 from explorer.ui.guard import plain
+from explorer.ui.method_tab import handlers
 from tests.app_server import running_app
 
 TFLOCAL, POWERCLIP = handlers("tflocal"), handlers("powerclip")  # each tab's handlers, by their API names
@@ -241,7 +241,6 @@ def test_an_abandoned_heavy_request_stops_using_the_cpu_within_seconds(url, embe
     more cores than torch's threads) each new image's region proposals were queued too, and those not yet made are
     dropped."""
     from explorer.methods import proposals
-
     from explorer.methods.cosine.method import GlobalCosine
 
     if spare_core:  # the filter's method reads segments: each new image's are queued as its states are made

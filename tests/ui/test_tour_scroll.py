@@ -1,9 +1,9 @@
 """The tour scrolls to what each step points at: every step's target is an element of the page."""
 
-from explorer.ui.app import build_app
 from explorer.engine import Engine
-from explorer.ui.tour import target
 from explorer.methods import tour_steps
+from explorer.ui.app import build_app
+from explorer.ui.tour import target
 
 
 def test_every_tour_step_points_at_an_element_of_the_page(embedded):

@@ -9,10 +9,10 @@ import open_clip
 import pytest
 from conftest import TINY
 
-from explorer.figures import viz_maps
 from explorer import world
 from explorer.engine import Engine
 from explorer.explain import looks
+from explorer.figures import viz_maps
 from explorer.images.inputs import InputError
 from explorer.ui import looks_tab
 

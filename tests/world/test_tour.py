@@ -8,9 +8,9 @@ import pytest
 
 from explorer import world
 from explorer.engine import Engine
-from explorer.world.examples import examples
 from explorer.images.inputs import load_image
 from explorer.methods import tour_steps
+from explorer.world.examples import examples
 from explorer.world.tour import EXAMPLE
 
 

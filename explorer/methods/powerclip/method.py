@@ -18,15 +18,15 @@ import torch
 from PIL import Image
 
 from explorer.core import cancel, image_state
-from explorer.methods import proposals
-from explorer.models.encoders import DualEncoder
 from explorer.core.image_state import ImageState
-from explorer.methods.base import ScoringMethod
-from explorer.methods.results import Score
-from explorer.methods.powerclip.alignment import RegionGroups, exact_alignment, nla_scan, region_groups, subset_masks
 from explorer.images.regions import Region, fill_color, patch_mask, random_regions, visible_box
 from explorer.language.text import parse_many
 from explorer.language.tree import TreeNode, parse_tree
+from explorer.methods import proposals
+from explorer.methods.base import ScoringMethod
+from explorer.methods.powerclip.alignment import RegionGroups, exact_alignment, nla_scan, region_groups, subset_masks
+from explorer.methods.results import Score
+from explorer.models.encoders import DualEncoder
 
 REGION_SOURCES = ("segments", "random", "sam", "world")
 

@@ -17,19 +17,18 @@ import numpy as np
 import torch
 from PIL import Image
 
-from explorer.core import cancel
-from explorer.methods import proposals as shared
-from explorer.language import text
-from explorer.core import image_state
-from explorer.models.encoders import DualEncoder
+from explorer.core import cancel, image_state
 from explorer.core.image_state import ImageState
-from explorer.language.prompts import prompts_of, segment_prompts
-from explorer.methods.base import Score, ScoringMethod
+from explorer.images.crops import crop_batch, image_tensor
+from explorer.images.ink import on_paper
 from explorer.images.regions import (
     DEFAULT_SCALES, DEFAULT_STRIDE, Box, CropMode, Region, crop_image, fill_color, multiscale_crops, visible_extent,
 )
-from explorer.images.ink import on_paper
-from explorer.images.crops import crop_batch, image_tensor
+from explorer.language import text
+from explorer.language.prompts import prompts_of, segment_prompts
+from explorer.methods import proposals as shared
+from explorer.methods.base import Score, ScoringMethod
+from explorer.models.encoders import DualEncoder
 
 
 @dataclass(frozen=True)

@@ -18,14 +18,14 @@ import numpy as np
 import torch
 from safetensors.torch import load_file
 
-from explorer.models import checkpoints
-from explorer.models.modeling.alignment import AlignConfig, AlignmentTransformer, pair_inputs
-from explorer.models.encoders import DualEncoder
 from explorer.core.image_state import ImageState
-from explorer.models.loader import EncoderSpec, load_encoder, resolve
+from explorer.images.regions import visible_box
 from explorer.methods.base import ScoringMethod, get_method
 from explorer.methods.results import Score
-from explorer.images.regions import visible_box
+from explorer.models import checkpoints
+from explorer.models.encoders import DualEncoder
+from explorer.models.loader import EncoderSpec, load_encoder, resolve
+from explorer.models.modeling.alignment import AlignConfig, AlignmentTransformer, pair_inputs
 
 log = logging.getLogger(__name__)
 
