@@ -151,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
     from explorer.methods import get_method
     from explorer.models.loader import load_encoder
 
+    asked = args.view  # None: each benchmark read as its own
+    args.settings = use(replace(args.settings, view=asked or args.setting_view))  # first: kept even on a refusal
     if args.interactions is not None and (args.benchmark != "world" or args.interactions < 1 or args.models):
         raise SystemExit(f"--interactions N reads N >= 1 swap items of the world (--benchmark world) under one model "
                          f"(no --models), got {args.interactions} on {args.benchmark}")
@@ -158,8 +160,6 @@ def run(args: argparse.Namespace) -> int:
         return run_models(args, method_options(args.set))
     if BENCHMARKS[args.benchmark].from_files and not args.data:
         raise SystemExit(f"--data PATH is needed for {args.benchmark}: the benchmark's files in its own layout")
-    asked = args.view  # None: each benchmark read as its own
-    args.settings = use(replace(args.settings, view=asked or args.setting_view))
     with distributed.session() as ctx:
         encoder, options = load_encoder(encoder_spec(args.settings)), method_options(args.set)
         methods = [get_method(m, encoder, **options.get(m, {})) for m in args.methods.split(",")]

@@ -7,7 +7,9 @@ import pytest
 
 from explorer import world
 from explorer.cli import main
+from explorer.core import settings
 from explorer.explain import interaction_binding
+from explorer.images.fit import VIEWS
 
 
 def test_eval_adds_the_reading_on_its_splits_and_every_kind(tmp_path, monkeypatch, embedded):
@@ -32,3 +34,4 @@ def test_the_reading_is_refused_off_the_worlds_swaps_or_on_no_items(extra):
     args = ["eval", "--limit", "1", *extra] + ([] if "--interactions" in extra else ["--interactions", "1"])
     with pytest.raises(SystemExit, match="--interactions N reads"):
         main(args)
+    assert settings.current().view in VIEWS  # a refused run leaves this process a view to read pictures in
