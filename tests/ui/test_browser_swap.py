@@ -66,8 +66,8 @@ class Pad:
         mouse.down()
         for n, (start, end) in enumerate(rows):
             a, b = (start, end) if n % 2 == 0 else (end, start)
-            mouse.move(*self.at(*a), steps=3)
-            mouse.move(*self.at(*b), steps=12)
+            mouse.move(*self.at(*a), steps=1)
+            mouse.move(*self.at(*b), steps=4)
         mouse.up()
         # a tool change commits the stroke: on a loaded machine the editor can miss the pointer-up and wait for one
         self.page.locator("#pad button[aria-label='Erase']").click()
