@@ -70,7 +70,8 @@ def build(engine: Engine, main: MainInputs, serving: Serving, min_width: int) ->
         shares = gr.HTML(elem_id="interactions-shares")
         rows = recorded_rows()
         gr.Markdown(RECORDED if rows else f"{RECORDED}  \nNo record here: the repository's `{WHERE}` holds it.")
-        gr.Dataframe(rows, headers=HEADERS, interactive=False, visible=bool(rows), elem_id="interactions-recorded")
+        gr.Dataframe(rows, headers=HEADERS, interactive=False, visible=bool(rows), elem_id="interactions-recorded",
+                     wrap=True, elem_classes=["wide-table"])  # each cell whole: its figure, interval and reading
 
     def draw_panel(path, caption_a, caption_b, choice, chosen, where):
         return draw(engine, path, caption_a, caption_b, choice, chosen, where)

@@ -36,6 +36,9 @@ def test_picking_a_word_draws_its_map_in_a_and_b_beside_the_picture(chromium, tm
         page.locator("#interactions-words input").click()
         page.get_by_role("option", name="red square", exact=True).click()  # a span of A, absent from B
         expect(page.locator("#interactions-maps")).to_contain_text("no \u201cred square\u201d", timeout=180_000)
+        cut = page.locator("#interactions-recorded .body-cell span").evaluate_all(
+            "ss => ss.filter(s => s.scrollWidth > s.parentElement.clientWidth + 1).map(s => s.textContent)")
+        assert not cut, cut  # the recorded reading: every cell whole, its figure, interval and reading
         page.set_viewport_size({"width": 390, "height": 844})  # a phone: B's map below A's
         page.wait_for_function("() => { const m = document.querySelectorAll('#interactions-maps .js-plotly-plot');"
                                " return m[1].getBoundingClientRect().top >= m[0].getBoundingClientRect().bottom - 1; }")
