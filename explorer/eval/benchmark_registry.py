@@ -50,6 +50,7 @@ class Benchmark:
     # which centre-crops), where it has authors' numbers to equal; None: the setting's view (``--view``)
     figure: str = ""  # the score of its "all" cell its paper reports where not the group score or ``metric``
     per_kind: bool = False  # its paper reports each kind's figure and none over all of them (ARO: each subset's)
+    reported: tuple[str, ...] = ()  # the cells its paper reports as its headline where not "all" (SPEC: i2t, t2i)
 
     def reading(self, asked: str | None = None) -> str:
         """The view its pictures are read in: ``asked`` (``--view``), else its authors', else the setting's."""
@@ -150,8 +151,8 @@ BENCHMARKS.update({b.name: b for b in (
     Benchmark("mmvp-vlm", mmvp.load_mmvp, reads=AUTHORS, figure="image", citation="Tong et al., CVPR 2024",
               tests="pairs of images CLIP embeds alike, in nine visual patterns, a statement each",
               scores="pair accuracy: both statements pick their own image (Winoground's image score)"),
-    Benchmark("spec", spec.load_spec, reads=AUTHORS, headline="mean", first_wins_ties=True, extras=spec.extras,
-              citation="Peng et al., CVPR 2024",
+    Benchmark("spec", spec.load_spec, reads=AUTHORS, overall=False, reported=spec.DIRECTIONS, first_wins_ties=True,
+              extras=spec.extras, citation="Peng et al., CVPR 2024",
               tests="absolute and relative size and position, existence and count of an object, synthetic pictures",
               scores="image-to-text and text-to-image accuracy, each averaged over the six subsets"),
     Benchmark("world-vismin", published_minimal.vismin_items, from_files=False, citation="VisMin's idea on the world",
@@ -161,7 +162,8 @@ BENCHMARKS.update({b.name: b for b in (
               citation="MMVP-VLM's idea on the world (its position, colour and count patterns)",
               tests="pairs of pictures one visual pattern apart, a caption each",
               scores="pair accuracy (the image score)"),
-    Benchmark("world-spec", published_minimal.spec_items, from_files=False, headline="mean", extras=spec.extras,
+    Benchmark("world-spec", published_minimal.spec_items, from_files=False, overall=False, reported=spec.DIRECTIONS,
+              extras=spec.extras,
               citation="SPEC's idea on the world (relative position, size, existence, count)",
               tests="a picture among captions and a caption among pictures that differ in one thing",
               scores="image-to-text and text-to-image accuracy, each averaged over the subsets"),

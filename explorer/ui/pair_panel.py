@@ -26,10 +26,9 @@ from explorer.ui.serving import Serving
 from explorer.world import SPLITS
 from explorer.world.published_minimal import VISMIN_KINDS
 
-PAIR_BENCHMARK = "world-vismin"  # the world's VisMin: object, attribute, spatial and count changes
+PAIR_BENCHMARK = "world-vismin"  # the world's VisMin: object, attribute, relation and counting changes
 PAIR_SPLIT = SPLITS[0]  # the split of the world the model was trained on
 MAX_INDEX = 199  # items drawn per category at most
-VISMIN_CATEGORIES = ("object", "attribute", "relation", "counting")  # as VisMin's own files name them
 SHOWN = ()  # "made from" of a 2 x 2 or message of none of the page's inputs: any change of them clears it
 
 
@@ -102,7 +101,7 @@ class Picker:
 def picker(data: DataAccess) -> Picker:
     """The picker, in rows of the current layout block; ``data``: the folders of the server a typed path may read."""
     with gr.Row():
-        kind = gr.Dropdown(list(dict.fromkeys([*VISMIN_KINDS, *VISMIN_CATEGORIES])), value=VISMIN_KINDS[1],
+        kind = gr.Dropdown(list(VISMIN_KINDS), value=VISMIN_KINDS[1],
                            allow_custom_value=True, label="Or a VisMin item, two pictures a minimal change apart and "
                            "a caption each: its category", elem_id="pair-kind")
         index = gr.Number(value=0, precision=0, label=f"Its number (0 to {MAX_INDEX})", elem_id="pair-index")
