@@ -75,6 +75,8 @@ def spec_for_name(name: str, device: str | None = None, **options) -> EncoderSpe
     """The encoder any name of a model gives: a menu entry (``ViT-B-32 / openai``, ``world-clip (embedded)``), a
     shipped checkpoint's name (``world-clip-finetune``) or a weights file; ``ModelUnavailable`` saying which for
     anything else."""
+    if name in zoo.ZOO:  # the zoo's own sentence where it cannot load (no file, a fork, the hub out of reach)
+        return zoo.spec(name, device, **options)
     if name in checkpoints.REGISTRY or Path(name).suffix or Path(name).exists():
         return EncoderSpec(checkpoint=name, device=device, **options)
     try:

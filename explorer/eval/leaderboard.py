@@ -16,10 +16,12 @@ from explorer.eval.compare import grouped, pairs_scored, with_holm
 from explorer.eval.headline import POOLED
 
 if TYPE_CHECKING:
+    from explorer.core.shards import Shards
     from explorer.methods import ScoringMethod
 
 log = logging.getLogger(__name__)
-Loader = Callable[[], Sequence["ScoringMethod"]]  # a model's scoring methods, its encoder loaded when called
+# a model's scoring methods, its encoder loaded when called, and where its outcomes are kept (read back by a rerun)
+Loader = Callable[[], tuple[Sequence["ScoringMethod"], "Shards"]]
 
 
 def figure(benchmark: str, cell: dict) -> str:
@@ -95,18 +97,22 @@ def evaluate_models(models: Sequence[tuple[str, Loader]], benchmarks: Sequence[s
     """Each model (a label and its loader, loaded one at a time) on the same items of each benchmark: ``results``
     (``{MODEL: {BENCHMARK: accuracy.evaluate's shape}}``), ``table`` (``table_rows`` of each), ``paired``
     (``{MODEL: {BENCHMARK: {METHOD: {SPLIT: {KIND: paired}}}}}`` against the first model, Holm-adjusted over all of
-    a model's cells) and ``paired_rows`` (the headline cells of ``paired`` as rows: "all", or each kind's for ARO)."""
+    a model's cells), ``paired_rows`` (the headline cells of ``paired`` as rows: "all", or each kind's for ARO) and
+    ``resumed`` (per model, the outcomes read back from its shards and why the others were scored)."""
     tasks = {b: benchmark_tasks(b, limit, splits, data, images, access, view, strict_ties) for b in benchmarks}
     found: dict[str, dict[str, list]] = {}
     results: dict[str, dict] = {}
+    resumed: dict[str, dict[str, int]] = {}
     names: list[str] = []
     for label, load in models:
-        methods = load()
+        methods, shards = load()
         names = [m.name for m in methods]
         for b, parts in tasks.items():
-            found.setdefault(label, {})[b] = [item_outcomes(methods, items, b, task=split) for split, items in parts]
+            found.setdefault(label, {})[b] = [item_outcomes(methods, items, b, shards=shards, task=f"{b}/{split or ''}")
+                                              for split, items in parts]
             for (split, items), outcomes in zip(parts, found[label][b]):
                 placed(results.setdefault(label, {}).setdefault(b, {}), split, summary(methods, items, outcomes, b))
+        resumed[label] = shards.resumed()
         del methods
         gc.collect()  # one model's weights held at a time
     first, paired, rows = models[0][0], {}, []
@@ -122,7 +128,7 @@ def evaluate_models(models: Sequence[tuple[str, Loader]], benchmarks: Sequence[s
                  for method, split, kind, cell in _headline_cells(cells, registered(b))]
     table = [row for label, by_b in results.items() for b, res in by_b.items() for row in table_rows(label, b, res)]
     return {"models": [m for m, _ in models], "benchmarks": list(benchmarks), "table": table,
-            "paired": paired, "paired_rows": [_flat(r) for r in rows], "results": results}
+            "paired": paired, "paired_rows": [_flat(r) for r in rows], "results": results, "resumed": resumed}
 
 
 def _flat(row: dict) -> dict:
