@@ -13,7 +13,7 @@ import ast
 from dataclasses import replace
 from functools import partial
 
-from explorer.commands.common import SPLIT_HELP, add_flag, print_report
+from explorer.commands.common import SPLIT_HELP, add_flag, add_switch, print_report
 from explorer.commands.eval_models import add_models_arguments, run_models
 from explorer.commands.model_args import encoder_spec, model_command, named_spec
 from explorer.core.settings import Settings, use
@@ -59,14 +59,14 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
                         "(default: sugarcrepe's DATA/val2017, aro's DATA/images or DATA, ...); valse: repeatable, "
                         "each folder looked in after DATA (FOIL-it's COCO val2014 lies apart in its config.py); not "
                         "for pairs, whose image paths are relative to their file")
-    e.add_argument("--allow-outside", action="store_true",
-                   help="follow image paths that a benchmark's files point outside its folder (absolute, '..' or a "
-                        "link leading out); without it each such row is refused and named by line, and the rest "
-                        "scored. Only for files you trust")
-    e.add_argument("--strict-ties", action="store_true",
-                   help="count a tie with the right caption as a miss on every benchmark; by default What'sUp keeps "
-                        "its authors' argmax, where a tie with the first option (the right one) counts right. The "
-                        "report gives each What'sUp subset's ties either way")
+    add_switch(e, "--allow-outside",
+               "follow image paths that a benchmark's files point outside its folder (absolute, '..' or a "
+               "link leading out); without it each such row is refused and named by line, and the rest "
+               "scored. Only for files you trust")
+    add_switch(e, "--strict-ties",
+               "count a tie with the right caption as a miss on every benchmark; by default What'sUp keeps "
+               "its authors' argmax, where a tie with the first option (the right one) counts right. The "
+               "report gives each What'sUp subset's ties either way")
     e.add_argument("--methods", default="global",
                    help=f"comma-separated scoring methods, compared in one run on the same items: {METHODS} "
                         f"(default %(default)s; their options: --set)")
