@@ -68,9 +68,9 @@ def _vismin_items(path: str, stamp: float, access: DataAccess) -> tuple[Item, ..
 
 
 def vismin_item(path: str | Path, kind: str, index: float | None, access: DataAccess, upload: str | None = None) -> Item:
-    """VisMin's own item ``index`` of category ``kind`` from its files at ``path`` (the hub's rows and the authors'
-    answer key; ``upload``: the .zip they came in, for messages), read as ``access`` allows; ``InputError`` naming
-    what it has where it has no such item."""
+    """VisMin's own item ``index`` of category ``kind`` from its files at ``path`` (the hub's rows, as ``eval
+    --benchmark vismin`` reads them; ``upload``: the .zip they came in, for messages), read as ``access`` allows;
+    ``InputError`` naming what it has where it has no such item."""
     n = whole_number(index, "The item's number", 0, MAX_INDEX)
     try:
         where = access.typed(str(path))
@@ -107,8 +107,8 @@ def picker(data: DataAccess) -> Picker:
         index = gr.Number(value=0, precision=0, label=f"Its number (0 to {MAX_INDEX})", elem_id="pair-index")
         button = gr.Button("Score both of its pictures", elem_id="pair-score")
     with gr.Row(equal_height=True):  # VisMin's own files; none: the world's VisMin
-        upload = gr.File(label="VisMin's own files (none: the world's): a .zip of its folder, the hub's data/ and "
-                               "the authors' solutions/sim_solution.csv", file_types=[".zip"], type="filepath",
+        upload = gr.File(label="VisMin's own files (none: the world's): a .zip of its folder, the hub's data/ as "
+                               "its authors keep it today", file_types=[".zip"], type="filepath",
                          height=130, elem_id="pair-upload")
         typed = gr.Textbox(label="or its folder on the server" + (f", inside {' or '.join(map(str, data.roots))}"
                                                                   if data.roots else ": none here (upload it)"),
