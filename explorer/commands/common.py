@@ -35,6 +35,11 @@ def add_flag(parser: argparse.ArgumentParser, flag: str, help: str, **changed: A
     parser.add_argument(flag, help=help, **(FLAGS[flag] | changed))
 
 
+def add_switch(parser: argparse.ArgumentParser, flag: str, help: str) -> None:
+    """An on/off ``flag``, off unless given."""
+    parser.add_argument(flag, action="store_true", help=help)
+
+
 def prog() -> str:
     """How this command line was called: the installed console script, or ``python -m explorer``."""
     return "binding-explorer" if Path(sys.argv[0]).name == "binding-explorer" else "python -m explorer"
