@@ -9,12 +9,13 @@ from __future__ import annotations
 import io
 import logging
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from PIL import Image
+from PIL import Image, UnidentifiedImageError
 
 from explorer.core import cancel
 from explorer.core.data_roots import OUTSIDE, OutsideRoots, inside
@@ -52,8 +53,16 @@ class ImageRef:
                 image = load_image(self.path, _UNBOUNDED if self.box else None)
             else:
                 raise DatasetError(f"{self.source}: image file {self.path} not found")
-        except (InputError, OSError, SyntaxError, Image.DecompressionBombError) as exc:
+        except InputError as exc:  # a file's own words, naming it
             raise DatasetError(f"{self.source}: {exc}") from exc
+        except Image.DecompressionBombError as exc:
+            raise DatasetError(f"{self.source}: its picture has too many pixels to be read here") from exc
+        except UnidentifiedImageError as exc:
+            raise DatasetError(f"{self.source}: its picture is not an image this app can read (PNG, JPEG, WebP, "
+                               f"TIFF, ...)") from exc
+        except (OSError, SyntaxError, ValueError) as exc:  # a decoder's words, without the objects it names
+            said = re.sub(r"<[^<>]* at 0x[0-9a-fA-F]+>", "it", str(exc))
+            raise DatasetError(f"{self.source}: its picture could not be decoded ({said})") from exc
         if self.box is None:
             return image
         x, y, w, h = self.box

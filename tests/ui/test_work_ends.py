@@ -18,7 +18,7 @@ from PIL import Image
 
 from explorer import world
 from explorer.engine import Engine
-from explorer.ui import browse_tab
+from explorer.ui import browse_tab, sessions
 from explorer.ui.app import build_app
 from explorer.ui.serving import Serving
 from tests.app_server import free_port
@@ -61,7 +61,7 @@ def serving(encoder, limit_s: float):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(browse_tab, "load_items", lambda *args, **kwargs: items)
         _, url, _ = demo.launch(server_name="127.0.0.1", server_port=free_port(), prevent_thread_lock=True,
-                                quiet=True)
+                                quiet=True, **sessions.launch_options())
         try:
             yield url
         finally:
