@@ -44,15 +44,15 @@ class ImageRef:
 
     def load(self) -> Image.Image:
         """The RGB image (cropped to ``box`` in original pixels), or a ``DatasetError`` naming the item."""
+        if self.data is None and (self.path is None or not self.path.is_file()):
+            raise DatasetError(f"{self.source}: image file {self.path} not found")
         try:
             if self.data is not None:
                 with Image.open(io.BytesIO(self.data)) as im:
                     im.load()
                     image = normalize_image(im, _UNBOUNDED if self.box else None)
-            elif self.path is not None and self.path.is_file():
-                image = load_image(self.path, _UNBOUNDED if self.box else None)
             else:
-                raise DatasetError(f"{self.source}: image file {self.path} not found")
+                image = load_image(self.path, _UNBOUNDED if self.box else None)
         except InputError as exc:  # a file's own words, naming it
             raise DatasetError(f"{self.source}: {exc}") from exc
         except Image.DecompressionBombError as exc:

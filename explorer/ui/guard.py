@@ -129,6 +129,10 @@ def guarded(on_error: Callable[[str], Any], time_limit: float | None = None,
                     return _answer(on_error, fn.__name__, exc)
             return handler
 
+        def stopped(name: str) -> Any:
+            log.info("%s stopped: its page was closed", name)
+            return on_error(warn("Stopped: the page was closed."))
+
         @functools.wraps(fn)
         async def limited(*args, **kwargs):
             sessions.handed(args)
@@ -141,10 +145,7 @@ def guarded(on_error: Callable[[str], Any], time_limit: float | None = None,
                 with _running(token):
                     return await asyncio.wait_for(asyncio.shield(work), time_limit)
             except cancel.Cancelled as exc:  # its page was closed meanwhile (its token set): the answer goes nowhere
-                if not token.is_set():
-                    return _answer(on_error, fn.__name__, exc)
-                log.info("%s stopped: its page was closed", fn.__name__)
-                return on_error(warn("Stopped: the page was closed."))
+                return _answer(on_error, fn.__name__, exc) if not token.is_set() else stopped(fn.__name__)
             except asyncio.TimeoutError:
                 token.set()
                 log.warning("%s took longer than %.0f s: stopped", fn.__name__, time_limit)
@@ -155,7 +156,7 @@ def guarded(on_error: Callable[[str], Any], time_limit: float | None = None,
                 token.set()
                 log.info("%s abandoned: stopping it", fn.__name__)
                 raise
-            except Exception as exc:
-                return _answer(on_error, fn.__name__, exc)
+            except Exception as exc:  # its page closed meanwhile, its files removed under it: the page is told so
+                return _answer(on_error, fn.__name__, exc) if not token.is_set() else stopped(fn.__name__)
         return limited
     return wrap

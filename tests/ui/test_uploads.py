@@ -86,18 +86,18 @@ def big_pairs(folder, rows: int) -> bytes:
 
 
 def test_a_large_pairs_upload_past_its_time_limit_stops_being_read(embedded, tmp_path):
-    """300,000 rows take several times the limit to read: the load answers at the limit, with a hint that can help,
-    and within a second its work no longer runs."""
+    """90,000 rows (within the rows a file may hold) take several times the limit to read: the load answers at the
+    limit, with a hint that can help, and within a second its work no longer runs."""
     sample = tmp_path / "sample"
     sample.mkdir()
     (sample / "sample.csv").write_bytes(big_pairs(sample, 30_000))
     begun = time.process_time()
     read_pairs(sample / "sample.csv")
-    whole = 10 * (time.process_time() - begun)
+    whole = 3 * (time.process_time() - begun)
     assert whole > LIMIT_S + SETTLE_S + WINDOW_S, whole  # the whole file, read on, would keep the CPU busy through
     # the window
     with zipfile.ZipFile(tmp_path / "big.zip", "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr("big/pairs.csv", big_pairs(tmp_path, 300_000))
+        zf.writestr("big/pairs.csv", big_pairs(tmp_path, 90_000))
         for name in (f"s{i}-0.png" for i in range(4)):
             zf.write(tmp_path / name, f"big/{name}")
     serving = Serving(heavy_concurrency=2, light_concurrency=4, queue_size=16, time_limit_s=LIMIT_S)
