@@ -8,8 +8,9 @@ needs it, never at import. Without an entry point (a notebook, a script, the tes
 environment's, read once. The README's configuration tables are ``markdown(section)`` (``scripts/readme_settings.py``
 writes them).
 
-Not settings, and read where their own tools are used: huggingface_hub's ``HF_HUB_OFFLINE`` (``load_problems.py``) and
-torchrun's ``WORLD_SIZE`` and ``LOCAL_RANK`` (``distributed.py``).
+Not settings, and read where their own tools are used: huggingface_hub's ``HF_HUB_OFFLINE`` (``load_problems.py``),
+torchrun's ``WORLD_SIZE`` and ``LOCAL_RANK`` (``distributed.py``) and gradio's ``GRADIO_TEMP_DIR`` (``ui/sessions.py``
+sets it for the page's server where the operator has not).
 """
 
 from __future__ import annotations

@@ -44,8 +44,8 @@ def root(kind: str) -> Path:
 def private_cache() -> None:
     """gradio's cache of this server's uploads and files in a folder of its own, removed whole when the server stops,
     unless the operator names one (``GRADIO_TEMP_DIR``); called before gradio is imported."""
-    if "GRADIO_TEMP_DIR" not in os.environ:
-        os.environ["GRADIO_TEMP_DIR"] = str(root("gradio"))
+    if os.environ.get("GRADIO_TEMP_DIR") is None:
+        os.environ.setdefault("GRADIO_TEMP_DIR", str(root("gradio")))
 
 
 def folder(kind: str) -> Path:
@@ -108,6 +108,12 @@ def launch_options() -> dict[str, Any]:
     from starlette.middleware import Middleware
 
     return {"app_kwargs": {"middleware": [Middleware(Heartbeats)]}}
+
+
+def heartbeats(session: str) -> int:
+    """How many heartbeat connections naming ``session`` are open."""
+    with _LOCK:
+        return len(_BEATS.get(session, {}))
 
 
 def outlives(session: str, dropped: dict | None, began: float) -> bool | None:

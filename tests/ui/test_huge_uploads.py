@@ -5,7 +5,6 @@ with the page closed before the answer. The served page runs in this process: it
 
 import threading
 import time
-import uuid
 
 import httpx
 import pytest
@@ -14,11 +13,14 @@ from gradio_client import Client, handle_file
 from tests.app_server import running_app
 from tests.eval import huge_tables
 from tests.ui.test_uploads import unescaped
-from tests.ui.test_work_ends import IDLE_CPU, after_answer, still_running
+from tests.ui.test_work_ends import IDLE_CPU, after_answer, page_of_its_own, still_running
+from tests.ui.user_words import said_in_words  # noqa: F401 (the fixture, used by every test here)
 
 RISE_MB = 200
 LIMIT_SAID = "than the 100,000 rows a benchmark's file may hold on this server"
 RAISE_SAID = "raise the limit with --table-rows or the EXPLORER_TABLE_ROWS environment variable"
+
+pytestmark = pytest.mark.usefixtures("said_in_words")  # every message read for what a user cannot act on
 
 
 def resident_mb() -> float:
@@ -87,8 +89,7 @@ def test_a_few_kb_of_millions_of_rows_is_refused_unread(url, archives, layout, s
 
 @pytest.mark.parametrize("layout, sent_as, send", REQUESTS[::2])
 def test_the_same_with_the_page_closed_before_the_answer(url, archives, layout, sent_as, send):
-    client = Client(url, verbose=False)
-    client.session_hash = str(uuid.uuid4())  # a page of its own, its heartbeat held open here as a tab does
+    client = page_of_its_own(url)  # its heartbeat held open here, as a tab does
     with Peak() as memory:
         with httpx.stream("GET", client.heartbeat_url.format(session_hash=client.session_hash), timeout=30) as beat:
             lines = beat.iter_lines()  # kept: a line reader dropped closes the stream
@@ -99,3 +100,12 @@ def test_the_same_with_the_page_closed_before_the_answer(url, archives, layout, 
     assert memory.rise < RISE_MB, memory.rise
     used = after_answer()
     assert used < IDLE_CPU, (used, still_running())
+
+
+def test_the_two_requests_keep_their_inputs(url):
+    """``/pair_two_by_two`` and ``/browse_load`` take the inputs scripts have called them with."""
+    endpoints = Client(url, verbose=False).view_api(print_info=False, return_format="dict")["named_endpoints"]
+    inputs = {name: [p["parameter_name"] for p in endpoints[name]["parameters"]]
+              for name in ("/pair_two_by_two", "/browse_load")}
+    assert inputs == {"/pair_two_by_two": ["kind", "index", "upload", "typed", "view"],  # the model: the page's own
+                      "/browse_load": ["benchmark", "data", "limit", "upload"]}

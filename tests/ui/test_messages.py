@@ -13,7 +13,9 @@ from gradio_client import Client, handle_file
 from PIL import Image
 
 from tests.app_server import running_app
-from tests.ui.conftest import not_in_words
+from tests.ui.user_words import not_in_words, said_in_words  # noqa: F401 (the fixture, used by every test here)
+
+pytestmark = pytest.mark.usefixtures("said_in_words")  # every message read for what a user cannot act on
 
 
 def test_the_check_finds_what_a_user_cannot_act_on():

@@ -5,7 +5,6 @@ another client opens naming a page's session and drops stops none of that page's
 import contextlib
 import threading
 import time
-import uuid
 from types import SimpleNamespace
 
 import httpx
@@ -17,6 +16,7 @@ from explorer.core import cancel
 from explorer.ui import browse_tab, guard
 from explorer.ui.serving import Serving
 from tests.app_server import running_app
+from tests.ui.test_work_ends import page_of_its_own
 
 LOAD_S = 4.0  # a Browse load's length here, unless it is stopped
 ITEMS = 12
@@ -72,17 +72,11 @@ def heartbeat(client: Client, session: str) -> contextlib.ExitStack:
     return held
 
 
-def page(url: str) -> Client:
-    client = Client(url, verbose=False)
-    client.session_hash = str(uuid.uuid4())  # a page of its own
-    return client
-
-
 @pytest.mark.parametrize("own_heartbeat", [True, False])
 def test_a_heartbeat_another_client_opens_and_drops_stops_nothing(url, own_heartbeat):
     """The page's work runs on to its answer though another client opened its session's heartbeat and dropped it,
     whether the page holds its own heartbeat open (a tab) or none (a script)."""
-    victim = page(url)
+    victim = page_of_its_own(url)
     own = heartbeat(victim, victim.session_hash) if own_heartbeat else None
     try:
         job = victim.submit("world", "", 1, api_name="/browse_load")
@@ -97,7 +91,7 @@ def test_a_heartbeat_another_client_opens_and_drops_stops_nothing(url, own_heart
 
 
 def test_the_pages_own_heartbeat_dropped_stops_its_work_at_once(url):
-    victim = page(url)
+    victim = page_of_its_own(url)
     own = heartbeat(victim, victim.session_hash)
     job = victim.submit("world", "", 1, api_name="/browse_load")
     time.sleep(0.5)

@@ -17,11 +17,14 @@ from tests.app_server import running_app
 from tests.eval.test_pairs import scenes
 from tests.eval.test_pairs_rows import bad_rows_among_good
 from tests.ui.test_work_ends import IDLE_CPU, SETTLE_S, WINDOW_S, after_answer, still_running
+from tests.ui.user_words import said_in_words  # noqa: F401 (the fixture, used by every test here)
 
 LIMIT_S = 1.0
 ON_DISK_MB = 64  # what two bombs may leave on the server's disk, all told
 COLOURS = ("red", "green", "blue", "yellow", "purple", "orange")
 SHAPES = ("square", "circle", "triangle", "star")
+
+pytestmark = pytest.mark.usefixtures("said_in_words")  # every message read for what a user cannot act on
 
 
 def unescaped(markdown: str) -> str:

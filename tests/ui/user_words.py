@@ -1,5 +1,6 @@
 """Every message the page's upload, pair-panel and refusal tests get back is read for what a user cannot act on: an
-object's address, a Python class name, a traceback, a server path (one check over all of them, by ``said_in_words``)."""
+object's address, a Python class name, a traceback, a server path (one check over all of them: ``said_in_words``, a
+fixture each of those modules uses for all its tests)."""
 
 import re
 import tempfile
@@ -8,7 +9,6 @@ from pathlib import Path
 import pytest
 from gradio_client.client import Job
 
-READ_IN = ("test_uploads", "test_pair_panel", "test_huge_uploads", "test_messages")  # the modules whose messages
 ROOT = Path(__file__).resolve().parents[2]
 NOT_WORDS = {
     "an object's address": re.compile(r"0x[0-9a-fA-F]{6,}|<[\w.]+ object"),
@@ -29,12 +29,9 @@ def messages(result) -> list[str]:
     return [v for v in values if isinstance(v, str) and " " in v]
 
 
-@pytest.fixture(autouse=True)
-def said_in_words(request, monkeypatch):
-    """In the modules ``READ_IN``: every message a request answers with, checked when the test ends."""
-    if request.module.__name__.rsplit(".", 1)[-1] not in READ_IN:
-        yield
-        return
+@pytest.fixture
+def said_in_words(monkeypatch):
+    """Every message a request of the test answers with, checked when the test ends."""
     said: list[str] = []
     result = Job.result
 
