@@ -1,21 +1,24 @@
 """A closed page stops only its own work: ``page_closed`` acts when gradio calls it for a page's dropped heartbeat,
 stops nothing when a request names a session through the queue, and, on the served page, a heartbeat connection
-another client opens naming a page's session and drops stops none of that page's work."""
+another client opens naming a page's session and drops stops none of that page's work; the page's own closing stops
+it and removes the page's files."""
 
 import contextlib
 import threading
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import httpx
 import pytest
-from gradio_client import Client
+from gradio_client import Client, handle_file
 
 from explorer import world
 from explorer.core import cancel
-from explorer.ui import browse_tab, guard
+from explorer.ui import browse_tab, guard, sessions
 from explorer.ui.serving import Serving
 from tests.app_server import running_app
+from tests.ui.test_pad import _pad_value
 from tests.ui.test_work_ends import page_of_its_own
 
 LOAD_S = 4.0  # a Browse load's length here, unless it is stopped
@@ -99,3 +102,22 @@ def test_the_pages_own_heartbeat_dropped_stops_its_work_at_once(url):
     own.close()  # the tab closed
     said = job.result(timeout=LOAD_S + 30)[-1]
     assert "the page was closed" in said and time.monotonic() - begun < LOAD_S, said
+
+
+def test_a_closed_pages_drawing_and_upload_are_removed(url, tmp_path):
+    """A page draws on the pad and uploads a picture; once its heartbeat drops, the drawing's folder and the upload
+    gradio cached for it are gone from the server."""
+    victim = page_of_its_own(url)
+    own = heartbeat(victim, victim.session_hash)
+    value, flat = _pad_value(tmp_path)
+    victim.predict(value, None, api_name="/drawing")
+    flat.save(tmp_path / "mine.png")
+    victim.predict(handle_file(str(tmp_path / "mine.png")), api_name="/preview")
+    drawings = sessions.root("drawings") / sessions._subfolder(victim.session_hash)
+    (upload,) = sessions._UPLOADS[victim.session_hash]
+    assert any(drawings.glob("drawing-*.png")) and Path(upload).is_file()
+    own.close()  # the tab closed
+    deadline = time.monotonic() + 10
+    while (drawings.exists() or Path(upload).exists()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not drawings.exists() and not Path(upload).exists()
