@@ -22,7 +22,7 @@ from explorer.images.inputs import InputError, clean_caption, clean_caption_pair
 from explorer.images.model_input import model_input
 from explorer.language import text
 from explorer.methods import REGISTRY, main_method
-from explorer.ui import model_menu
+from explorer.ui import model_menu, sessions
 from explorer.ui.guard import guarded, plain, warn
 from explorer.ui.own_pixels import scale, sizes_note
 from explorer.ui.quick_webp import quick_webp
@@ -103,7 +103,6 @@ def _done(result: Analysis) -> str:
 
 
 IMAGE_HINT = ", or with a smaller image"
-REPORT_DIR = Path(tempfile.mkdtemp(prefix="explorer-reports-"))
 CLEARED = (gr.update(), pd.DataFrame(columns=TABLE_COLUMNS), None, None, None, None)  # all but the image shown
 EMPTY = (None, *CLEARED[1:])  # the image shown too: a failed analysis shows nothing of it
 
@@ -251,7 +250,7 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
         if not shows_inputs(last, path, caption_a, caption_b, model):
             return None, ("No download yet: the results shown are out of date (your last change is being scored, or "
                           "could not be). Press the button again once the scores show your inputs.")
-        paths = report.write(*last, Path(tempfile.mkdtemp(dir=REPORT_DIR)))
+        paths = report.write(*last, Path(tempfile.mkdtemp(dir=sessions.folder("reports"))))
         a, b = last[1].captions
         return [str(p) for p in paths], (f"Ready to download below: A *{plain(a)}* and B *{plain(b)}*, scored by "
                                          f"**{plain(last[1].model)}**.")

@@ -20,9 +20,9 @@ from explorer.figures import two_by_two
 from explorer.figures.two_by_two import Grid
 from explorer.images.inputs import InputError, read_image_kept
 from explorer.methods import REGISTRY
-from explorer.ui import pair_panel
+from explorer.ui import pair_panel, sessions
 from explorer.ui.guard import guarded, plain, warn
-from explorer.ui.main_tab import REPORT_DIR, MainInputs, method_notices, notices, shows_inputs
+from explorer.ui.main_tab import MainInputs, method_notices, notices, shows_inputs
 from explorer.ui.own_pixels import own_box, scale
 from explorer.ui.serving import Serving
 
@@ -86,7 +86,7 @@ def both_sides(engine: Engine, image: Image.Image, a: str, b: str, choice: str, 
 def drawn(result: SwapResult, said: str) -> tuple:
     """The 2 x 2 of ``result`` as the panel shows it: ``said`` with image B's notices, both pictures, the verdicts,
     every method's grid, and the files to take away."""
-    files = [str(p) for p in swap_report.write(result, Path(tempfile.mkdtemp(dir=REPORT_DIR)))]
+    files = [str(p) for p in swap_report.write(result, Path(tempfile.mkdtemp(dir=sessions.folder("reports"))))]
     shown = grids(result)
     return (said + notices(result.analysis_b.notices), result.image_a, result.image_b, two_by_two_table(shown),
             two_by_two.grids_html(shown), files)

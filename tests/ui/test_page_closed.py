@@ -1,12 +1,28 @@
 """A closed page stops only its own work: ``page_closed`` acts when gradio calls it for a page's dropped heartbeat,
-and stops nothing when a request names a session through the queue (any caller may name any session there)."""
+stops nothing when a request names a session through the queue, and, on the served page, a heartbeat connection
+another client opens naming a page's session and drops stops none of that page's work; the page's own closing stops
+it and removes the page's files."""
 
+import contextlib
 import threading
+import time
+from pathlib import Path
 from types import SimpleNamespace
 
+import httpx
 import pytest
+from gradio_client import Client, handle_file
 
-from explorer.ui import guard
+from explorer import world
+from explorer.core import cancel
+from explorer.ui import browse_tab, guard, sessions
+from explorer.ui.serving import Serving
+from tests.app_server import running_app
+from tests.ui.test_pad import _pad_value
+from tests.ui.test_work_ends import page_of_its_own
+
+LOAD_S = 4.0  # a Browse load's length here, unless it is stopped
+ITEMS = 12
 
 
 def request(session: str, path: str) -> SimpleNamespace:
@@ -18,7 +34,7 @@ def request(session: str, path: str) -> SimpleNamespace:
 def running(monkeypatch) -> threading.Event:
     """A request of the page "victim" at work."""
     token = threading.Event()
-    monkeypatch.setattr(guard, "_RUNNING", {"victim": {token}})
+    monkeypatch.setattr(guard, "_RUNNING", {"victim": {token: time.monotonic()}})
     return token
 
 
@@ -31,3 +47,77 @@ def test_a_call_through_the_queue_stops_no_page(running):
 def test_the_pages_own_heartbeat_stops_its_work(running):
     guard.page_closed(request("victim", "/gradio_api/heartbeat/victim"))
     assert running.is_set()
+
+
+def slow_load(*args, **kwargs):
+    """A Browse load of ``LOAD_S`` seconds that checks its cancel token as a reader does."""
+    for _ in range(int(LOAD_S / 0.05)):
+        cancel.check()
+        time.sleep(0.05)
+    return world.swap_items("id", "attribute", ITEMS)
+
+
+@pytest.fixture(scope="module")
+def url(embedded):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(browse_tab, "load_items", slow_load)
+        with running_app(embedded, Serving(heavy_concurrency=4, light_concurrency=4, queue_size=16,
+                                           time_limit_s=60.0)) as found:
+            yield found
+
+
+def heartbeat(client: Client, session: str) -> contextlib.ExitStack:
+    """A heartbeat connection naming ``session``, open once its first line has come (closed with what it returns)."""
+    held = contextlib.ExitStack()
+    beat = held.enter_context(httpx.stream("GET", client.heartbeat_url.format(session_hash=session), timeout=30))
+    held.lines = beat.iter_lines()  # kept: a line reader dropped closes the stream
+    next(held.lines)
+    return held
+
+
+@pytest.mark.parametrize("own_heartbeat", [True, False])
+def test_a_heartbeat_another_client_opens_and_drops_stops_nothing(url, own_heartbeat):
+    """The page's work runs on to its answer though another client opened its session's heartbeat and dropped it,
+    whether the page holds its own heartbeat open (a tab) or none (a script)."""
+    victim = page_of_its_own(url)
+    own = heartbeat(victim, victim.session_hash) if own_heartbeat else None
+    try:
+        job = victim.submit("world", "", 1, api_name="/browse_load")
+        time.sleep(0.5)  # the load runs
+        attacker = Client(url, verbose=False)
+        heartbeat(attacker, victim.session_hash).close()  # opened naming the victim's page, and dropped
+        said = job.result(timeout=LOAD_S + 30)[-1]
+        assert said.startswith(f"Loaded {ITEMS} items"), said
+    finally:
+        if own is not None:
+            own.close()
+
+
+def test_the_pages_own_heartbeat_dropped_stops_its_work_at_once(url):
+    victim = page_of_its_own(url)
+    own = heartbeat(victim, victim.session_hash)
+    job = victim.submit("world", "", 1, api_name="/browse_load")
+    time.sleep(0.5)
+    begun = time.monotonic()
+    own.close()  # the tab closed
+    said = job.result(timeout=LOAD_S + 30)[-1]
+    assert "the page was closed" in said and time.monotonic() - begun < LOAD_S, said
+
+
+def test_a_closed_pages_drawing_and_upload_are_removed(url, tmp_path):
+    """A page draws on the pad and uploads a picture; once its heartbeat drops, the drawing's folder and the upload
+    gradio cached for it are gone from the server."""
+    victim = page_of_its_own(url)
+    own = heartbeat(victim, victim.session_hash)
+    value, flat = _pad_value(tmp_path)
+    victim.predict(value, None, api_name="/drawing")
+    flat.save(tmp_path / "mine.png")
+    victim.predict(handle_file(str(tmp_path / "mine.png")), api_name="/preview")
+    drawings = sessions.root("drawings") / sessions._subfolder(victim.session_hash)
+    (upload,) = sessions._UPLOADS[victim.session_hash]
+    assert any(drawings.glob("drawing-*.png")) and Path(upload).is_file()
+    own.close()  # the tab closed
+    deadline = time.monotonic() + 10
+    while (drawings.exists() or Path(upload).exists()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not drawings.exists() and not Path(upload).exists()

@@ -16,6 +16,9 @@ from explorer.images.fit import view_state
 from explorer.methods import get_method
 from explorer.ui.pair_panel import pair_captions, vismin_item, world_vismin_item
 from tests.app_server import running_app
+from tests.ui.user_words import said_in_words  # noqa: F401 (the fixture, used by every test here)
+
+pytestmark = pytest.mark.usefixtures("said_in_words")  # every message read for what a user cannot act on
 
 
 @pytest.fixture(scope="module")

@@ -17,11 +17,14 @@ from tests.app_server import running_app
 from tests.eval.test_pairs import scenes
 from tests.eval.test_pairs_rows import bad_rows_among_good
 from tests.ui.test_work_ends import IDLE_CPU, SETTLE_S, WINDOW_S, after_answer, still_running
+from tests.ui.user_words import said_in_words  # noqa: F401 (the fixture, used by every test here)
 
 LIMIT_S = 1.0
 ON_DISK_MB = 64  # what two bombs may leave on the server's disk, all told
 COLOURS = ("red", "green", "blue", "yellow", "purple", "orange")
 SHAPES = ("square", "circle", "triangle", "star")
+
+pytestmark = pytest.mark.usefixtures("said_in_words")  # every message read for what a user cannot act on
 
 
 def unescaped(markdown: str) -> str:
@@ -86,18 +89,18 @@ def big_pairs(folder, rows: int) -> bytes:
 
 
 def test_a_large_pairs_upload_past_its_time_limit_stops_being_read(embedded, tmp_path):
-    """300,000 rows take several times the limit to read: the load answers at the limit, with a hint that can help,
-    and within a second its work no longer runs."""
+    """90,000 rows (within the rows a file may hold) take several times the limit to read: the load answers at the
+    limit, with a hint that can help, and within a second its work no longer runs."""
     sample = tmp_path / "sample"
     sample.mkdir()
     (sample / "sample.csv").write_bytes(big_pairs(sample, 30_000))
     begun = time.process_time()
     read_pairs(sample / "sample.csv")
-    whole = 10 * (time.process_time() - begun)
+    whole = 3 * (time.process_time() - begun)
     assert whole > LIMIT_S + SETTLE_S + WINDOW_S, whole  # the whole file, read on, would keep the CPU busy through
     # the window
     with zipfile.ZipFile(tmp_path / "big.zip", "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr("big/pairs.csv", big_pairs(tmp_path, 300_000))
+        zf.writestr("big/pairs.csv", big_pairs(tmp_path, 90_000))
         for name in (f"s{i}-0.png" for i in range(4)):
             zf.write(tmp_path / name, f"big/{name}")
     serving = Serving(heavy_concurrency=2, light_concurrency=4, queue_size=16, time_limit_s=LIMIT_S)

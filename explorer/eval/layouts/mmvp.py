@@ -18,6 +18,7 @@ from pathlib import Path
 from explorer.core.data_roots import inside
 from explorer.core.items import Item
 from explorer.eval.dataset_loaders import DatasetError, ImageRef, _named, per_category
+from explorer.eval.table_files import Budget, counted, lines_ahead
 
 QUESTIONS = "Questions.csv"
 FOLDERS = ("MLLM_VLM Images", "MMVP_VLM_Images")  # the script's folder name, then the README's
@@ -38,11 +39,12 @@ def _folder(root: Path, images: Path | None) -> Path:
 
 def _rows(path: Path) -> list[tuple[int, int, str, str]]:
     """(line, qid, type, statement) of each data row, read by position as the authors' script reads them."""
-    rows = []
+    rows, budget = [], Budget(path.name)
+    lines_ahead(path, budget, header=1)
     with inside(path).open(newline="", encoding="utf-8-sig") as f:
         reader = csv.reader(f)
         next(reader, None)  # the header
-        for row in reader:
+        for row in counted(reader, budget, 3):
             line = reader.line_num
             if not row:
                 continue

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from explorer.core.data_roots import inside
 from explorer.core.items import Item
 from explorer.eval.dataset_loaders import DatasetError, _get, _image_from_cell, _read_table, _text, per_category
+from explorer.eval.table_files import Budget, arrow_rows
 
 FIELDS = ("id", "text_0", "text_1", "image_0", "image_1", "category")
 SOLUTION = "sim_solution.csv"  # the authors' answer key, in their repository's vismin-bench/solutions/
@@ -46,10 +46,10 @@ def _rows(files: list[Path]) -> list[dict]:
     import pyarrow as pa
 
     rows: list[dict] = []
-    for path in map(inside, files):
+    budget = Budget(f"{files[0].parent.name}/*.arrow")
+    for path in files:
         try:
-            with pa.memory_map(str(path)) as source:
-                rows += pa.ipc.open_stream(source).read_all().to_pylist()
+            rows += arrow_rows(path, budget)
         except pa.ArrowInvalid as exc:
             raise DatasetError(f"{path.name}: cannot be read as an arrow file ({exc})") from exc
     return rows
