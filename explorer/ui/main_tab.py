@@ -15,7 +15,7 @@ import pandas as pd
 from PIL import Image
 
 from explorer.core import settings
-from explorer.drawing.display import model_view
+from explorer.drawing.display import model_view, upload_place
 from explorer.engine import TABLE_COLUMNS, UNTRAINED_MARK, Analysis, Engine, report
 from explorer.images.fit import VIEWS
 from explorer.images.inputs import InputError, clean_caption, clean_caption_pair, read_image_kept
@@ -203,7 +203,8 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
             # drawn from the state of the view the methods read (the analysis holds it), on the picture's frame
             overlays = [gr.update() if same else quick_webp(drawn.overlay(result.state, s.evidence))
                         for same, s in zip(same_overlay, scores)]
-            heat = drawn.joint({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", scores)}, scale(path, image))
+            heat = drawn.joint({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", scores)},
+                               upload_place(result.state, scale(path, image)))  # the regions in the upload's pixels
         # the image's notices first, then what each method's evidence is worth, beside its verdict
         result = dataclasses.replace(result, notices=(*said, *verdict_notices(result), *result.notices))
         table = shown_scores(result.table())
