@@ -41,7 +41,9 @@ def scale_of(panels: Sequence[Panel]) -> tuple[float, float]:
 def _title(which: str, panel: Panel) -> str:
     said = textwrap.wrap(f"{which}: \u201c{panel.text or panel.caption}\u201d", TITLE_CHARS)
     cosine = f"cosine {panel.cosine:.3f}" if panel.cosine is not None else "no such segment"
-    return "<br>".join(html.escape(line) for line in [*said, cosine])
+    if panel.said and panel.cosine is not None:  # the map's own number first; the global cosine named as such
+        cosine = f"{panel.said}; the whole picture's cosine {panel.cosine:.3f}"
+    return "<br>".join(html.escape(line) for line in [*said, *textwrap.wrap(cosine, TITLE_CHARS)])
 
 
 def map_figure(image: Image.Image, shown: Looks, which: int, side: int = PANEL_SIDE) -> go.Figure:

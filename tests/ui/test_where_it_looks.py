@@ -1,6 +1,7 @@
 """The "Where the model looks" view: its figure (two maps, a titled colour bar, tokens shaded by share), its cache,
 and its handler on the embedded model, a random ViT and a random ResNet (which the page compares with too)."""
 
+import html
 import json
 import re
 
@@ -109,6 +110,10 @@ def test_each_method_map_is_one_click_away_for_the_same_segment(page):
     evidence = analysis.scores["sgi"][0].evidence
     x0, y0, x1, y1 = evidence.regions[evidence.matches[0].crop].box  # the crop SGI chose for A's first segment
     assert crops.panels[0].map[y0:y1, x0:x1].all() and crops.panels[0].map.sum() == (x1 - x0) * (y1 - y0)
+    for panel, score in zip(crops.panels, analysis.scores["sgi"]):  # titled with the crop's cosine, the heat map's
+        match = score.evidence.matches[0]
+        assert panel.said == f"{looks.source_label('sgi')}: cosine {match.similarity:.3f}"
+        assert panel.said in html.unescape(viz_maps._title("A", panel).replace("<br>", " "))
     for source in ("tflocal", "powerclip"):
         shown = looks.looks(engine.encoder, analysis.state, analysis.captions, analysis.scores, "rollout", 1, source)
         assert all(p.map is not None and p.map.shape == (128, 128) and p.map.max() > 0 for p in shown.panels)
