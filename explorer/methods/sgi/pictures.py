@@ -39,8 +39,9 @@ SGI_APART = ("Grey cells: regions this segment may not match. A <b>piece</b> is 
              "never matched to a piece, only to a crop that holds the whole shape or to its <b>object</b> window. "
              "An object window holds one shape alone: a caption that says where things stand reads the crops "
              "instead.")
-SGI_APART_CHARS = 60  # the grey cells' legend wrapped to lines this long, under the last block
-SGI_APART_PX = 110  # the legend's room under the figure
+SGI_APART_CHARS = 46  # the grey cells' legend wrapped to lines this long, under the last block: a phone's width
+SGI_APART_PX = 230  # the legend's room under the figure: below the segments' axis title, nine lines of it
+SGI_APART_SHIFT = 85  # the legend's top, this far under the plot: clear of the segments' names and axis title
 SGI_SEGMENT_CHARS = 8  # a segment's name wrapped to lines this long: three segments fit across a phone
 SGI_TITLE_CHARS = 36  # a caption's title wrapped to lines this long: a phone's width holds one
 SGI_ROW_PX = 26  # a region's row: room for its cosine, written in the cell, and its name's two lines
@@ -114,10 +115,10 @@ def sgi_heatmap(evidence: dict[str, SGIEvidence], place: Place = Place(1.0)) -> 
             text="<br>".join(textwrap.wrap(html.escape(title, quote=False), SGI_TITLE_CHARS)), x=1.0, xref="paper",
             xanchor="right", align="right", y=top, yref="paper", yanchor="bottom", showarrow=False,
             font=dict(size=15)))  # captions are shown as typed, never as markup
-    if apart:  # what the grey cells are, in a student's words, under the last block
+    if apart:  # what the grey cells are, in a student's words, under the last block, ending at its right edge
         layout["annotations"].append(dict(
-            text="<br>".join(textwrap.wrap(SGI_APART, SGI_APART_CHARS)), x=0.0, xref="paper", xanchor="left",
-            align="left", y=0, yref="paper", yshift=-SGI_APART_PX + 10, yanchor="top", showarrow=False,
+            text="<br>".join(textwrap.wrap(SGI_APART, SGI_APART_CHARS)), x=1.0, xref="paper", xanchor="right",
+            align="left", y=0, yref="paper", yshift=-SGI_APART_SHIFT, yanchor="top", showarrow=False,
             font=dict(size=11)))
     return go.Figure(data=data, layout=layout)
 
