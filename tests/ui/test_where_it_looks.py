@@ -62,7 +62,9 @@ def test_a_panel_without_a_map_says_why():
     missing = looks.Panel("a dog", "a dog", None, None, ("a", "dog"), np.array([0.5, 0.5]), 0.2, "no trained weights")
     shown = looks.Looks((panel("a cat", (5, 5)), missing), "tflocal", "rollout", "attention", "", ())
     with_map, without = viz_maps.maps_figures(image, shown, side=60)
-    assert "No map: no trained weights" in without.layout.annotations[0].text and not with_map.layout.annotations
+    said = without.layout.annotations[0]
+    assert "No map: no trained weights" in said.text.replace("<br>", " ") and not with_map.layout.annotations
+    assert said.x > without.layout.xaxis.range[1] / 2  # over the blank map, the picture on the left in view
 
 
 @pytest.fixture(scope="module")
@@ -127,6 +129,8 @@ def test_a_method_map_needs_the_pages_comparison_of_these_captions(page):
     note, *_, fig_a, fig_b, _, _ = draw(*page, "rollout", 0, "sgi", b="a red circle and a blue square")
     assert "read from the page's comparison" in note and "compare them on the first tab" in note
     assert all(len(f.layout.annotations) == 1 and "No map" in f.layout.annotations[0].text for f in (fig_a, fig_b))
+    # said over the blank map, on the right half of the figure: the picture on the left stays in view
+    assert all(f.layout.annotations[0].x > f.layout.xaxis.range[1] / 2 for f in (fig_a, fig_b))
     assert not any(f.layout.annotations for f in draw(*page, "rollout", 0, "sgi")[3:5])  # the compared captions
 
 
