@@ -13,6 +13,7 @@ from explorer.core.image_state import ImageState
 from explorer.drawing import marks
 from explorer.drawing.marks import INK, Rect
 from explorer.images.fit import frame_of
+from explorer.images.inputs import Upload
 from explorer.images.regions import Region
 
 DISPLAY_SIDE = 448
@@ -41,15 +42,19 @@ def display_image(image: Image.Image | ImageState, side: int = DISPLAY_SIDE) -> 
     state = image_state.of(image)
     frame = frame_of(state)
     shown = state.kept(Shown, lambda: _scaled(frame.picture if frame else state.image, side), side)
-    return shown.picture.copy(), upload_place(state, shown.factor)
+    dx, dy = frame.fit.box[:2] if frame else (0, 0)
+    return shown.picture.copy(), Place(shown.factor, dx, dy)
 
 
-def upload_place(state: ImageState, scale: float = 1.0) -> Place:
-    """Where a point of the view's ``state`` lies in the picture it was cut from (``fit.view_state``), times
-    ``scale``: the uploaded picture's own pixels where ``scale`` is its width over the width the page read it at."""
+def upload_place(state: ImageState) -> Place:
+    """Where a point of the view's ``state`` lies in the uploaded picture's own pixels: moved onto the picture it was
+    cut from (``fit.view_state``), then scaled by the upload's width over the width the page read it at (its
+    ``Upload``; 1 for a picture read at its own size)."""
     frame = frame_of(state)
     dx, dy = frame.fit.box[:2] if frame else (0, 0)
-    return Place(scale, dx, dy)
+    upload = state.find(Upload)
+    width = frame.fit.size[0] if frame else state.image.width
+    return Place(upload.size[0] / width if upload else 1.0, dx, dy)
 
 
 @dataclass(frozen=True, eq=False)

@@ -173,17 +173,17 @@ def main_method(names: Sequence[str]) -> str | None:
     return next((cls.name for cls in in_page_order() if cls.name in names and cls.info.main), None)
 
 
-def main_pictures(state: ImageState, analysis: Any, scale: float = 1.0) -> dict[str, Any]:
+def main_pictures(state: ImageState, analysis: Any) -> dict[str, Any]:
     """The main tab's pictures of ``analysis`` (the engine's ``Analysis``) on the view's ``state``: "overlay A",
-    "overlay B" and "joint", by ``main_method``; none where no method that ran has them. ``scale``: the upload's own
-    pixels over the pixels read (the regions named in its own)."""
+    "overlay B" and "joint", by ``main_method``; none where no method that ran has them (the regions named in the
+    upload's own pixels)."""
     name = main_method(list(analysis.scores))
     if name is None:
         return {}
     drawn, scores = REGISTRY[name].info.main, analysis.scores[name]
     out = {f"overlay {k}": drawn.overlay(state, s.evidence) for k, s in zip("AB", scores)}
     joint = {f"{k}: {s.caption}": s.evidence for k, s in zip("AB", scores)}
-    return out | {"joint": drawn.joint(joint, upload_place(state, scale))}
+    return out | {"joint": drawn.joint(joint, upload_place(state))}
 
 
 def options_from(given: Any) -> dict[str, dict[str, Any]]:

@@ -24,7 +24,7 @@ from explorer.language import text
 from explorer.methods import REGISTRY, main_method
 from explorer.ui import model_menu
 from explorer.ui.guard import guarded, plain, warn
-from explorer.ui.own_pixels import scale, sizes_note
+from explorer.ui.own_pixels import sizes_note
 from explorer.ui.quick_webp import quick_webp
 from explorer.ui.serving import Serving
 from explorer.world.examples import examples
@@ -204,7 +204,7 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
             overlays = [gr.update() if same else quick_webp(drawn.overlay(result.state, s.evidence))
                         for same, s in zip(same_overlay, scores)]
             heat = drawn.joint({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", scores)},
-                               upload_place(result.state, scale(path, image)))  # the regions in the upload's pixels
+                               upload_place(result.state))  # the regions in the upload's own pixels
         # the image's notices first, then what each method's evidence is worth, beside its verdict
         result = dataclasses.replace(result, notices=(*said, *verdict_notices(result), *result.notices))
         table = shown_scores(result.table())

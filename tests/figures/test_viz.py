@@ -9,6 +9,7 @@ from plotly.subplots import make_subplots
 from explorer.core import image_state
 from explorer.drawing import display
 from explorer.images.fit import frame_of, view_state
+from explorer.images.inputs import Upload
 from explorer.images.regions import Region
 from explorer.language.text import Segment
 from explorer.methods.sgi import SegmentMatch, SGIEvidence
@@ -111,9 +112,10 @@ def test_a_regions_place_is_in_the_uploads_own_pixels_on_a_padded_view():
     image_state.forget()
     slide = Image.new("RGB", (1024, 576), "white")
     ImageDraw.Draw(slide).rectangle((100, 100, 900, 300), fill="red")  # wide: the slide is padded, not cut
+    image_state.of(slide).keep(Upload((1600, 900)))  # as reading the upload keeps its own size
     seen = view_state(slide, "whole")
     assert frame_of(seen).fit.box == (0, -224, 1024, 800)  # letterboxed: the slide starts 224 px down the square
-    place = display.upload_place(seen, 1600 / 1024)
+    place = display.upload_place(seen)
     assert (display.region_name(5, Region((100, 324, 300, 524), "object"), place)
             == "r5 object 313\u00d7313 @156,156")  # (100, 100) on the slide read, 1.5625 times in the upload's pixels
 

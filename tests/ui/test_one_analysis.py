@@ -5,6 +5,7 @@ interactions (3), the 2 x 2's image-A column, the report's numbers, the SGI heat
 (3); each heat map box the best of the cells its segment may match."""
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -66,6 +67,12 @@ def boxed_cells(fig) -> list[tuple[int, int]]:
     return [(int(s.x0 + 0.5), int(s.y0 + 0.5)) for s in fig.layout.shapes if (s.xref, s.yref) == ("x", "y")]
 
 
+def objects(fig) -> list[tuple[int, ...]]:
+    """(width, height, x, y) of each object window the heat map's first block names ("r88 object<br>267×265 @47,308")."""
+    found = [re.search(r"object<br>(\d+)\u00d7(\d+) @(-?\d+),(-?\d+)", label) for label in fig.data[0].y]
+    return [tuple(map(int, f.groups())) for f in found if f]
+
+
 @pytest.mark.slow
 def test_every_panel_gives_the_analysis_number_on_five_pictures(page, tmp_path):
     engine, demo = page
@@ -94,6 +101,8 @@ def test_every_panel_gives_the_analysis_number_on_five_pictures(page, tmp_path):
             assert coloured[row, k] == np.nanmax(coloured[:, k]), (name, k)
             assert same(coloured[row, k], sgi[0].evidence.matches[k].similarity, "heat map cell")
         assert same(np.mean([m.similarity for m in sgi[0].evidence.matches]), rows["sgi"]["a"], "table")
+        if name == "slide":  # read at 1024 x 576 and padded: its regions named on the slide as uploaded (1600 x 900)
+            assert any(x <= 60 and y <= 300 and x + w >= 360 and y + h >= 600 for w, h, x, y in objects(heat))
         crop = looks_tab.draw(engine, path, A, B, choice, (image, analysis), None, 0, "sgi")[3]
         said = float(crop.layout.title.text.replace("<br>", " ").split("crop: cosine ")[1].split(";")[0])
         assert same(said, sgi[0].evidence.matches[0].similarity, "maps"), name
