@@ -52,7 +52,8 @@ def test_sgi_heatmap_lays_out_the_rows_as_make_subplots(rows):
     for t, (x, y), ev in zip(fig.data, axes, shown.values()):  # regions down, segments across
         columns = sgi_pictures.sgi_columns(ev)
         np.testing.assert_array_equal(t.z, ev.matrix[:, columns].T)
-        assert list(t.y) == [display.region_name(i, ev.regions[i], display.Place(1.0), "<br>") for i in columns]  # two short lines
+        named = [display.region_name(i, ev.regions[i], display.Place(1.0), "<br>") for i in columns]
+        assert list(t.y) == named  # two short lines
         assert list(t.x) == [sgi_pictures.segment_label(k, m.segment.text) for k, m in enumerate(ev.matches)]
         assert boxed(fig, x, y) == [(k, columns.index(m.crop)) for k, m in enumerate(ev.matches)]
 

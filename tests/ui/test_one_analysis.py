@@ -68,7 +68,8 @@ def boxed_cells(fig) -> list[tuple[int, int]]:
 
 
 def objects(fig) -> list[tuple[int, ...]]:
-    """(width, height, x, y) of each object window the heat map's first block names ("r88 object<br>267×265 @47,308")."""
+    """(width, height, x, y) of each object window the heat map's first block names ("r88 object<br>267×265
+    @47,308")."""
     found = [re.search(r"object<br>(\d+)\u00d7(\d+) @(-?\d+),(-?\d+)", label) for label in fig.data[0].y]
     return [tuple(map(int, f.groups())) for f in found if f]
 
