@@ -26,12 +26,14 @@ from typing import Any, Sequence
 import pandas as pd
 from PIL import Image
 
+from explorer.core import settings
 from explorer.engine import Analysis, Engine
 from explorer.engine.model_pool import spec_for_name
 from explorer.engine.propose import Proposal, namer, propose
 from explorer.engine.swap import SwapResult, swap
 from explorer.figures import viz
 from explorer.images.crops import Preprocessing
+from explorer.images.fit import view_state
 from explorer.images.inputs import load_image, normalize_image
 from explorer.images.model_input import model_input
 from explorer.methods import page_methods
@@ -119,11 +121,14 @@ class Explorer:
         return swap(self.engine, _picture(image), caption_a, caption_b)
 
     def interactions(self, image: str | Path | Image.Image, caption_a: str, caption_b: str) -> list:
-        """Each caption's token x patch interactions with the picture (exCLIP's, ``docs/explanations.md``):
-        ``Interactions`` with ``values`` (tokens, h, w), ``span_map(chars)``, ``words_map(words)``, ``word_values``."""
+        """Each caption's token x patch interactions with the picture (exCLIP's, ``docs/explanations.md``), worked out
+        on the view every method reads (``analyze``'s: each ``cosine`` is its table's global cosine): ``Interactions``
+        with ``caption``, ``cosine``, ``values`` (tokens, h, w) over the view's patches, ``span_map(chars)``,
+        ``words_map(words)``, ``word_values``."""
         from explorer.explain.interactions import interactions
 
-        return interactions(self.engine.model().encoder, _picture(image), [caption_a, caption_b])
+        seen = view_state(_picture(image), settings.current().view)
+        return interactions(self.engine.model().encoder, seen.image, [caption_a, caption_b])
 
     def interaction_binding(self, splits: Sequence[str] = ("id", "heldout"), kinds: Sequence[str] = ("attribute",),
                             limit: int = 10) -> dict:

@@ -15,7 +15,7 @@ import pandas as pd
 from PIL import Image
 
 from explorer.core import settings
-from explorer.drawing.display import model_view
+from explorer.drawing.display import model_view, upload_place
 from explorer.engine import TABLE_COLUMNS, UNTRAINED_MARK, Analysis, Engine, report
 from explorer.images.fit import VIEWS
 from explorer.images.inputs import InputError, clean_caption, clean_caption_pair, read_image_kept
@@ -24,7 +24,7 @@ from explorer.language import text
 from explorer.methods import REGISTRY, main_method
 from explorer.ui import model_menu, sessions
 from explorer.ui.guard import guarded, plain, warn
-from explorer.ui.own_pixels import scale, sizes_note
+from explorer.ui.own_pixels import sizes_note
 from explorer.ui.quick_webp import quick_webp
 from explorer.ui.serving import Serving
 from explorer.world.examples import examples
@@ -202,7 +202,8 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
             # drawn from the state of the view the methods read (the analysis holds it), on the picture's frame
             overlays = [gr.update() if same else quick_webp(drawn.overlay(result.state, s.evidence))
                         for same, s in zip(same_overlay, scores)]
-            heat = drawn.joint({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", scores)}, scale(path, image))
+            heat = drawn.joint({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", scores)},
+                               upload_place(result.state))  # the regions in the upload's own pixels
         # the image's notices first, then what each method's evidence is worth, beside its verdict
         result = dataclasses.replace(result, notices=(*said, *verdict_notices(result), *result.notices))
         table = shown_scores(result.table())

@@ -45,6 +45,13 @@ class SGIEvidence:
     matches: tuple[SegmentMatch, ...]
     matrix: np.ndarray  # (segments, regions) cosine similarities
 
+    @property
+    def allowed(self) -> np.ndarray:
+        """(segments, regions) whether each segment may be matched to each region (``allowed``): its match is the
+        best of its allowed cells; the pictures show the others apart."""
+        kinds = rule_kinds([m.segment for m in self.matches])
+        return np.stack([allowed(kind, self.regions) for kind in kinds])
+
 
 @dataclass(frozen=True)
 class RegionFeatures:
@@ -105,15 +112,26 @@ def cuts(box: Box, objects: Sequence[Box]) -> bool:
                and not (box[0] <= o[0] and box[1] <= o[1] and o[2] <= box[2] and o[3] <= box[3]) for o in objects)
 
 
-def _best(row: np.ndarray, regions: Sequence[Region], kind: str) -> int:
-    """The region a segment of ``kind`` matches, by ``row``, its similarity to each region (regions,): an object's
-    the best of the whole objects' regions (no piece), a relation's or a caption's the best crop as ever (no object
-    window; so too every segment of a caption with a relation, whose objects' crops hold where they stand); of regions
-    that share a crop (a tie), the tightest."""
+def allowed(kind: str, regions: Sequence[Region]) -> np.ndarray:
+    """(regions,) which regions a segment of ``kind`` may match: an object's the whole objects' windows and the crops
+    that cut no object (no piece), a relation's or a caption's every crop as ever (no object window)."""
     skip = PIECE if kind == "object" else "object"
-    allowed = np.asarray([r.source != skip for r in regions])
-    top = row[allowed].max()
-    return int(min(np.flatnonzero(allowed & (row == top)), key=lambda k: regions[k].area))
+    return np.asarray([r.source != skip for r in regions], dtype=bool)
+
+
+def rule_kinds(segments: Sequence[text.Segment]) -> list[str]:
+    """The kind whose rule (``allowed``) each segment is matched by: its own, or "relation" for every segment of a
+    caption with a relation (where things stand: its objects' crops hold where they stand)."""
+    related = any(seg.kind == "relation" for seg in segments)
+    return ["relation" if related else seg.kind for seg in segments]
+
+
+def _best(row: np.ndarray, regions: Sequence[Region], kind: str) -> int:
+    """The region a segment of ``kind`` matches, by ``row``, its similarity to each region (regions,): the best of
+    those it may match (``allowed``); of regions that share a crop (a tie), the tightest."""
+    ok = allowed(kind, regions)
+    top = row[ok].max()
+    return int(min(np.flatnonzero(ok & (row == top)), key=lambda k: regions[k].area))
 
 
 def _inside(box: Box, window: Box) -> Box:
@@ -219,9 +237,8 @@ class StructureGuided(ScoringMethod):
         else:
             seg_emb = torch.stack([t.embedding for t in self.encoder.encode_texts(prompts, companions=False)])
         matrix = (seg_emb @ regions.embeddings.T).numpy()
-        related = any(seg.kind == "relation" for seg, _ in pairs)  # where things stand: every segment reads crops
-        best = [_best(row, regions.regions, "relation" if related else seg.kind)
-                for (seg, _), row in zip(pairs, matrix)]
+        kinds = rule_kinds([seg for seg, _ in pairs])
+        best = [_best(row, regions.regions, kind) for kind, row in zip(kinds, matrix)]
         matches = tuple(
             SegmentMatch(seg, prompt, int(b), float(matrix[i, b]))
             for i, ((seg, prompt), b) in enumerate(zip(pairs, best))
