@@ -1,0 +1,81 @@
+"""Each head's share of the margin, TextSpan's texts, the benchmark reading and its command, on the embedded model."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from explorer import world
+from explorer.cli import main
+from explorer.core import image_state
+from explorer.eval.accuracy import outcome
+from explorer.explain import head_bench, head_shares, textspan
+
+
+@pytest.fixture(scope="module")
+def item():
+    return world.swap_items("val-id", "attribute", 1)[0]
+
+
+def test_the_shares_add_up_to_the_margin_and_the_split_is_kept(embedded, item, monkeypatch):
+    image = item.images[0].render(embedded.image_size)
+    found = head_shares.head_shares(embedded, image, item.captions)
+    unit = torch.stack([f.embedding for f in embedded.encode_texts(list(item.captions), companions=False)])
+    cosines = (embedded.embed_images([image]) @ unit.T)[0]
+    assert found.cosines == pytest.approx(cosines.tolist(), abs=1e-5)
+    assert np.allclose(found.parts.sum(0), found.embedding, atol=1e-4)
+    assert found.shares.sum() + found.mlps.sum() + found.stem == pytest.approx(found.margin, abs=1e-5)
+    assert np.allclose(found.maps.sum((2, 3)) + found.class_token, found.shares, atol=1e-6)
+    assert abs(found.shares[found.top(1)[0]]) == pytest.approx(np.abs(found.shares).max())
+    monkeypatch.setattr(head_shares, "decompose", lambda *a: pytest.fail("the split was not kept"))
+    again = head_shares.head_shares(embedded, image_state.of(image), item.captions[::-1])
+    assert again.margin == pytest.approx(-found.margin, abs=1e-6)
+
+
+def test_text_span_finds_the_texts_the_data_is_made_of():
+    rng = np.random.default_rng(0)
+    texts = rng.normal(size=(20, 16))
+    texts /= np.linalg.norm(texts, axis=1, keepdims=True)
+    data = 3 * rng.normal(size=(60, 1)) * texts[3] + rng.normal(size=(60, 1)) * texts[7] + 0.01 * rng.normal(
+        size=(60, 16))
+    chosen, shares = textspan.text_span(data, texts, iters=3)
+    assert chosen[:2] == [3, 7]
+    assert shares[0] > shares[1] > shares[2] >= 0 and sum(shares) <= 1 + 1e-9
+
+
+def test_head_texts_are_kept_per_model_and_pool(embedded, monkeypatch):
+    monkeypatch.setattr(textspan, "PER_KIND", 1)
+    textspan._KEPT.clear()
+    found = textspan.head_texts(embedded)
+    blocks = embedded.model.visual.transformer.resblocks
+    assert len(found.texts) == len(blocks) and len(found.texts[0]) == blocks[0].attn.num_heads
+    assert all(t in found.pool for row in found.texts for head in row for t in head)
+    assert found.images == 2 * len(world.KINDS)
+    assert textspan.head_texts(embedded) is found
+    mine = textspan.head_texts(embedded, ["a striped zebra"])
+    assert mine is not found and "a striped zebra" in mine.pool
+
+
+def test_the_reading_and_its_ablation_agree_with_the_models_scores(embedded):
+    items = world.swap_items("val-id", "attribute", 3)
+    read = head_bench.read_items(embedded, items)
+    hits = []
+    for it in items:
+        sims = embedded.embed_texts(list(it.captions)) @ embedded.embed_images(it.pictures(embedded.image_size)).T
+        hits.append(outcome(it, sims.numpy()).correct)
+    assert head_bench.group_score(read)[0] == pytest.approx(100 * np.mean(hits))
+    rows = head_bench.head_table(read, draws=9)
+    assert len(rows) == read[0].totals.shape[1] * read[0].totals.shape[2]
+    assert all(0 < r["null"]["p"] <= 1 and r["ci"][0] <= r["share"] + 1e-4 for r in rows)
+    ranked = head_bench.ranking(read)
+    assert head_bench.ablation(read, ranked, draws=3)["top"]["2"]["heads"] == [list(h) for h in ranked[:2]]
+
+
+def test_the_command_writes_its_report(tmp_path):
+    out = tmp_path / "heads.json"
+    assert main(["heads", "--split", "id", "--kinds", "object", "--limit", "2", "--draws", "3", "--json",
+                 str(out)]) == 0
+    cell = json.loads(out.read_text())["results"]["id"]["object"]
+    assert cell["items"] == 2 and set(cell["ablation"]) == {"none", "top", "random"}
+    assert set(cell["ablation"]["top"]) == {"1", "2", "4", "8"}
