@@ -82,7 +82,7 @@ def _images(size: int) -> list:
             for p in item.images]
 
 
-def _head_data(encoder: DualEncoder) -> np.ndarray:
+def head_data(encoder: DualEncoder) -> np.ndarray:
     """(images, layers, heads, D) each head's parts over the images, kept once per model."""
     key = f"{encoder.key}:data"
     if key not in _KEPT:
@@ -98,7 +98,7 @@ def head_texts(encoder: DualEncoder, extra: Sequence[str] = ()) -> HeadTexts:
     pool = tuple(dict.fromkeys([*world_pool(), *(t.strip() for t in extra if t and t.strip())]))
     key = f"{encoder.key}:" + hashlib.sha1("\n".join(pool).encode()).hexdigest()
     if key not in _KEPT:
-        data = _head_data(encoder)
+        data = head_data(encoder)
         units = text_units(encoder, pool).cpu().numpy().astype(np.float64)
         layers, heads = data.shape[1:3]
         texts, explained = [], np.zeros((layers, heads, TEXTS))
