@@ -33,7 +33,7 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from explorer.explain.head_bench import heads_report
+    from explorer.eval.head_bench import heads_report
     from explorer.explain.heads import applies, why_not
     from explorer.models.loader import load_encoder
 

@@ -64,17 +64,6 @@ def image_parts(encoder: DualEncoder, image: Image.Image | ImageState) -> HeadPa
                       heads_key(encoder))
 
 
-def parts_of(encoder: DualEncoder, images: Sequence[Image.Image | ImageState], batch: int = 16) -> list[HeadParts]:
-    """Each image's split, kept in its state; the new ones in batches of one forward each."""
-    states = [image_state.of(im) for im in images]
-    todo = list({s.key: s for s in states if not s.has(HeadParts, heads_key(encoder))}.values())
-    for i in range(0, len(todo), batch):
-        chunk = todo[i:i + batch]
-        for state, found in zip(chunk, decompose(encoder.model, pixels_of(encoder, [s.image for s in chunk]))):
-            state.keep(found, heads_key(encoder))
-    return [s.find(HeadParts, heads_key(encoder)) for s in states]  # type: ignore[misc]
-
-
 def text_units(encoder: DualEncoder, captions: Sequence[str]) -> torch.Tensor:
     """(captions, D) the unit text embeddings, as the encoder keeps them."""
     return torch.stack([f.embedding for f in encoder.encode_texts(list(captions), companions=False)])

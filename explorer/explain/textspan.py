@@ -53,7 +53,8 @@ def world_pool() -> tuple[str, ...]:
     return tuple(dict.fromkeys(colours + shapes + sizes + objects + relations))
 
 
-def text_span(data: np.ndarray, texts: np.ndarray, iters: int = TEXTS, rank: int = RANK) -> tuple[list[int], list[float]]:
+def text_span(data: np.ndarray, texts: np.ndarray, iters: int = TEXTS,
+              rank: int = RANK) -> tuple[list[int], list[float]]:
     """The indices of the ``iters`` texts chosen for ``data`` (N, D) among ``texts`` (T, D), and the share of the
     data's variance each took out."""
     _, _, vh = np.linalg.svd(data, full_matrices=False)

@@ -1,16 +1,12 @@
-"""Each head's share of the margin, TextSpan's texts, the benchmark reading and its command, on the embedded model."""
-
-import json
+"""Each head's share of the margin and TextSpan's texts, on the embedded model."""
 
 import numpy as np
 import pytest
 import torch
 
 from explorer import world
-from explorer.cli import main
 from explorer.core import image_state
-from explorer.eval.accuracy import outcome
-from explorer.explain import head_bench, head_shares, textspan
+from explorer.explain import head_shares, textspan
 
 
 @pytest.fixture(scope="module")
@@ -55,27 +51,3 @@ def test_head_texts_are_kept_per_model_and_pool(embedded, monkeypatch):
     assert textspan.head_texts(embedded) is found
     mine = textspan.head_texts(embedded, ["a striped zebra"])
     assert mine is not found and "a striped zebra" in mine.pool
-
-
-def test_the_reading_and_its_ablation_agree_with_the_models_scores(embedded):
-    items = world.swap_items("val-id", "attribute", 3)
-    read = head_bench.read_items(embedded, items)
-    hits = []
-    for it in items:
-        sims = embedded.embed_texts(list(it.captions)) @ embedded.embed_images(it.pictures(embedded.image_size)).T
-        hits.append(outcome(it, sims.numpy()).correct)
-    assert head_bench.group_score(read)[0] == pytest.approx(100 * np.mean(hits))
-    rows = head_bench.head_table(read, draws=9)
-    assert len(rows) == read[0].totals.shape[1] * read[0].totals.shape[2]
-    assert all(0 < r["null"]["p"] <= 1 and r["ci"][0] <= r["share"] + 1e-4 for r in rows)
-    ranked = head_bench.ranking(read)
-    assert head_bench.ablation(read, ranked, draws=3)["top"]["2"]["heads"] == [list(h) for h in ranked[:2]]
-
-
-def test_the_command_writes_its_report(tmp_path):
-    out = tmp_path / "heads.json"
-    assert main(["heads", "--split", "id", "--kinds", "object", "--limit", "2", "--draws", "3", "--json",
-                 str(out)]) == 0
-    cell = json.loads(out.read_text())["results"]["id"]["object"]
-    assert cell["items"] == 2 and set(cell["ablation"]) == {"none", "top", "random"}
-    assert set(cell["ablation"]["top"]) == {"1", "2", "4", "8"}

@@ -152,7 +152,8 @@ def ablation(read: Sequence[ItemHeads], ranked: Sequence[tuple[int, int]], draws
 def ranking(read: Sequence[ItemHeads]) -> list[tuple[int, int]]:
     """The heads by their mean share, largest first (those pushing most towards each picture's own caption)."""
     mean = np.mean([r.shares() for r in read], axis=0)
-    return [tuple(int(i) for i in np.unravel_index(o, mean.shape)) for o in np.argsort(-mean, axis=None)]  # type: ignore[misc]
+    order = np.argsort(-mean, axis=None)
+    return [tuple(int(i) for i in np.unravel_index(o, mean.shape)) for o in order]  # type: ignore[misc]
 
 
 def heads_report(encoder: DualEncoder, splits: Sequence[str], kinds: Sequence[str], limit: int, command: str = "",
