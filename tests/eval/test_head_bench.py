@@ -2,6 +2,7 @@
 embedded model."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -37,3 +38,11 @@ def test_the_command_writes_its_report(tmp_path):
     cell = json.loads(out.read_text())["results"]["id"]["object"]
     assert cell["items"] == 2 and set(cell["ablation"]) == {"none", "top", "random"}
     assert set(cell["ablation"]["top"]) == {"1", "2", "4", "8"}
+
+
+def test_the_docs_show_each_records_tables():
+    from explorer.eval.head_record import tables
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "heads.md").read_text()
+    for name in ("embedded", "finetune"):
+        assert tables(name).strip() in text, name
