@@ -24,9 +24,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
+import torch.nn.functional as F
+from open_clip.transformer import Attention
 from torch import nn
 
-from explorer.explain.attention import explicit_attention, is_class_token_vit
+from explorer.explain.attention import is_class_token_vit
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,25 @@ def why_not(model: nn.Module) -> str:
             f"not one (an attention pool, as SigLIP's, ends in a LayerNorm and an MLP that no sum of parts passes).")
 
 
+def class_token_mix(attn: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    """(batch, heads, tokens, head_dim) what each head takes from each token into the class token's output: its
+    attention probability times the token's value (and the head's scale), before the output projection. Only the class
+    token's query is formed."""
+    heads = attn.num_heads
+    n, length, width = x.shape
+    bias = attn.in_proj_bias.float() if attn.in_proj_bias is not None else None
+    q, k, v = (t.reshape(n, length, heads, -1).transpose(1, 2)
+               for t in F.linear(x, attn.in_proj_weight.float(), bias).chunk(3, dim=-1))
+    q = q[:, :, :1]
+    if isinstance(attn, Attention):
+        q, k = attn.ln_q(q), attn.ln_k(k)
+    probs = ((q * q.shape[-1] ** -0.5) @ k.transpose(-1, -2)).softmax(dim=-1)  # (batch, heads, 1, tokens)
+    mixed = probs[:, :, 0, :, None] * v
+    if getattr(attn, "head_scale", None) is not None:
+        mixed = mixed * attn.head_scale[None].float()
+    return mixed
+
+
 class _Record:
     """What the hooks read during one forward: the stem, each block's per-head parts and MLP at the class token, and
     the residual entering ``ln_post``."""
@@ -105,10 +126,7 @@ class _Record:
                 return
             x = args[0] if args else kwargs.get("x", kwargs.get("query"))
             x = x.transpose(0, 1) if self.first else x
-            _, found = explicit_attention(attn, x.float(), kwargs.get("attn_mask"))
-            mixed = found.probs[:, :, 0, :, None] * found.v  # (batch, heads, tokens, head_dim): query 0 only
-            if getattr(attn, "head_scale", None) is not None:
-                mixed = mixed * attn.head_scale[None].float()
+            mixed = class_token_mix(attn, x.float())
             heads, tokens = mixed.shape[1], mixed.shape[2]
             w_o = attn.out_proj.weight.float().reshape(-1, heads, mixed.shape[-1])  # (width, heads, head_dim)
             parts = torch.einsum("bhtc,dhc->bhtd", mixed, w_o)
