@@ -51,3 +51,21 @@ def test_head_texts_are_kept_per_model_and_pool(embedded, monkeypatch):
     assert textspan.head_texts(embedded) is found
     mine = textspan.head_texts(embedded, ["a striped zebra"])
     assert mine is not found and "a striped zebra" in mine.pool
+
+
+def test_the_panels_reading_of_one_head(embedded, item, monkeypatch):
+    from explorer.explain import head_view
+
+    monkeypatch.setattr(textspan, "PER_KIND", 1)
+    textspan._KEPT.clear()
+    state = image_state.of(item.images[1].render(embedded.image_size))
+    view = head_view.head_view(embedded, state, item.captions, "1.2")
+    assert view.head == (1, 2) and np.array_equal(view.map, view.shares.maps[1, 2])
+    assert len(view.texts) == len(view.explained) == textspan.TEXTS
+    assert head_view.parse_head("9.9", view.shares) == view.shares.top(1)[0]  # a head this model lacks: the top one
+    assert [v for _, v in head_view.head_menu(view.shares)][0] == "{}.{}".format(*view.shares.top(1)[0])
+    own = head_shares.image_parts(embedded, state).head_totals[1, 2]
+    assert head_view.ablated_margin(embedded, state, item.captions, (1, 2), own) == pytest.approx(
+        view.shares.margin, abs=1e-6)  # replaced by itself: the margin stays
+    assert f"{view.ablated_margin:+.4f}" in head_view.ablation_sentence(view)
+    assert "heads-embedded.json" in head_view.recorded_sentence(embedded.label)
