@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 from pathlib import Path
 
 from explorer import world
@@ -39,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
 
     encoder = load_encoder(encoder_spec(args.settings))
     if not applies(encoder.model):
-        raise SystemExit(why_not(encoder.model))
+        logging.getLogger("explorer").error("%s", why_not(encoder.model))
+        return 2
 
     def write(report: dict) -> None:
         if args.json:

@@ -70,7 +70,8 @@ def why_not(model: nn.Module) -> str:
         return ""
     name = type(getattr(model, "visual", model)).__name__
     return (f"The head split reads open_clip ViTs that pool their class token; this model's image tower ({name}) is "
-            f"not one (an attention pool, as SigLIP's, ends in a LayerNorm and an MLP that no sum of parts passes).")
+            f"not one (a tower ending in an attention pool, as SigLIP's, passes its tokens through a LayerNorm and an "
+            f"MLP after the pool, which no sum of parts passes).")
 
 
 def class_token_mix(attn: nn.Module, x: torch.Tensor) -> torch.Tensor:
