@@ -86,13 +86,17 @@ def _mean_ci(values: np.ndarray) -> tuple[float, list[float]]:
 def head_table(read: Sequence[ItemHeads], draws: int = DRAWS, seed: int = SEED) -> list[dict]:
     """Each head's mean share with its interval and its null (derangements of the items' captions)."""
     shares = np.stack([r.shares() for r in read])  # (items, layers, heads)
+    # pairs[j, i]: item j's heads read against item i's captions (own minus foil is +-(t_0 - t_1) by each picture's own)
+    signed = torch.stack([sum((1 - 2 * own) * r.totals[k] / r.embeddings[k].norm()
+                              for k, own in enumerate(r.item.right)) for r in read])
+    pairs = POINTS * torch.einsum("jlhd,id->jilh", signed, torch.stack([r.texts[0] - r.texts[1] for r in read])).numpy()
     rng, n = np.random.default_rng(seed), len(read)
     null = np.zeros((draws, *shares.shape[1:]))
     for d in range(draws):
         order = rng.permutation(n)
         while n > 1 and (order == np.arange(n)).any():
             order = rng.permutation(n)
-        null[d] = np.mean([read[order[i]].shares(read[i].texts) for i in range(n)], axis=0)
+        null[d] = pairs[order, np.arange(n)].mean(0)
     observed = shares.mean(0)
     rows, p = [], {}
     for layer, head in np.ndindex(*observed.shape):
@@ -112,19 +116,32 @@ def head_table(read: Sequence[ItemHeads], draws: int = DRAWS, seed: int = SEED) 
     return rows
 
 
+def _stacked(read: Sequence[ItemHeads]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(items, pictures, layers, heads, D) the heads' parts, (items, pictures, D) the embeddings, (items, captions,
+    D) the texts."""
+    return (torch.stack([r.totals for r in read]), torch.stack([r.embeddings for r in read]),
+            torch.stack([r.texts for r in read]))
+
+
+def hits(read: Sequence[ItemHeads], stacked: tuple, ablated: Sequence[tuple[int, int]],
+         mean: torch.Tensor) -> np.ndarray:
+    """(items,) each item's group verdict with the ``ablated`` heads' parts replaced by ``mean`` (layers, heads, D)."""
+    totals, e, texts = stacked
+    if ablated:
+        layers, heads = (list(v) for v in zip(*ablated))
+        e = e - (totals[:, :, layers, heads] - mean[layers, heads]).sum(2)
+    sims = torch.einsum("icd,ikd->ick", texts, torch.nn.functional.normalize(e, dim=-1)).numpy()
+    return np.array([outcome(r.item, s).correct for r, s in zip(read, sims)])  # s (captions, pictures)
+
+
 def group_score(read: Sequence[ItemHeads], ablated: Sequence[tuple[int, int]] = (),
                 mean: torch.Tensor | None = None) -> tuple[float, list[float]]:
     """The group score (percent of items) with the ``ablated`` heads' parts replaced by ``mean`` (layers, heads, D;
     default their mean over every picture of ``read``), and its 95% interval over items."""
-    totals = torch.stack([r.totals for r in read])  # (items, pictures, layers, heads, D)
-    mean = totals.mean((0, 1)) if mean is None else mean
-    e = torch.stack([r.embeddings for r in read])
-    if ablated:
-        layers, heads = zip(*ablated)
-        e = e - (totals[:, :, list(layers), list(heads)] - mean[list(layers), list(heads)]).sum(2)
-    sims = torch.einsum("icd,ikd->ick", torch.stack([r.texts for r in read]), torch.nn.functional.normalize(e, dim=-1))
-    hits = [outcome(r.item, s).correct for r, s in zip(read, sims.numpy())]  # s (captions, pictures)
-    return round(100 * float(np.mean(hits)), 2), intervals.percent_intervals(np.array(hits))[0]
+    stacked = _stacked(read)
+    mean = stacked[0].mean((0, 1)) if mean is None else mean
+    found = hits(read, stacked, ablated, mean)
+    return round(100 * float(found.mean()), 2), intervals.percent_intervals(found)[0]
 
 
 def ablation(read: Sequence[ItemHeads], ranked: Sequence[tuple[int, int]], draws: int = DRAWS,
@@ -141,7 +158,8 @@ def ablation(read: Sequence[ItemHeads], ranked: Sequence[tuple[int, int]], draws
             continue
         score, ci = group_score(read, ranked[:k], mean)
         out["top"][str(k)] = {"heads": [list(h) for h in ranked[:k]], "group": score, "ci": ci}
-        found = [group_score(read, [every[i] for i in rng.choice(len(every), k, replace=False)], mean)[0]
+        stacked = _stacked(read)
+        found = [100 * hits(read, stacked, [every[i] for i in rng.choice(len(every), k, replace=False)], mean).mean()
                  for _ in range(draws)]
         low, high = np.percentile(found, [2.5, 97.5])
         out["random"][str(k)] = {"group": round(float(np.mean(found)), 2),

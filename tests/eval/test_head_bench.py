@@ -46,3 +46,16 @@ def test_the_docs_show_each_records_tables():
     text = (Path(__file__).resolve().parents[2] / "docs" / "heads.md").read_text()
     for name in ("embedded", "finetune"):
         assert tables(name).strip() in text, name
+
+
+def test_the_null_reads_each_items_heads_against_another_items_captions(embedded):
+    read = head_bench.read_items(embedded, world.swap_items("val-heldout", "object", 3))
+    rows = head_bench.head_table(read, draws=1)
+    rng = np.random.default_rng(head_bench.SEED)
+    order = rng.permutation(3)
+    while (order == np.arange(3)).any():
+        order = rng.permutation(3)
+    # the one derangement drawn, read the long way: item order[i]'s heads against item i's captions
+    found = np.mean([read[order[i]].shares(read[i].texts) for i in range(3)], axis=0)
+    null = {(r["layer"], r["head"]): r["null"]["mean"] for r in rows}
+    assert all(null[lh] == pytest.approx(round(float(found[lh]), 4), abs=1e-4) for lh in null)
