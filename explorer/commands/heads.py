@@ -29,7 +29,7 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
     add_flag(q, "--limit", "swap items per split and kind, and as many on its val- split (default %(default)s)",
              default=24)
     q.add_argument("--draws", type=int, default=2000, metavar="N",
-                   help="derangements behind each head's null, and random head sets per k (default %(default)s)")
+                   help="derangements behind each head's null (default %(default)s)")
     return q
 
 

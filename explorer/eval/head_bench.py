@@ -10,7 +10,7 @@ over both pictures of its direct part's share of cos(own) - cos(foil) (``explore
   the heads);
 - mean-ablation (the authors' ``compute_ablations.py``: a part replaced by its mean over the split's pictures, in the
   split of the embedding, the model not run again) of the top k heads, ranked by their mean share on the validation
-  split of the same kind ("val-" + split), and of k heads drawn at random (``DRAWS`` draws), k = 1, 2, 4, 8: the group
+  split of the same kind ("val-" + split), and of k heads drawn at random (``RANDOM_SETS`` draws), k = 1, 2, 4, 8: the group
   score (both pictures, both captions right) after each, with the unablated score beside them.
 """
 
@@ -35,7 +35,8 @@ from explorer.readings.significance import holm
 
 log = logging.getLogger(__name__)
 
-DRAWS = 2000  # derangements behind each head's null (the least p 1 / 2001), and random head sets per k
+DRAWS = 2000  # derangements behind each head's null (the least p 1 / 2001)
+RANDOM_SETS = 500  # random head sets per k of the ablation
 KS = (1, 2, 4, 8)
 SEED = 0
 POINTS = 100.0  # shares in hundredths of the cosine
@@ -144,7 +145,7 @@ def group_score(read: Sequence[ItemHeads], ablated: Sequence[tuple[int, int]] = 
     return round(100 * float(found.mean()), 2), intervals.percent_intervals(found)[0]
 
 
-def ablation(read: Sequence[ItemHeads], ranked: Sequence[tuple[int, int]], draws: int = DRAWS,
+def ablation(read: Sequence[ItemHeads], ranked: Sequence[tuple[int, int]], draws: int = RANDOM_SETS,
              seed: int = SEED) -> dict:
     """The group score unablated, after mean-ablating the top k ``ranked`` heads, and after k random heads."""
     layers, heads = read[0].totals.shape[1:3]
@@ -191,7 +192,7 @@ def heads_report(encoder: DualEncoder, splits: Sequence[str], kinds: Sequence[st
               "ablation": {"kind": "mean-ablation of the heads' direct parts (each replaced by its mean over the "
                                    "split's pictures), the model not run again",
                            "ranked_on": "val- + the split, same kind and limit", "ks": list(KS),
-                           "random_draws": draws},
+                           "random_draws": RANDOM_SETS},
               "results": results}
     for split in splits:
         for kind in kinds:
@@ -201,7 +202,7 @@ def heads_report(encoder: DualEncoder, splits: Sequence[str], kinds: Sequence[st
             margins = [float(sum(POINTS * (r.directions()[k] @ r.embeddings[k]) for k in range(2))) for r in read]
             results.setdefault(split, {})[kind] = {
                 "items": len(read), "margin": _mean_ci(np.array(margins))[0],
-                "heads": head_table(read, draws), "ablation": ablation(read, ranking(val), draws)}
+                "heads": head_table(read, draws), "ablation": ablation(read, ranking(val))}
             if write:
                 write(report)
     return report
