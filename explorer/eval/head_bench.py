@@ -10,8 +10,8 @@ over both pictures of its direct part's share of cos(own) - cos(foil) (``explore
   the heads);
 - mean-ablation (the authors' ``compute_ablations.py``: a part replaced by its mean over the split's pictures, in the
   split of the embedding, the model not run again) of the top k heads, ranked by their mean share on the validation
-  split of the same kind ("val-" + split), and of k heads drawn at random (``RANDOM_SETS`` draws), k = 1, 2, 4, 8: the group
-  score (both pictures, both captions right) after each, with the unablated score beside them.
+  split of the same kind ("val-" + split), and of k heads drawn at random (``RANDOM_SETS`` draws), k = 1, 2, 4, 8:
+  the group score (both pictures, both captions right) after each, with the unablated score beside them.
 """
 
 from __future__ import annotations
