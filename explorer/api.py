@@ -15,6 +15,9 @@ get the page's table and pictures (``docs/notebook.md`` runs it end to end, offl
     explorer.interactions("scene.png", caption_a, caption_b)  # each caption's token x patch interactions
     explorer.interaction_binding(limit=10)  # which object each colour-shape span binds to, beside a no-binding model
     explorer.interaction_table()  # that reading as recorded, per split and kind, as the maps tab shows it
+    heads = explorer.heads("scene.png", caption_a, caption_b)  # the embedding split into each layer's and head's part
+    heads.embedding, heads.parts, heads.shares, heads.maps  # (D,), (parts, D) summing to it, (layers, heads), per patch
+    explorer.head_texts()  # TextSpan: each head's texts from the world's vocabulary (and your own texts)
 """
 
 from __future__ import annotations
@@ -129,6 +132,21 @@ class Explorer:
 
         seen = view_state(_picture(image), settings.current().view)
         return interactions(self.engine.model().encoder, seen.image, [caption_a, caption_b])
+
+    def heads(self, image: str | Path | Image.Image, caption_a: str, caption_b: str):
+        """The image embedding split into each layer's and head's direct part (Gandelsman et al., ``docs/heads.md``),
+        read against both captions: ``HeadShares`` with ``embedding`` (D,) before normalisation, ``parts`` (parts, D)
+        summing to it, ``shares`` (layers, heads) each head's part of cos(A) - cos(B), ``maps`` the same per patch."""
+        from explorer.explain.head_shares import head_shares
+
+        return head_shares(self.engine.model().encoder, _picture(image), (caption_a, caption_b))
+
+    def head_texts(self, texts: Sequence[str] = ()):
+        """TextSpan's texts for every head, from the world's vocabulary and ``texts``: ``HeadTexts.texts[layer][head]``
+        (kept once per model and pool)."""
+        from explorer.explain.textspan import head_texts
+
+        return head_texts(self.engine.model().encoder, texts)
 
     def interaction_binding(self, splits: Sequence[str] = ("id", "heldout"), kinds: Sequence[str] = ("attribute",),
                             limit: int = 10) -> dict:

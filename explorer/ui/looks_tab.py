@@ -14,7 +14,7 @@ from explorer.explain import looks
 from explorer.figures import viz_maps
 from explorer.images.inputs import clean_caption_pair, read_image_kept, whole_number
 from explorer.methods import REGISTRY as METHOD_REGISTRY
-from explorer.ui import interactions_panel
+from explorer.ui import heads_panel, interactions_panel
 from explorer.ui.analysed import compared, seen_state
 from explorer.ui.guard import guarded, plain
 from explorer.ui.main_tab import MainInputs
@@ -100,3 +100,4 @@ def build(engine: Engine, main: MainInputs, serving: Serving, tab: gr.Tab, shown
     for control in (explainer, segment, source):  # input, not change: the menus this draw sets do not draw again
         control.input(draw_looks, inputs, outputs, trigger_mode="always_last", **serving.heavy)
     interactions_panel.build(engine, main, serving, MAP_MIN_WIDTH)
+    heads_panel.build(engine, main, serving, MAP_MIN_WIDTH)
