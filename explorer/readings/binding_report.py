@@ -1,10 +1,10 @@
-"""What ``binding --json`` writes and docs/binding.md shows: a model's binding readings, each verdict checked on other
-drawings of the scenes where it is near its threshold, and what the binding tab reads of a model.
+"""What ``binding --json`` writes and docs/binding.md shows: a model's binding readings, every verdict checked on
+other drawings of the scenes, and what the binding tab reads of a model.
 
-A verdict whose Holm-adjusted p lies within a factor ``NEAR`` of ``ALPHA`` is measured again on the other render
-seeds of ``CHECK_SEEDS`` (new places and caption orders; the same code and null); its adjustment there keeps the
-other readings' p of the run's own seed. Where the seeds' verdicts differ, the reading is "unstable", with each seed's
-value, adjusted p and verdict beside it (``seeds``), not a verdict.
+Every tested reading is measured again on the other render seeds of ``CHECK_SEEDS`` (new places and caption orders;
+the same code and null), whatever its adjusted p (a reading that cannot be tested has no verdict to check); its
+adjustment there keeps the other readings' p of the run's own seed. Where the seeds' verdicts differ, the reading is
+"unstable", with each seed's value, adjusted p and verdict beside it (``seeds``), not a verdict.
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ from explorer.readings.binding import SceneTable, mds_points, world_tables
 from explorer.readings.binding_null import METHOD, figures, flip_orders, measured_kinds, table_readings
 from explorer.readings.significance import ALPHA, adjusted, against_draws
 
-NEAR = 10  # a verdict whose adjusted p is within this factor of ALPHA is checked on other render seeds
-CHECK_SEEDS = (0, 1, 2)  # the render seeds a verdict near its threshold is checked on (the run's own among them)
+CHECK_SEEDS = (0, 1, 2)  # the render seeds every verdict is checked on (the run's own among them)
 UNSTABLE = "unstable"
 ROWS = {"r2.objects": "R2 scene ~ sum of its two objects", "r2.concepts": "R2 object ~ colour + shape",
         "edit.top1": "counterfactual edit, top-1", "probe.concepts": "linear probe: colours and shapes present",
@@ -35,10 +34,9 @@ FAMILY = 2 * len(ROWS)  # every reading of a model, image and caption: the famil
 TABLE = ("r2.objects", "r2.concepts", "edit.top1", "probe.concepts", "probe.objects")  # the tab's: no probe fitted
 
 
-def near(entry: dict) -> bool:
-    """Whether a verdict is near its threshold: adjusted p within a factor ``NEAR`` of ``ALPHA``."""
-    p = entry["null"].get("p_adjusted")
-    return p is not None and ALPHA / NEAR <= p <= ALPHA * NEAR
+def checked_names(found: dict[str, dict]) -> list[str]:
+    """The readings whose verdict is checked on the other render seeds: every tested one."""
+    return sorted(name for name, e in found.items() if e["null"].get("p_adjusted") is not None)
 
 
 def stable(found: dict[str, dict], seed: int, others: dict[int, dict[str, dict]]) -> dict[str, dict]:
@@ -59,29 +57,54 @@ def stable(found: dict[str, dict], seed: int, others: dict[int, dict[str, dict]]
 
 def _brief(entry: dict) -> dict:
     return {"value": entry["value"], "p": entry["null"]["p"], "p_adjusted": entry["null"]["p_adjusted"],
-            "reading": entry["reading"]}
+            "reading": entry["reading"], "binding": entry.get("binding")}
 
 
 def report(encoder, command: str, n_colors: int = 8, n_shapes: int = 3, draws: int = DRAWS, renders: int = RENDERS,
            widths: tuple[int, ...] = (16, 64, 256), render_seed: int = 0, check: bool = True) -> dict:
     """What ``binding --json`` writes: the model, the command, every figure with its null, how the nulls were
-    drawn, the verdicts near their threshold checked on the other render seeds (``check``), and the seconds it
-    took."""
+    drawn, every verdict checked on the other render seeds (``check``), and the seconds it took."""
     from tqdm import tqdm
 
     start = time.perf_counter()
     found, info = figures(encoder, n_colors, n_shapes, draws, renders, widths,
                           progress=lambda it: tqdm(it, desc="binding", unit="modality"), render_seed=render_seed)
-    checked = sorted(name for name, e in found.items() if near(e)) if check else []
+    checked = checked_names(found) if check else []
     others = {s: measured_kinds(encoder, n_colors, n_shapes, draws, renders, widths, render_seed=s,
                                 only=set(checked))[0] for s in CHECK_SEEDS if s != render_seed and checked}
     family = sum(e["null"].get("p_adjusted") is not None for e in found.values())
     return {"model": encoder.label, "command": command, "figures": stable(found, render_seed, others),
             "null": {"method": METHOD, "alpha": ALPHA, "tests": len(found), "family": family,
                      "render_seed": render_seed,
-                     "checked": {"near": NEAR, "seeds": sorted(others), "readings": checked},
+                     "checked": {"rule": "every tested reading", "seeds": sorted(others), "readings": checked},
                      **info},
             "seconds": round(time.perf_counter() - start, 1)}
+
+
+SAME = ("pairs", "renders", "draws", "widths")  # what a kind's description must share across the seeds merged
+
+
+def checked_from(record: dict, others: list[dict], command: str) -> dict:
+    """A ``binding --no-check`` record with every verdict checked on the other render seeds' records (each the same
+    command at another ``--render-seed``, also ``--no-check``), as ``report`` checks them in one run: so the seeds
+    can run side by side. Raises ValueError when a record is of another model, grid or null, or repeats a seed."""
+    seed = record["null"]["render_seed"]
+    by_seed = {o["null"]["render_seed"]: o for o in others}
+    if seed in by_seed or len(by_seed) != len(others) or record["null"]["checked"]["seeds"]:
+        raise ValueError("each record must be a --no-check run of its own render seed")
+    for other in others:
+        same = other["model"] == record["model"] and other["figures"].keys() == record["figures"].keys() and all(
+            {k: other["null"][kind][k] for k in SAME} == {k: record["null"][kind][k] for k in SAME}
+            for kind in ("image", "text"))
+        if not same:
+            raise ValueError(f"render seed {other['null']['render_seed']}'s record is of another model, grid or null")
+    found = record["figures"]
+    checked = checked_names(found)
+    seeds = {s: {name: o["figures"][name] for name in checked} for s, o in sorted(by_seed.items())}
+    null = record["null"] | {"checked": {"rule": "every tested reading", "seeds": sorted(seeds), "readings": checked,
+                                         "commands": [o["command"] for _, o in sorted(by_seed.items())]}}
+    return record | {"command": command, "figures": stable(found, seed, seeds), "null": null,
+                     "seconds": round(record["seconds"] + sum(o["seconds"] for o in others), 1)}
 
 
 def cell(entry: dict) -> str:
