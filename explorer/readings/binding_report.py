@@ -9,8 +9,10 @@ adjustment there keeps the other readings' p of the run's own seed. Where the se
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -18,6 +20,7 @@ from explorer.core import cancel
 from explorer.readings import DRAWS, RENDERS
 from explorer.readings.binding import SceneTable, mds_points, world_tables
 from explorer.readings.binding_null import METHOD, figures, flip_orders, measured_kinds, table_readings
+from explorer.readings.binding_swaps import grid_swaps
 from explorer.readings.significance import ALPHA, adjusted, against_draws
 
 CHECK_SEEDS = (0, 1, 2)  # the render seeds every verdict is checked on (the run's own among them)
@@ -32,6 +35,7 @@ ROWS = {"r2.objects": "R2 scene ~ sum of its two objects", "r2.concepts": "R2 ob
         "swap.additive.heldout_objects": "swaps told apart: additive probe"}
 FAMILY = 2 * len(ROWS)  # every reading of a model, image and caption: the family Holm's correction runs over
 TABLE = ("r2.objects", "r2.concepts", "edit.top1", "probe.concepts", "probe.objects")  # the tab's: no probe fitted
+RECORD = Path(__file__).resolve().parents[2] / "docs" / "results" / "binding-embedded.json"  # the shipped model's
 
 
 def checked_names(found: dict[str, dict]) -> list[str]:
@@ -108,25 +112,28 @@ def checked_from(record: dict, others: list[dict], command: str) -> dict:
 
 
 def cell(entry: dict) -> str:
-    """One figure as the docs show it: value [interval] (of its units, for a sign test) | null mean [range] | p,
-    adjusted p: reading (and each render seed's figures where it is unstable)."""
+    """One figure as the docs show it: value [interval] (of its pairs, for swaps told apart) | null mean [range] |
+    effect [interval] | p, adjusted p: reading (what it says of binding where it is above chance, and each render
+    seed's figures where it is unstable)."""
     interval = f" [{entry['interval'][0]:.1f}, {entry['interval'][1]:.1f}]" if "interval" in entry else ""
     null = entry["null"]
     ps = "no p" if null.get("p") is None else f"{null['p']:.2g}, {null['p_adjusted']:.2g}"
-    spread = ""
+    found = entry.get("effect")
+    effect = "" if found is None else f"{found['value']:+.2f} [{found['interval'][0]:.2f}, {found['interval'][1]:.2f}]"
+    spread = f" ({entry['binding']})" if entry.get("binding") else ""
     if entry["reading"] == UNSTABLE:
         spread = " (" + "; ".join(f"seed {s}: {b['value']:.1f}, {b['p_adjusted']:.2g}, {b['reading']}"
                                   for s, b in entry["seeds"].items()) + ")"
     units = f" of {null['units']} {null['unit']}" if "units" in null else ""
     return (f"{entry['value']:.1f}{interval}{units} | {null['mean']:.1f} [{null['range'][0]:.1f}, "
-            f"{null['range'][1]:.1f}] | {ps}: {entry['reading']}{spread}")
+            f"{null['range'][1]:.1f}] | {effect or 'none'} | {ps}: {entry['reading']}{spread}")
 
 
 def markdown(report: dict) -> str:
-    """A ``report``'s figures as docs/binding.md shows them: each kind's value [interval] beside its null, its p and
-    its Holm-adjusted p."""
-    lines = ["| figure (percent) | image [95%] | its null: mean [range] | p, adjusted p | caption [95%] | "
-             "its null: mean [range] | p, adjusted p |", "|---|---|---|---|---|---|---|"]
+    """A ``report``'s figures as docs/binding.md shows them: each kind's value [interval] beside its null, its effect,
+    its p and its Holm-adjusted p."""
+    lines = ["| figure (percent) | image [95%] | its null: mean [range] | effect [95%] | p, adjusted p | caption [95%] | "
+             "its null: mean [range] | effect [95%] | p, adjusted p |", "|---|---|---|---|---|---|---|---|---|"]
     f = report["figures"]
     return "\n".join(lines + [f"| {label} | {cell(f[f'{key}.image'])} | {cell(f[f'{key}.text'])} |"
                               for key, label in ROWS.items()]) + "\n"
@@ -134,35 +141,57 @@ def markdown(report: dict) -> str:
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: gradio's State hashes what it holds
 class ModelReading:
-    """A model's image and caption tables, each one's table readings with their nulls, p and Holm-adjusted p
-    (as members of the full family, ``FAMILY``), and the image objects' 3D MDS (observed and additively
-    reconstructed) with their names."""
+    """A model's image and caption tables, each one's readings with their nulls, p and Holm-adjusted p, and the
+    image objects' 3D MDS (observed and additively reconstructed) with their names. ``record``: the record the
+    readings are, every reading of ``binding`` with its verdict checked on other render seeds; None where the tab
+    ran the table readings itself (adjusted as members of the full family, ``FAMILY``, and unchecked)."""
 
     tables: dict[str, SceneTable]
     readings: dict[str, dict[str, dict]]
     observed: np.ndarray
     reconstructed: np.ndarray
     labels: list[str]
+    record: str | None = None
+
+
+def recorded(label: str, n_colors: int = 8, n_shapes: int = 3, path: Path = RECORD) -> dict | None:
+    """The shipped ``binding --json`` record of the model named ``label`` on this grid, or None where there is none."""
+    if not path.is_file():
+        return None
+    record = json.loads(path.read_text())
+    grid = record["null"]["image"]["pairs"] == len(grid_swaps(n_colors, n_shapes)) and (n_colors, n_shapes) == (8, 3)
+    return record if record["model"] == label and grid else None  # the record's command takes the default grid
+
+
+def _by_kind(found: dict[str, dict], kinds) -> dict[str, dict[str, dict]]:
+    return {kind: {name.rsplit(".", 1)[0]: e for name, e in found.items() if name.endswith(f".{kind}")}
+            for kind in kinds}
 
 
 def read_model(encoder, n_colors: int = 8, n_shapes: int = 3, tick=lambda done, total, what: None,
-               draws: int = DRAWS) -> ModelReading:
-    """What the binding tab shows of a model: the table readings, no probes, adjusted as members of the family of
-    every reading ``binding`` tests (``FAMILY``), the probe readings it does not run counted at p 1, so that a
-    verdict here is never bolder than the command's; ``tick(done, total, what)`` before each stage."""
+               draws: int = DRAWS, path: Path = RECORD) -> ModelReading:
+    """What the binding tab shows of a model: for the shipped model, every reading of its record as it stands there
+    (the same family, adjusted p and verdict, checked on other render seeds); for another, the table readings, no
+    probes, adjusted as members of the family of every reading ``binding`` tests (``FAMILY``), the probe readings it
+    does not run counted at p 1, so that a verdict here is never bolder than the command's, and not checked on other
+    render seeds; ``tick(done, total, what)`` before each stage."""
     from explorer import world
 
     tick(0, 3, "encoding the two-object scenes")
     tables = world_tables(encoder, n_colors, n_shapes)
-    found = {}
-    for i, (kind, table) in enumerate(tables.items()):
-        cancel.check()
-        tick(i + 1, len(tables) + 1, f"analyzing the {kind} embeddings and {draws} flipped tables")
-        model, null = table_readings(table, flip_orders(table, draws))
-        found |= {f"{name}.{kind}": against_draws(value, [n[name] for n in null]) for name, value in model.items()}
-    found = adjusted(found, family=FAMILY)
-    by_kind = {kind: {name.rsplit(".", 1)[0]: e for name, e in found.items() if name.endswith(f".{kind}")}
-               for kind in tables}
+    record = recorded(encoder.label, n_colors, n_shapes, path)
+    if record is not None:
+        by_kind = _by_kind(record["figures"], tables)
+    else:
+        found = {}
+        for i, (kind, table) in enumerate(tables.items()):
+            cancel.check()
+            tick(i + 1, len(tables) + 1, f"analyzing the {kind} embeddings and {draws} flipped tables")
+            model, null = table_readings(table, flip_orders(table, draws))
+            found |= {f"{name}.{kind}": against_draws(value, [n[name] for n in null])
+                      for name, value in model.items()}
+        by_kind = _by_kind(adjusted(found, family=FAMILY), tables)
     observed, reconstructed = mds_points(tables["image"])
     labels = [f"{list(world.COLORS)[c]} {world.SHAPES[s]}" for c, s in tables["image"].objects]
-    return ModelReading(tables, by_kind, observed, reconstructed, labels)
+    return ModelReading(tables, by_kind, observed, reconstructed, labels,
+                        None if record is None else path.name)
