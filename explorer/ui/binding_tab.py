@@ -15,7 +15,7 @@ from explorer.images.inputs import InputError, whole_number
 from explorer.readings import DRAWS, binding
 from explorer.readings.binding_report import FAMILY, UNSTABLE, ModelReading, read_model
 from explorer.readings.equal_area import picture
-from explorer.readings.significance import SHOWS, SMALLEST, UNTESTED
+from explorer.readings.significance import SHOWS, SMALLEST, UNTESTED, binding_word, effect
 from explorer.ui.guard import guarded, plain
 from explorer.ui.serving import Serving
 
@@ -74,12 +74,12 @@ def verdict(entry: dict, checked: bool = True) -> str:
     chance, score = f"{null['mean']:.{d}f}", f"{value:.{d}f}"
     unchecked = "" if checked else " Unchecked on other drawings of the scenes."
     if entry["reading"] == "above chance":
-        found = entry["effect"]
-        effect = f"{found['value']:+.2f} points [{found['interval'][0]:.2f}, {found['interval'][1]:.2f}]"
-        if entry["binding"] == SHOWS:
-            return (f"Shows binding: {score} against {chance} for an encoder that cannot bind, {effect} "
+        found = effect(entry)  # the record's, or from its value and null where it was written before effects
+        shown = f"{found['value']:+.2f} points [{found['interval'][0]:.2f}, {found['interval'][1]:.2f}]"
+        if binding_word(entry["reading"], found) == SHOWS:
+            return (f"Shows binding: {score} against {chance} for an encoder that cannot bind, {shown} "
                     f"{_ps(entry)}.{unchecked}")
-        return (f"Real but negligible: {score} against {chance} for an encoder that cannot bind, {effect}, not "
+        return (f"Real but negligible: {score} against {chance} for an encoder that cannot bind, {shown}, not "
                 f"clearly {SMALLEST:g} point or more {_ps(entry)}.{unchecked}")
     if entry["reading"] == "below chance":
         return (f"Says nothing about binding: an encoder that cannot bind scores {chance} here, even more than the "

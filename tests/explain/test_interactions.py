@@ -10,7 +10,7 @@ import torch
 
 from explorer import world
 from explorer.explain import interactions as module
-from explorer.explain.interaction_binding import CHANCE, FIGURES, WORDS, density, judge, patch_cells, paired, summary
+from explorer.explain.interaction_binding import CHANCE, FIGURES, WORDS, density, judge, paired, patch_cells, summary
 from explorer.explain.interaction_record import markdown, recorded
 from explorer.explain.interactions import Interactions, fractions, image_side, interactions, words_in
 
