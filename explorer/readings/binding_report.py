@@ -106,7 +106,8 @@ def checked_from(record: dict, others: list[dict], command: str) -> dict:
     checked = checked_names(found)
     seeds = {s: {name: o["figures"][name] for name in checked} for s, o in sorted(by_seed.items())}
     null = record["null"] | {"checked": {"rule": "every tested reading", "seeds": sorted(seeds), "readings": checked,
-                                         "commands": [o["command"] for _, o in sorted(by_seed.items())]}}
+                                         "commands": [record["command"], *(o["command"] for _, o in
+                                                                           sorted(by_seed.items()))]}}
     return record | {"command": command, "figures": stable(found, seed, seeds), "null": null,
                      "seconds": round(record["seconds"] + sum(o["seconds"] for o in others), 1)}
 
