@@ -2,9 +2,10 @@
 other drawings of the scenes, and what the binding tab reads of a model.
 
 Every tested reading is measured again on the other render seeds of ``CHECK_SEEDS`` (new places and caption orders;
-the same code and null), whatever its adjusted p (a reading that cannot be tested has no verdict to check); its
-adjustment there keeps the other readings' p of the run's own seed. Where the seeds' verdicts differ, the reading is
-"unstable", with each seed's value, adjusted p and verdict beside it (``seeds``), not a verdict.
+the same code and null), whatever its adjusted p (a reading that cannot be tested has no verdict to check); each
+seed's readings are adjusted together there (a reading not measured on that seed at the run's own p). Where the
+seeds' verdicts differ, the reading is "unstable", with each seed's value, adjusted p and verdict beside it
+(``seeds``), not a verdict.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ def checked_names(found: dict[str, dict]) -> list[str]:
 
 def stable(found: dict[str, dict], seed: int, others: dict[int, dict[str, dict]]) -> dict[str, dict]:
     """``found`` (render seed ``seed``, adjusted) with each reading measured again in ``others`` (seed: unadjusted
-    entries) adjusted in ``found``'s family, its seeds beside it, and "unstable" where their verdicts differ."""
+    entries) adjusted with that seed's other readings (``found``'s where a reading was not measured there), its seeds
+    beside it, and "unstable" where their verdicts differ."""
     out = dict(found)
     for other, entries in others.items():
         again = adjusted({name: entries.get(name, found[name]) for name in found})
