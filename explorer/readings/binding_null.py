@@ -123,7 +123,8 @@ def measured(table: SceneTable, swaps: SwapTable | None = None, draws: int = DRA
         out[f"swap.{name}.heldout_objects"] = swap_entry(outcomes[f"apart.{name}"][0],
                                                          outcomes[f"reversed.{name}"][0], units, unit)
     info = {"draws": draws, "pairs": len(swaps.pairs), "renders": int(swaps.embeddings.shape[1]),
-            "units": len(swaps.pairs), "unit": "pairs", "distinct": {unit: int(units.sum())}, "swap_cosine": round(swap_cosine(swaps.embeddings), 4),
+            "units": len(swaps.pairs), "unit": "pairs", "distinct": {unit: int(units.sum())},
+            "swap_cosine": round(swap_cosine(swaps.embeddings), 4),
             "widths": widths_chosen}
     return out, info
 

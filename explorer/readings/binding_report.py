@@ -135,8 +135,9 @@ def cell(entry: dict) -> str:
 def markdown(report: dict) -> str:
     """A ``report``'s figures as docs/binding.md shows them: each kind's value [interval] beside its null, its effect,
     its p and its Holm-adjusted p."""
-    lines = ["| figure (percent) | image [95%] | its null: mean [range] | effect [95%] | p, adjusted p | caption [95%] | "
-             "its null: mean [range] | effect [95%] | p, adjusted p |", "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| figure (percent) | image [95%] | its null: mean [range] | effect [95%] | p, adjusted p | "
+             "caption [95%] | its null: mean [range] | effect [95%] | p, adjusted p |",
+             "|---|---|---|---|---|---|---|---|---|"]
     f = report["figures"]
     return "\n".join(lines + [f"| {label} | {cell(f[f'{key}.image'])} | {cell(f[f'{key}.text'])} |"
                               for key, label in ROWS.items()]) + "\n"
