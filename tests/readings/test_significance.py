@@ -1,7 +1,7 @@
 """P-values of the binding readings (``explorer/readings/significance.py``): the swap pairs' sign-flip test is exact,
-the Monte-Carlo p
-counts (k + 1) / (n + 1) with a tolerance for float noise, a reading that cannot be tested says so and enters no
-family, Holm's adjustment is the textbook step-down (and never smaller when members of its family were not run)."""
+the Monte-Carlo p counts (k + 1) / (n + 1) with a tolerance for float noise, a reading that cannot be tested says so
+and enters no family, Holm's adjustment is the textbook step-down (and never smaller when members of its family were
+not run), and an above-chance reading shows binding only where its effect clears the smallest one."""
 
 import itertools
 
