@@ -147,6 +147,8 @@ def _seeds(name: str, entry: dict, figures: dict[str, dict], run_seed: int) -> l
         verdicts.add(brief["reading"])
     if len(verdicts) > 1 and entry["reading"] != "unstable":
         out.append(f"{name}: its seeds read {sorted(verdicts)}, yet it reads {entry['reading']!r}, not unstable")
+    if entry["reading"] == "unstable" and entry.get("binding"):
+        out.append(f"{name}: reads unstable, yet says {entry['binding']!r}")
     if len(verdicts) == 1 and entry["reading"] == "unstable":
         out.append(f"{name}: reads unstable, yet every seed reads {verdicts.pop()!r}")
     return out

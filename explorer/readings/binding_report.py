@@ -57,7 +57,7 @@ def stable(found: dict[str, dict], seed: int, others: dict[int, dict[str, dict]]
     for name, entry in out.items():
         verdicts = {s["reading"] for s in entry.get("seeds", {}).values()}
         if len(verdicts) > 1:
-            out[name] = entry | {"reading": UNSTABLE}
+            out[name] = entry | {"reading": UNSTABLE, "binding": None}  # no verdict, so nothing said of binding
     return out
 
 
@@ -87,7 +87,7 @@ def report(encoder, command: str, n_colors: int = 8, n_shapes: int = 3, draws: i
             "seconds": round(time.perf_counter() - start, 1)}
 
 
-SAME = ("pairs", "renders", "draws", "widths")  # what a kind's description must share across the seeds merged
+SAME = ("pairs", "renders", "draws")  # what a kind's description must share across the seeds merged
 
 
 def checked_from(record: dict, others: list[dict], command: str) -> dict:

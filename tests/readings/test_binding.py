@@ -344,7 +344,10 @@ def test_docs_binding_md_shows_the_records_figures_beside_their_nulls():
 
     root = Path(__file__).resolve().parents[2]
     report = json.loads((root / "docs" / "results" / "binding-embedded.json").read_text())
-    assert report["command"] == "python -m explorer binding --json docs/results/binding-embedded.json"
+    assert report["command"].startswith("python scripts/binding_check_seeds.py docs/results/binding-embedded-seed0.json")
+    assert report["command"].endswith("--json docs/results/binding-embedded.json")
+    assert all(c.startswith("python -m explorer binding --no-check --render-seed")
+               for c in report["null"]["checked"]["commands"])
     assert markdown(report) in (root / "docs" / "binding.md").read_text()
     tests = {name: e for name, e in report["figures"].items() if e["null"]["p"] is not None}
     assert holm({name: e["null"]["p"] for name, e in tests.items()}) == \

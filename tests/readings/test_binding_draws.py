@@ -29,7 +29,7 @@ RECORDS = _records()
 
 
 def test_there_are_records_to_hold():
-    assert "binding-embedded.json" in RECORDS and "binding-embedded-seed1.json" in RECORDS
+    assert "binding-embedded.json" in RECORDS and "binding-embedded-seed2.json" in RECORDS
     assert any(": control" in name for name in RECORDS)
 
 
