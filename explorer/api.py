@@ -176,8 +176,9 @@ def binding_readings(encoder, draws: int = DRAWS, n_colors: int = 8, n_shapes: i
     """Every binding reading of ``encoder`` (any object with ``image_size``, ``embed_images(list of PIL images) ->
     Tensor[N, D]`` and ``embed_texts(list of str) -> Tensor[N, D]``; ``explorer.readings.controls`` has controls)
     by name, each entry as ``binding --json`` writes it: ``value``, ``interval`` where it has one, ``null`` (with
-    ``p`` and Holm's ``p_adjusted``) and ``reading``. ``draws``: flipped scene tables behind each table reading's
-    null (``docs/binding.md``)."""
+    ``p`` and Holm's ``p_adjusted``), ``effect``, ``reading`` and ``binding``. ``draws``: flipped scene tables behind
+    each table reading's null (``docs/binding.md``). The verdicts are unchecked on other drawings of the scenes:
+    ``python -m explorer binding`` checks them (the embedded model's record, ``docs/results/binding-embedded.json``)."""
     from explorer.readings.binding_null import figures
 
     return figures(encoder, n_colors, n_shapes, draws, renders, tuple(widths))[0]
