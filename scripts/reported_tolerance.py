@@ -30,6 +30,8 @@ import torch
 from PIL import Image
 from torchvision import transforms
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from explorer import world
 from explorer.eval.accuracy import evaluate
 from explorer.methods import get_method

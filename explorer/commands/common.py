@@ -26,6 +26,7 @@ FLAGS: dict[str, dict[str, Any]] = {
     "--workers": {"type": int, "default": 0, "metavar": "N"},
     "--split": {"default": ",".join(world.SPLITS)},
     "--limit": {"type": int, "metavar": "N"},
+    "--kinds": {"metavar": "KINDS"},  # the world's kinds of swap items, comma-separated
 }
 
 

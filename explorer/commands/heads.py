@@ -24,8 +24,8 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
                       json="also write the report to this JSON file (after each split and kind)")
     add_flag(q, "--split", f"{SPLIT_HELP}; the heads are ranked for ablation on val- of each (default %(default)s)",
              default="id,heldout")
-    q.add_argument("--kinds", default="attribute,object",
-                   help=f"comma-separated kinds of swap items, of {', '.join(world.KINDS)} (default %(default)s)")
+    add_flag(q, "--kinds", f"comma-separated kinds of swap items, of {', '.join(world.KINDS)} (default %(default)s)",
+             default="attribute,object")
     add_flag(q, "--limit", "swap items per split and kind, and as many on its val- split (default %(default)s)",
              default=24)
     q.add_argument("--draws", type=int, default=2000, metavar="N",

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from explorer.core import cancel, image_state, settings
+from explorer.core import cancel, settings
 from explorer.core.cache import LRUCache
 
 log = logging.getLogger(__name__)
@@ -121,6 +121,8 @@ def read_image(path: str | Path, max_side: int | None = None) -> tuple[Image.Ima
         raise InputError(f"{path.name} could not be decoded as an image ({exc}).") from exc
     log.debug("loaded %s as %s", path.name, out.size)
     if own != out.size:  # a smaller copy: its state knows the picture's own size (places are said in its pixels)
+        from explorer.core import image_state  # here, not at the top: the loaders' --help loads no torch
+
         image_state.of(out).keep(Upload(own))
     return out, notices
 

@@ -95,7 +95,7 @@ def stop_all() -> None:
 def page_closed(request: gr.Request) -> None:
     """``demo.unload``'s handler: gradio calls it when a heartbeat connection of a page drops (the tab closed, the
     browser gone), which a request already running is not told of (gradio cancels only the requests of a page that
-    asks); its work stops at its next ``cancel.check()``, and its files are removed once no heartbeat of it is left.
+    asks); its work stops at its next ``cancel.check()``, and its files are removed once no heartbeat of it is left (a few seconds on: one may reconnect).
     Only the page's own heartbeat counts: the handler called through the queue, where a caller may name any session,
     stops nothing, and a heartbeat opened after a request began, or dropped while one open when it began is still
     open (a connection another client opened naming the session), does not stop that request."""
@@ -106,7 +106,7 @@ def page_closed(request: gr.Request) -> None:
     scope = getattr(getattr(request, "request", None), "scope", None)
     abandon(request.session_hash, lambda began: bool(sessions.outlives(request.session_hash, scope, began)))
     if not sessions.outlives(request.session_hash, scope, float("inf")):
-        sessions.end(request.session_hash)
+        sessions.end_unless_back(request.session_hash)
 
 
 def guarded(on_error: Callable[[str], Any], time_limit: float | None = None,

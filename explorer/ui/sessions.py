@@ -23,6 +23,7 @@ _UPLOADS: dict[str, set[str]] = {}  # each session's uploads (gradio's cached co
 _BEATS: dict[str, dict[int, float]] = {}  # each session's open heartbeat connections: when each opened
 _LOCK = threading.Lock()
 HEARTBEAT = "/heartbeat/"
+GRACE = 3.0  # seconds a page's files outlive its last heartbeat's drop (``end_unless_back``)
 
 
 def current() -> str | None:
@@ -126,6 +127,18 @@ def outlives(session: str, dropped: dict | None, began: float) -> bool | None:
     with _LOCK:
         beats = dict(_BEATS.get(session, {}))
     return opened > began or any(t <= began for key, t in beats.items() if key != id(dropped))
+
+
+def end_unless_back(session: str) -> None:
+    """Remove the files of a page whose last heartbeat dropped, ``GRACE`` seconds on, unless one of it is open again
+    by then (a browser's event stream reconnects after a stall: the page is still there)."""
+    def later() -> None:
+        if heartbeats(session) == 0:
+            end(session)
+
+    timer = threading.Timer(GRACE, later)
+    timer.daemon = True
+    timer.start()
 
 
 def end(session: str) -> None:

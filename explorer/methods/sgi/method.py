@@ -61,6 +61,7 @@ class RegionFeatures:
     embeddings: torch.Tensor  # (regions, D), L2-normalized
 
 
+TIE = 1e-6  # cosines this close are one: float32's last bits, which AVX2 and AVX512 kernels set apart
 ZOOM_SMALL = 0.15  # chosen on the validation looks (docs/views.md): a thing this small against the frame's side is
 ZOOM_SHARE = 0.35  # seen in a window it fills this share of; the world's smallest shapes (0.216) never are
 
@@ -128,10 +129,11 @@ def rule_kinds(segments: Sequence[text.Segment]) -> list[str]:
 
 def _best(row: np.ndarray, regions: Sequence[Region], kind: str) -> int:
     """The region a segment of ``kind`` matches, by ``row``, its similarity to each region (regions,): the best of
-    those it may match (``allowed``); of regions that share a crop (a tie), the tightest."""
+    those it may match (``allowed``); of regions that tie (within ``TIE``: crops that show the same pixels, whose
+    cosines a batched matmul may part in the last bits), the tightest."""
     ok = allowed(kind, regions)
     top = row[ok].max()
-    return int(min(np.flatnonzero(ok & (row == top)), key=lambda k: regions[k].area))
+    return int(min(np.flatnonzero(ok & (row >= top - TIE)), key=lambda k: regions[k].area))
 
 
 def _inside(box: Box, window: Box) -> Box:
