@@ -95,7 +95,8 @@ def stop_all() -> None:
 def page_closed(request: gr.Request) -> None:
     """``demo.unload``'s handler: gradio calls it when a heartbeat connection of a page drops (the tab closed, the
     browser gone), which a request already running is not told of (gradio cancels only the requests of a page that
-    asks); its work stops at its next ``cancel.check()``, and its files are removed once no heartbeat of it is left (a few seconds on: one may reconnect).
+    asks); its work stops at its next ``cancel.check()``, and its files are removed once no heartbeat of it is left
+    (a few seconds on: one may reconnect).
     Only the page's own heartbeat counts: the handler called through the queue, where a caller may name any session,
     stops nothing, and a heartbeat opened after a request began, or dropped while one open when it began is still
     open (a connection another client opened naming the session), does not stop that request."""
