@@ -142,14 +142,13 @@ def end_unless_back(session: str) -> None:
 
 
 def end(session: str) -> None:
-    """Remove the files of a page that has gone: its folders, and its uploads no other open page was handed."""
+    """Remove the files of a page that has gone: its folders. Its uploads stay in gradio's cache until the server
+    stops: the cache is kept by content, so another page holding the same picture (an example, a link) reads that file."""
     with _LOCK:
         roots = list(_ROOTS.values())
-        mine = _UPLOADS.pop(session, set()) - set().union(*_UPLOADS.values())
     for kind_root in roots:
         shutil.rmtree(kind_root / _subfolder(session), ignore_errors=True)
-    _remove(mine)
-    log.info("a page was closed: its files removed (%d uploads)", len(mine))
+    log.info("a page was closed: its files removed")
 
 
 def clear(demo: Any = None) -> None:

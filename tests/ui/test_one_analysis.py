@@ -17,6 +17,7 @@ from test_live_rescore import handler
 from explorer.engine import Engine, report
 from explorer.engine.swap import SwapResult
 from explorer.methods.sgi import pictures as sgi_pictures
+from explorer.methods.sgi.method import TIE
 from explorer.ui import interactions_panel, looks_tab, swap_panel
 from explorer.ui.app import build_app
 from explorer.world.examples import examples
@@ -99,7 +100,7 @@ def test_every_panel_gives_the_analysis_number_on_five_pictures(page, tmp_path):
         sgi = analysis.scores["sgi"]
         coloured = np.asarray(heat.data[0].z, dtype=float)
         for k, row in boxed_cells(heat):
-            assert coloured[row, k] == np.nanmax(coloured[:, k]), (name, k)
+            assert coloured[row, k] >= np.nanmax(coloured[:, k]) - TIE, (name, k)  # the best, or tied with it
             assert same(coloured[row, k], sgi[0].evidence.matches[k].similarity, "heat map cell")
         assert same(np.mean([m.similarity for m in sgi[0].evidence.matches]), rows["sgi"]["a"], "table")
         if name == "slide":  # read at 1024 x 576 and padded: its regions named on the slide as uploaded (1600 x 900)
