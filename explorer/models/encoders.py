@@ -211,8 +211,12 @@ class DualEncoder:
     def embed_images(self, images: Sequence[Image.Image], batch_size: int = 64) -> torch.Tensor:
         """Global L2-normalized embeddings (N, D), uncached, through the model's own PIL preprocess."""
         chunks = [images[i : i + batch_size] for i in range(0, len(images), batch_size)]
-        return torch.cat([self.embed_pixels(torch.stack([self.preprocess(im.convert("RGB")) for im in c]))
-                          for c in chunks])
+        return torch.cat([self._embed_chunk(c) for c in chunks])
+
+    def _embed_chunk(self, images: Sequence[Image.Image]) -> torch.Tensor:
+        """One batch of ``embed_images``, after the request's stop is checked (a long list stops between batches)."""
+        cancel.check()
+        return self.embed_pixels(torch.stack([self.preprocess(im.convert("RGB")) for im in images]))
 
     def embed_pixels(self, pixels: torch.Tensor) -> torch.Tensor:
         """Global L2-normalized embeddings (N, D) on the CPU of model inputs already preprocessed (N, 3, H, W)."""
