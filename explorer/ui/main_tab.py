@@ -309,13 +309,14 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
                   **serving.light).then(on_change, followed, outputs, **edit)
     for changed in (upload, choice, view):  # the picture follows the upload, the view, and the model's input size
         changed.change(model_sees, [upload, choice, view], [sees, sees_note], api_name=False, **serving.light)
-    view.change(on_change, followed, outputs, **edit)
     model.input(load_model, [model, choice], [status, device, model, choice], api_name="load_model",
                 **serving.heavy).then(follow_model, followed, outputs, **edit)
     run_btn.click(analyze, [upload, caption_a, caption_b, choice, view], [*outputs, following], api_name="analyze",
                   **serving.heavy)
-    for box in (caption_a, caption_b):  # change, not input: deleting, cutting, pasting and set values count too
-        box.change(on_change, followed, outputs, trigger_mode="always_last", **edit)
+    # one event for both captions and the view (change, not input: deleting, cutting, pasting and set values count
+    # too), so an edit's results never land after a later edit's: always_last runs them one at a time, the last kept
+    gr.on([caption_a.change, caption_b.change, view.change], on_change, followed, outputs, trigger_mode="always_last",
+          **edit)
     report_btn.click(take_away, [upload, caption_a, caption_b, choice, result], [report_files, report_note],
                      api_name="report", **serving.light)
     # a report is of the comparison it was made from: a new one clears the files and their note together

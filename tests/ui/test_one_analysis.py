@@ -118,3 +118,16 @@ def test_every_panel_gives_the_analysis_number_on_five_pictures(page, tmp_path):
         said = {r["method"]: r for r in json.loads(json_path.read_text())["scores"]}
         assert all(same(said[m]["a"], rows[m]["a"], "table") for m in rows), name
         assert sgi_pictures.SGI_Y_TITLE in html_path.read_text()  # the report's heat map is the page's
+
+
+def test_an_edit_to_either_caption_or_the_view_is_one_event_that_keeps_only_the_last(page):
+    """Caption A, caption B and the view feed one always-last rescoring event: results of an earlier edit (say B's,
+    still running) can never land after a later edit's (A cut away), which two separate events allowed."""
+    _, app = page
+    ids = {c.elem_id: c._id for c in app.blocks.values() if getattr(c, "elem_id", None)}
+    edits = {(ids["caption-a"], "change"), (ids["caption-b"], "change"), (ids["view"], "change")}
+    rescoring = [(d, app.fns[i].name) for i, d in enumerate(app.config["dependencies"])
+                 if edits & {tuple(t) for t in d["targets"]} and app.fns[i].name == "follow"]
+    assert len(rescoring) == 1, rescoring
+    (event, _), = rescoring
+    assert {tuple(t) for t in event["targets"]} == edits and event["trigger_mode"] == "always_last"
