@@ -1,8 +1,9 @@
 """Each open page (a gradio session) and what it leaves on the server's disk: its heartbeat connections, counted by
 a middleware so that only a page's own heartbeat ends it (not one a request opens naming its session), and the files
 written for it (its drawings, reports, items sent, slices and links, each kind in a folder of the server's temporary
-folder, a subfolder a page) and the uploads its requests were handed, removed when its page closes; all of them, and
-gradio's cache of this page's files, when the server stops."""
+folder, a subfolder a page) and the uploads its requests were handed, removed when its page closes (an upload another
+open page was handed too, or one gradio keeps for every page, stays); all of them, and gradio's cache of this page's
+files, when the server stops."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import shutil
 import tempfile
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -24,6 +26,9 @@ _BEATS: dict[str, dict[int, float]] = {}  # each session's open heartbeat connec
 _LOCK = threading.Lock()
 HEARTBEAT = "/heartbeat/"
 GRACE = 3.0  # seconds a page's files outlive its last heartbeat's drop (``end_unless_back``)
+FRESH_S = 5.0  # an upload written this recently may be another page's same file, not yet handed to it: it stays
+_APPS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # each page served here (its gradio Blocks): the
+# files gradio cached for every page of it when it was built (the examples' pictures, the pad's canvases)
 
 
 def current() -> str | None:
@@ -62,6 +67,12 @@ def folder(kind: str) -> Path:
 def _subfolder(session: str) -> str:
     """A page's subfolder's name: of its session, whatever text a request names it by."""
     return f"page-{abs(hash(session)):x}"
+
+
+def serving(demo: Any) -> None:
+    """Remember a page, once built: its uploads (gradio's ``upload_file_set``), among which a closed page's are told,
+    and the files it keeps for every page (what its cache holds now)."""
+    _APPS[demo] = {_resolved(f) for files in demo.temp_file_sets for f in files}
 
 
 def handed(values: Iterable[Any]) -> None:
@@ -142,13 +153,47 @@ def end_unless_back(session: str) -> None:
 
 
 def end(session: str) -> None:
-    """Remove the files of a page that has gone: its folders. Its uploads stay in gradio's cache until the server
-    stops: the cache is kept by content, so another page holding the same picture (an example, a link) reads that file."""
+    """Remove the files of a page that has gone: its folders, and the uploads it was handed that no open page was
+    handed too (gradio's cache is kept by content: two pages uploading one picture share its file)."""
     with _LOCK:
         roots = list(_ROOTS.values())
+        mine = _UPLOADS.pop(session, set())
     for kind_root in roots:
         shutil.rmtree(kind_root / _subfolder(session), ignore_errors=True)
+    _drop_uploads(mine)
     log.info("a page was closed: its files removed")
+
+
+def _drop_uploads(files: set[str]) -> None:
+    """Remove ``files`` that came through gradio's upload route, unless an open page was handed them: never a copy
+    gradio keeps for every page (an example's picture: the same content lands on the same path); one written in the
+    last ``FRESH_S`` seconds (maybe another page's upload of the same content, not yet handed to it) is looked at
+    again then."""
+    uploaded, kept = set(), set()
+    for demo, built in list(_APPS.items()):
+        uploaded |= {_resolved(f) for f in demo.upload_file_set}
+        kept |= built
+    with _LOCK:
+        held = {_resolved(f) for page in _UPLOADS.values() for f in page}
+    mine = {f for f in files if _resolved(f) in uploaded - kept - held}
+    fresh = {f for f in mine if _age(f) < FRESH_S}
+    _remove(mine - fresh)
+    if fresh:
+        timer = threading.Timer(FRESH_S, _drop_uploads, [fresh])
+        timer.daemon = True
+        timer.start()
+
+
+def _resolved(name: str) -> str:
+    return str(Path(name).resolve())
+
+
+def _age(name: str) -> float:
+    """Seconds since ``name`` was written (infinite once it is gone)."""
+    try:
+        return time.time() - os.stat(name).st_ctime
+    except OSError:
+        return float("inf")
 
 
 def clear(demo: Any = None) -> None:

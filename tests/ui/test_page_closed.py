@@ -17,6 +17,7 @@ from explorer import world
 from explorer.core import cancel
 from explorer.ui import browse_tab, guard, sessions
 from explorer.ui.serving import Serving
+from explorer.world.examples import examples
 from tests.app_server import running_app
 from tests.ui.test_pad import _pad_value
 from tests.ui.test_work_ends import page_of_its_own
@@ -104,21 +105,37 @@ def test_the_pages_own_heartbeat_dropped_stops_its_work_at_once(url):
     assert "the page was closed" in said and time.monotonic() - begun < LOAD_S, said
 
 
-def test_a_closed_pages_drawing_and_upload_are_removed(url, tmp_path):
-    """A page draws on the pad and uploads a picture; once its heartbeat drops, the drawing's folder is gone from the
-    server, while the upload stays in gradio's cache (shared by content) until the server stops."""
-    victim = page_of_its_own(url)
-    own = heartbeat(victim, victim.session_hash)
+def gone(path: Path, within: float) -> bool:
+    deadline = time.monotonic() + within
+    while path.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not path.exists()
+
+
+def test_a_closed_pages_drawing_and_upload_are_removed_not_another_pages_or_an_examples(url, tmp_path):
+    """A page draws on the pad and uploads a picture another open page uploaded too, and an example's picture; once
+    its heartbeat drops, its drawing's folder goes at once, and its upload once no open page holds it (gradio's cache
+    is kept by content: the two pages shared one file); the example's copy, which every page reads, stays."""
+    victim, other = page_of_its_own(url), page_of_its_own(url)
+    own, others = heartbeat(victim, victim.session_hash), heartbeat(other, other.session_hash)
     value, flat = _pad_value(tmp_path)
     victim.predict(value, None, api_name="/drawing")
     flat.save(tmp_path / "mine.png")
-    victim.predict(handle_file(str(tmp_path / "mine.png")), api_name="/preview")
+    example = next(e.path for e in examples() if e.path.name.startswith("world-"))
+    for page in (victim, other):
+        page.predict(handle_file(str(tmp_path / "mine.png")), api_name="/preview")
+    victim.predict(handle_file(str(example)), api_name="/preview")
     drawings = sessions.root("drawings") / sessions._subfolder(victim.session_hash)
-    (upload,) = sessions._UPLOADS[victim.session_hash]
-    assert any(drawings.glob("drawing-*.png")) and Path(upload).is_file()
-    own.close()  # the tab closed
-    deadline = time.monotonic() + 10
-    while drawings.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not drawings.exists()
-    assert Path(upload).is_file()  # gradio's cache is kept by content: another page may hold the same file
+    uploads = {Path(f).name: Path(f) for f in sessions._UPLOADS[victim.session_hash]}
+    assert set(uploads) == {"mine.png", example.name} and all(p.is_file() for p in uploads.values())
+    assert any(drawings.glob("drawing-*.png"))
+    assert uploads["mine.png"] in {Path(f) for f in sessions._UPLOADS[other.session_hash]}  # one file, two pages
+    kept = set().union(*sessions._APPS.values())
+    assert str(uploads[example.name].resolve()) in kept  # the same content as the example's copy: the same file
+    own.close()  # the victim's tab closed
+    assert gone(drawings, 10)
+    time.sleep(sessions.GRACE + sessions.FRESH_S + 1)
+    assert uploads["mine.png"].is_file() and uploads[example.name].is_file()  # the other page's; every page's
+    others.close()  # the other tab closed: no page holds the upload
+    assert gone(uploads["mine.png"], sessions.GRACE + sessions.FRESH_S + 5)
+    assert uploads[example.name].is_file()
