@@ -11,8 +11,9 @@ from explorer.core import settings
 from explorer.engine import Engine
 from explorer.methods import REGISTRY
 from explorer.models import checkpoints, seed_standing
-from explorer.ui import (binding_tab, browse_tab, looks_tab, main_tab, method_tab, pad, sessions, share_link, swap_panel,
-                         tour)
+from explorer.ui import (
+    binding_tab, browse_tab, looks_tab, main_tab, method_tab, pad, sessions, share_link, swap_panel, tour,
+)
 from explorer.ui.guard import page_closed
 from explorer.ui.serving import Serving
 from explorer.ui.shown_tab import follow_tabs

@@ -20,7 +20,6 @@ from PIL import Image
 from explorer.core import cancel, image_state
 from explorer.core.image_state import ImageState
 from explorer.images.crops import crop_batch, image_tensor
-from explorer.images.ink import on_paper
 from explorer.images.regions import (
     DEFAULT_SCALES, DEFAULT_STRIDE, Box, CropMode, Region, crop_image, fill_color, multiscale_crops, visible_extent,
 )
@@ -28,6 +27,7 @@ from explorer.language import text
 from explorer.language.prompts import prompts_of, segment_prompts
 from explorer.methods import proposals as shared
 from explorer.methods.base import Score, ScoringMethod
+from explorer.methods.picture import prepared
 from explorer.models.encoders import DualEncoder
 
 
@@ -88,11 +88,9 @@ PIECE = "piece"  # the source of a crop that cuts a drawn object: an object segm
 
 
 def object_boxes(state: ImageState) -> list[Box]:
-    """The boxes of the objects drawn on the state's plain paper (``proposals.objects``); none for a picture whose
+    """The boxes of the objects drawn on the view's plain paper (its prepared ``Picture``); none for a picture whose
     frame is not plain (a photo): its objects are not flat shapes."""
-    if on_paper(state.image) is None:
-        return []
-    return [found.box for found in shared.objects(state).objects]
+    return prepared(state).boxes()
 
 
 def object_regions(boxes: Sequence[Box], size: tuple[int, int]) -> list[Region]:
