@@ -1,8 +1,8 @@
 """One analysis, every panel drawn from it: the page's handlers driven on five pictures (a world example, a 1600 x 900
 slide, a 1200 x 800 page of small shapes, a 300 px pad drawing, a phone-sized photo), and every number two panels
 show for one quantity the same to the coarser of their printed precisions: the table (4 places), the maps and the
-interactions (3), the image-A column of the 2 x 2 the page makes (image B drawn), the report's numbers, the SGI heat map (2 in its cells) and its crop map
-(3); each heat map box the best of the cells its segment may match."""
+interactions (3), the image-A column of the 2 x 2 the page makes (image B drawn), the report's numbers, the SGI heat
+map (2 in its cells) and its crop map (3); each heat map box the best of the cells its segment may match."""
 
 import html
 import json
