@@ -1,0 +1,61 @@
+"""On a phone (390 px) in a real headless Chromium: what a panel says is read where it is, at a readable size."""
+
+from contextlib import contextmanager
+
+import pytest
+
+from explorer.drawing.marks import strip_font
+from tests.ui.test_browser import CHROMIUM, chromium, open_tab  # noqa: F401 (chromium: the shared app)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH: `./run test` installs Debian's chromium when run as root"),
+]
+PHONE = {"width": 390, "height": 844}
+READABLE_PX = 13  # the page's own text on a phone (its tables'), the least a picture's text may be
+
+
+@contextmanager
+def _phone(chromium):
+    """A page at 390 x 844 px in a browser context of its own, the world example compared on it."""
+    from playwright.sync_api import expect
+
+    from explorer.world.examples import examples
+
+    browser, url = chromium
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.goto(url)
+    example = examples()[0]
+    page.locator("#upload input[type=file]").set_input_files(str(example.path))
+    page.locator("#caption-a textarea").fill(example.caption_a)
+    page.locator("#caption-b textarea").fill(example.caption_b)
+    page.locator("#run").click()
+    expect(page.locator("#status")).to_contain_text("Done", timeout=180_000)
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+# a picture's size as drawn on the page and its own size, in pixels
+DRAWN = "e => [e.getBoundingClientRect().width, e.naturalWidth]"
+
+
+def test_powerclips_subset_pictures_text_is_readable_on_a_phone(chromium):
+    """The best subset's picture carries its text in its pixels (badges, the node's cosine, each region's size): drawn
+    at the page's width, that text is at least 13 px: the picture takes the phone's width, and its text is sized for
+    a pair drawn as one picture."""
+    from playwright.sync_api import expect
+
+    with _phone(chromium) as page:
+        open_tab(page, "PowerCLIP")
+        for side in "ab":
+            picture = page.locator(f"#subset-{side} img")
+            expect(picture).to_be_visible(timeout=120_000)
+            picture.scroll_into_view_if_needed()
+            page.wait_for_function(f"document.querySelector('#subset-{side} img').naturalWidth > 0")
+            width, natural = picture.evaluate(DRAWN)
+            # its text is sized for its whole width, the map beside the picture (``marks.labelled``): at least this
+            size = strip_font(natural, beside=True).size * width / natural
+            assert size >= READABLE_PX, (side, width, natural, size)
