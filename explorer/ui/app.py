@@ -76,6 +76,13 @@ CSS = """
 .two-by-two-grid .reason { font-size: 0.9em; margin: 4px 0 0; }
 .two-by-two-grid .caution { font-size: 0.9em; margin: 4px 0 0; padding: 2px 6px; background: #fff4e0;
   border-left: 4px solid #b26b00; color: #4a2c00; }
+/* a tour step chosen: its words a card at the foot of the screen, kept there while the page scrolls to what the
+   step points at (closing the tour hides it); the page's foot can scroll up past the card */
+body:has(#tour-step input:checked) #tour-look { position: fixed; z-index: 100; bottom: 8px; left: 8px; right: 8px;
+  max-width: 760px; margin: 0 auto; max-height: 38vh; overflow-y: auto; padding: 8px 12px; border-radius: 8px;
+  background: var(--background-fill-primary); border: 1px solid var(--border-color-primary);
+  border-left: 6px solid var(--color-accent); box-shadow: 0 4px 16px rgba(0, 0, 0, 0.25); }
+body:has(#tour-step input:checked) .gradio-container { padding-bottom: 40vh !important; }
 .notice { border: 1px solid #b26b00; border-left-width: 6px; background: #fff4e0; color: #4a2c00;
   padding: 8px 12px; border-radius: 4px; margin-top: 6px; }
 """

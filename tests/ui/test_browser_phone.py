@@ -59,3 +59,33 @@ def test_powerclips_subset_pictures_text_is_readable_on_a_phone(chromium):
             # its text is sized for its whole width, the map beside the picture (``marks.labelled``): at least this
             size = strip_font(natural, beside=True).size * width / natural
             assert size >= READABLE_PX, (side, width, natural, size)
+
+
+# the box of an element, and the screen's height
+BOX = "e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom, window.innerHeight]; }"
+
+
+def test_each_tour_steps_text_stays_on_screen_beside_what_it_points_at(chromium):
+    """A step scrolls the page to what it points at, far below the tour's picker on a phone: its words come along,
+    whole on the screen, and the element it points at is in view above them."""
+    from playwright.sync_api import expect
+
+    from explorer.methods import tour_steps
+    from explorer.ui.tour import target
+
+    browser, url = chromium
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.goto(url)
+    page.get_by_text("Guided tour").click()
+    look = page.locator("#tour-look")
+    for step in tour_steps():
+        page.get_by_label(step.title).check()
+        expect(look).to_contain_text(step.title.split(". ", 1)[1], timeout=30_000)
+        page.wait_for_timeout(2500)  # the step's tab drawn, its panel opened and the page scrolled to its element
+        top, bottom, height = look.evaluate(BOX)
+        assert 0 <= top < bottom <= height, (step.title, top, bottom, height)
+        element = page.locator(f"#{target(step).split('>')[-1]}")
+        shown_top, shown_bottom, _ = element.evaluate(BOX)
+        assert shown_bottom > 0 and shown_top < top, (step.title, shown_top, shown_bottom, top)  # seen above the words
+    context.close()
