@@ -67,10 +67,12 @@ CSS = """
   object-fit: contain; width: auto; max-width: 100%; height: auto; max-height: 100%; }
 #heatmap { max-width: 820px; margin-left: auto; margin-right: auto; }  /* a caption's few segments across */
 .two-by-two-grids { display: flex; flex-wrap: wrap; gap: 12px; }  /* the 2 x 2's grids, one a method */
-.two-by-two-grid { margin: 0; flex: 1 1 240px; max-width: 340px; }
+.two-by-two-grid { margin: 0; flex: 1 1 240px; max-width: 340px; min-width: 0; }  /* never wider than the panel: a
+   cell's marks go under its number, and a row's name on two lines, before image B's column leaves the screen */
 .two-by-two-grid table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
-.two-by-two-grid :is(td, th) { border: 1px solid #c8c8c8; padding: 4px 6px; text-align: center; white-space: nowrap;
+.two-by-two-grid :is(td, th) { border: 1px solid #c8c8c8; padding: 4px 6px; text-align: center; white-space: normal;
   font-size: 14px; }
+@media (max-width: 640px) { .two-by-two-grid :is(td, th) { padding: 4px 3px; font-size: 13px; } }
 .two-by-two-grid td.own { outline: 2px solid #333; outline-offset: -2px; font-weight: 600; }
 .two-by-two-grid .mark { color: #1a6b35; margin-left: 2px; }
 .two-by-two-grid .reason { font-size: 0.9em; margin: 4px 0 0; }

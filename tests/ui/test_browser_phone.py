@@ -2,10 +2,13 @@
 
 from contextlib import contextmanager
 
+import numpy as np
 import pytest
 
 from explorer.drawing.marks import strip_font
+from explorer.figures.two_by_two import Grid, grids_html
 from tests.ui.test_browser import CHROMIUM, chromium, open_tab  # noqa: F401 (chromium: the shared app)
+from tests.ui.test_browser_swap import PANEL
 
 pytestmark = [
     pytest.mark.browser,
@@ -65,6 +68,7 @@ def test_powerclips_subset_pictures_text_is_readable_on_a_phone(chromium):
 BOX = "e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom, window.innerHeight]; }"
 
 
+@pytest.mark.slow
 def test_each_tour_steps_text_stays_on_screen_beside_what_it_points_at(chromium):
     """A step scrolls the page to what it points at, far below the tour's picker on a phone: its words come along,
     whole on the screen, and the element it points at is in view above them."""
@@ -89,3 +93,45 @@ def test_each_tour_steps_text_stays_on_screen_beside_what_it_points_at(chromium)
         shown_top, shown_bottom, _ = element.evaluate(BOX)
         assert shown_bottom > 0 and shown_top < top, (step.title, shown_top, shown_bottom, top)  # seen above the words
     context.close()
+
+
+# every 2 x 2 grid: its method, the right edges of its table, its frame, the panel, the screen and its header and cells
+GRIDS = """() => Array.from(document.querySelectorAll('#two-by-two-scores .two-by-two-grid')).map(g => {
+  const t = g.querySelector('table'), right = e => e.getBoundingClientRect().right;
+  return {method: g.querySelector('figcaption strong').textContent, table: right(t), grid: right(g),
+          panel: right(document.querySelector('#two-by-two-scores')), screen: document.documentElement.clientWidth,
+          cells: Array.from(t.querySelectorAll('th, td')).map(right)}; })"""
+# the widest grid a method shows: negative two-digit logits (TFLocal's scale), a cell with both marks, a caution
+WIDEST = Grid("TFLocal (untrained)", np.array([[-15.1234, -15.2345], [-16.5678, -16.6789]]),
+              notes=("on image B: its attention is spread thin over the picture",))
+
+
+def _cut(grids: list[dict]) -> list[str]:
+    """The grids with a column past their frame, the panel or the screen's edge (image B's, the rightmost)."""
+    return [f"{g['method']}: its right column ends at {max(g['cells']):.0f} px, its grid at {g['grid']:.0f}, the "
+            f"panel at {g['panel']:.0f}, the screen at {g['screen']}" for g in grids
+            if max(g["cells"] + [g["table"]]) > min(g["grid"], g["panel"], g["screen"]) + 1]
+
+
+@pytest.mark.slow
+def test_every_methods_2x2_shows_both_pictures_columns_on_a_phone(chromium):
+    """Both sides of the swap at 390 px, and on a 320 px phone: each method's grid shows the image A and image B columns
+    whole, inside its panel and the screen, for the page's own 2 x 2 and for the widest numbers TFLocal's grid shows."""
+    from playwright.sync_api import expect
+
+    with _phone(chromium) as page:
+        page.get_by_text(PANEL).click()
+        page.locator("#make-b").click()
+        scores = page.locator("#two-by-two-scores")
+        expect(scores.locator(".two-by-two-grid")).to_have_count(4, timeout=180_000)
+        scores.scroll_into_view_if_needed()
+        for width in (390, 320):
+            page.set_viewport_size({**PHONE, "width": width})
+            page.wait_for_timeout(500)
+            grids = page.evaluate(GRIDS)
+            assert len(grids) == 4 and all(len(g["cells"]) == 9 for g in grids) and not _cut(grids), _cut(grids)
+        scores.locator(".two-by-two-grids").evaluate("(e, html) => { e.outerHTML = html; }", grids_html([WIDEST]))
+        for width in (390, 320):
+            page.set_viewport_size({**PHONE, "width": width})
+            page.wait_for_timeout(500)
+            assert not _cut(page.evaluate(GRIDS)), _cut(page.evaluate(GRIDS))
