@@ -17,6 +17,9 @@ TITLE_BAND = 1 / 10  # the top of a picture, a share of its height, where gradio
 GAP = 3  # pixels between a box and its badge, and around a badge's text
 FRAME = (140, 140, 140)  # a picture's frame: a mid grey, seen on white and on black, the colour of no world object
 BESIDE_GAP = 4 * GAP  # pixels between a picture and the map beside it
+# the text of a picture with a map beside it, against one alone of its width: the pair is drawn at about the width of
+# one picture, so that on a phone (324 of its 908 px) its text is 13 px, the page's own text there
+BESIDE_TEXT = 1.2
 Rect = tuple[float, float, float, float]
 
 
@@ -24,6 +27,13 @@ Rect = tuple[float, float, float, float]
 def label_font(side: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     """The labels' font for a picture ``side`` pixels across: 16 px at the page's 448."""
     return ImageFont.load_default(size=max(13, side // 28))
+
+
+def strip_font(across: int, beside: bool, scale: float = 1.0) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """The font of the text under a picture ``across`` pixels wide (with the map beside it, where ``beside``), drawn
+    ``scale`` times the page's size (a picture narrower than the page's side is shown as wide): larger with a map
+    beside (``BESIDE_TEXT``)."""
+    return label_font(round(across * scale * (BESIDE_TEXT if beside else 1)))
 
 
 def line_width(side: int) -> int:
@@ -174,7 +184,7 @@ def labelled(canvas: Image.Image, marks: list[Mark], header: list[str], side: in
     map of its size, beside it, the boxes outlined there too), and the strip below: the header's lines, then each
     badge with its text."""
     across = canvas.width + (BESIDE_GAP + shown.width if shown is not None else 0)
-    font = label_font(round(side * across / canvas.width))  # text sized for the whole: it is shown as one picture
+    font = strip_font(across, shown is not None, side / canvas.width)  # sized for the whole: shown as one picture
     draw, width = ImageDraw.Draw(canvas), line_width(side)
     for m in marks:
         _outline(draw, m.box, width)

@@ -104,7 +104,9 @@ class LoadedModel:
 
     @property
     def label(self) -> str:
-        return self.encoder.label
+        """How the page names the model: its menu entry (``world-clip-finetune (project checkpoint)``), one name on
+        every panel; the records keep the encoder's own (``encoder.label``)."""
+        return self.choice
 
     @property
     def device(self) -> str:

@@ -21,6 +21,7 @@ from explorer.explain.looks import Looks, Panel
 
 PANEL_SIDE = 320  # each picture's longest side, in pixels
 TITLE_CHARS = 38  # a panel's title wrapped to lines this long
+TITLE_LINE_PX = 17  # a title line's height, at its 13 px font
 SHARE_RGB = (255, 127, 14)  # a token's shade, at full strength for the text's largest share
 MAP_GREY = round(255 * MAP_FLOOR)
 POINT = dict(symbol="x", size=13, color="white", line=dict(color="black", width=1.5))  # a map's point, on any colour
@@ -38,12 +39,14 @@ def scale_of(panels: Sequence[Panel]) -> tuple[float, float]:
     return 0.0, max(peaks, default=0.0) or 1.0
 
 
-def _title(which: str, panel: Panel) -> str:
+def _title(which: str, panel: Panel) -> list[str]:
+    """The title's lines: the caption or its segment, its cosine, and why it has no map where it has none."""
     said = textwrap.wrap(f"{which}: \u201c{panel.text or panel.caption}\u201d", TITLE_CHARS)
     cosine = f"cosine {panel.cosine:.3f}" if panel.cosine is not None else "no such segment"
     if panel.said and panel.cosine is not None:  # the map's own number first; the global cosine named as such
         cosine = f"{panel.said}; the whole picture's cosine {panel.cosine:.3f}"
-    return "<br>".join(html.escape(line) for line in [*said, *textwrap.wrap(cosine, TITLE_CHARS)])
+    missing = textwrap.wrap(f"No map: {panel.missing}.", TITLE_CHARS) if panel.map is None else []
+    return [html.escape(line) for line in [*said, *textwrap.wrap(cosine, TITLE_CHARS), *missing]]
 
 
 def map_figure(image: Image.Image, shown: Looks, which: int, side: int = PANEL_SIDE) -> go.Figure:
@@ -56,15 +59,14 @@ def map_figure(image: Image.Image, shown: Looks, which: int, side: int = PANEL_S
     picture = mapped(image, heat, (0, 0, image.width, image.height), scale, side)
     f = side / max(image.size)
     beside = round(image.width * f) + marks.BESIDE_GAP  # from a point on the picture to the same point on the map
+    across = picture.width  # the picture and its map: drawn at the size of the other caption's
+    if panel.map is None:  # the picture alone, why it has no map said in the title: no note over any picture
+        picture = picture.crop((0, 0, round(image.width * f), picture.height))
     fig = go.Figure(go.Image(source=_uri(picture), hoverinfo="skip", name=f"map {name}"))
     if panel.point is not None:  # marked on the picture and on the map beside it
         x, y = panel.point[0] * f, panel.point[1] * f
         fig.add_trace(go.Scatter(x=[x, x + beside], y=[y, y], mode="markers", marker=POINT, name="where it points",
                                  showlegend=False))
-    if panel.map is None:  # said over the map's half, blank without a map: the picture stays in view
-        fig.add_annotation(text="<br>".join(textwrap.wrap(html.escape(f"No map: {panel.missing}."), 24)),
-                           x=beside + round(image.width * f) / 2, y=picture.height / 2, showarrow=False,
-                           bgcolor="white")
     key = ("right: the map, dark least, white most;<br>left: the picture in its own colours,<br>outlined over the "
            "upper half of the scale;<br>\u00d7 where it points")  # lines short enough for a phone
     bar = dict(title=dict(text=f"{html.escape(shown.scale_title)}<br>{key}", side="top", font=dict(size=11)),
@@ -75,10 +77,12 @@ def map_figure(image: Image.Image, shown: Looks, which: int, side: int = PANEL_S
                              marker=dict(color=list(scale), cmin=scale[0], cmax=scale[1], showscale=True, colorbar=bar,
                                          colorscale=[[0, f"rgb({MAP_GREY},{MAP_GREY},{MAP_GREY})"],
                                                      [1, "rgb(255,255,255)"]])))
-    fig.update_xaxes(range=[0, picture.width], visible=False)
+    fig.update_xaxes(range=[0, across], visible=False)
     fig.update_yaxes(range=[picture.height, 0], visible=False, scaleanchor="x", constrain="domain")
-    fig.update_layout(title=dict(text=_title(name, panel), font=dict(size=13), x=0.02, xanchor="left"),
-                      height=side + 150, margin=dict(l=10, r=10, t=80, b=140), plot_bgcolor="white")
+    lines = _title(name, panel)
+    top = max(80, 28 + TITLE_LINE_PX * len(lines))  # room for the title's lines above the picture
+    fig.update_layout(title=dict(text="<br>".join(lines), font=dict(size=13), x=0.02, xanchor="left"),
+                      height=side + 150 + top - 80, margin=dict(l=10, r=10, t=top, b=140), plot_bgcolor="white")
     return fig
 
 

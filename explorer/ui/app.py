@@ -69,15 +69,24 @@ CSS = """
   object-fit: contain; width: auto; max-width: 100%; height: auto; max-height: 100%; }
 #heatmap { max-width: 820px; margin-left: auto; margin-right: auto; }  /* a caption's few segments across */
 .two-by-two-grids { display: flex; flex-wrap: wrap; gap: 12px; }  /* the 2 x 2's grids, one a method */
-.two-by-two-grid { margin: 0; flex: 1 1 240px; max-width: 340px; }
+.two-by-two-grid { margin: 0; flex: 1 1 240px; max-width: 340px; min-width: 0; }  /* never wider than the panel: a
+   cell's marks go under its number, and a row's name on two lines, before image B's column leaves the screen */
 .two-by-two-grid table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
-.two-by-two-grid :is(td, th) { border: 1px solid #c8c8c8; padding: 4px 6px; text-align: center; white-space: nowrap;
+.two-by-two-grid :is(td, th) { border: 1px solid #c8c8c8; padding: 4px 6px; text-align: center; white-space: normal;
   font-size: 14px; }
+@media (max-width: 640px) { .two-by-two-grid :is(td, th) { padding: 4px 3px; font-size: 13px; } }
 .two-by-two-grid td.own { outline: 2px solid #333; outline-offset: -2px; font-weight: 600; }
 .two-by-two-grid .mark { color: #1a6b35; margin-left: 2px; }
 .two-by-two-grid .reason { font-size: 0.9em; margin: 4px 0 0; }
 .two-by-two-grid .caution { font-size: 0.9em; margin: 4px 0 0; padding: 2px 6px; background: #fff4e0;
   border-left: 4px solid #b26b00; color: #4a2c00; }
+/* a tour step chosen: its words a card at the foot of the screen, kept there while the page scrolls to what the
+   step points at (closing the tour hides it); the page's foot can scroll up past the card */
+body:has(#tour-step input:checked) #tour-look { position: fixed; z-index: 100; bottom: 8px; left: 8px; right: 8px;
+  max-width: 760px; margin: 0 auto; max-height: 38vh; overflow-y: auto; padding: 8px 12px; border-radius: 8px;
+  background: var(--background-fill-primary); border: 1px solid var(--border-color-primary);
+  border-left: 6px solid var(--color-accent); box-shadow: 0 4px 16px rgba(0, 0, 0, 0.25); }
+body:has(#tour-step input:checked) .gradio-container { padding-bottom: 40vh !important; }
 .notice { border: 1px solid #b26b00; border-left-width: 6px; background: #fff4e0; color: #4a2c00;
   padding: 8px 12px; border-radius: 4px; margin-top: 6px; }
 """

@@ -50,7 +50,7 @@ def draw(engine: Engine, result: tuple | None, path: str | None, caption_a: str,
     box = visible_box(seen.image.width, seen.image.height, loaded.encoder.preprocess)
     note = (f"Model: **{plain(loaded.label)}**; cos(A) {view.shares.cosines[0]:.4f}, cos(B) "
             f"{view.shares.cosines[1]:.4f}.")
-    said = " ".join(s for s in (ablation_sentence(view), recorded_sentence(loaded.label)) if s)
+    said = " ".join(s for s in (ablation_sentence(view), recorded_sentence(loaded.encoder.label)) if s)
     return (note, gr.update(choices=head_menu(view.shares), value=f"{view.head[0]}.{view.head[1]}"),
             grid_figure(view), head_map_figure(seen.image, box, view), _texts(view), said)
 

@@ -18,6 +18,9 @@ from explorer.ui.serving import Serving
 from explorer.ui.shown_tab import draw_while_seen
 
 WAITING = "Run a comparison on the first tab: this tab shows its {} evidence."
+# a drawn picture carries its text in its pixels, sized for its width: two in a row stand one above the other on a
+# phone, each the screen's width, so that their text is read at 11 px or more (at half of it, about 6)
+PICTURE_MIN_WIDTH = 320
 
 
 def tabbed(names: Sequence[str]) -> list[str]:
@@ -36,7 +39,7 @@ def _component(part: Part) -> gr.components.Component:
         return gr.Dataframe(headers=list(part.headers), label=part.label, interactive=False, elem_id=part.elem_id,
                             elem_classes=["wide-table"] if part.wide else None, wrap=True)
     if isinstance(part, Picture):
-        return gr.Image(label=part.label, interactive=False, elem_id=part.elem_id)
+        return gr.Image(label=part.label, interactive=False, elem_id=part.elem_id, min_width=PICTURE_MIN_WIDTH)
     if isinstance(part, Figure):
         return gr.Plot(label=part.label, elem_id=part.elem_id)
     if isinstance(part, Menu):  # a menu filled by a step starts empty, nothing chosen

@@ -17,14 +17,15 @@ from explorer.world.examples import examples
 
 # What a step points at where it names nothing itself (``Step.target``), by its tab (the page's element ids)
 TAB_TARGETS = {"main": "scores", "binding": "binding-run", "looks": "looks-maps", "browse": "browse-benchmark"}
-# the step's element brought into view once its tab is drawn; "panel>element": the closed panel opened first
+# the step's element brought to the top of the screen once its tab is drawn (the step's words stay at its foot,
+# the page's CSS); "panel>element": the closed panel opened first
 SCROLL = """(title) => { const target = (%s)[title]; if (!target) return;
   const [panel, element] = target.includes('>') ? target.split('>') : [null, target];
   setTimeout(() => {
     const header = panel && document.querySelector('#' + panel + ' > button.label-wrap');
     if (header && !header.classList.contains('open')) header.click();
     setTimeout(() => { const el = document.getElementById(element);
-      if (el) el.scrollIntoView({behavior: 'instant', block: 'center'}); }, panel ? 500 : 0); }, 600); }"""
+      if (el) el.scrollIntoView({behavior: 'instant', block: 'start'}); }, panel ? 500 : 0); }, 600); }"""
 
 
 def target(step) -> str:

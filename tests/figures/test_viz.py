@@ -1,6 +1,8 @@
 """The SGI heat map: the figure ``make_subplots`` would lay out, built in one step, with the regions that matter
 named; the display copy of an image."""
 
+import re
+
 import numpy as np
 import pytest
 from PIL import Image, ImageDraw
@@ -147,6 +149,9 @@ def test_the_heat_map_boxes_the_best_cell_a_segment_may_match_and_greys_the_othe
     assert shown[columns.index(1), 0] != shown[columns.index(1), 0]  # the piece's 0.80 is not the object's to box
     legend = fig.layout.annotations[-1].text.replace("<br>", " ")
     assert "piece" in legend and "never matched to a piece" in legend
+    shown = [re.sub(r"<[^>]+>", "", line) for line in fig.layout.annotations[-1].text.split("<br>")]
+    width = sgi_pictures.SGI_APART_CHARS  # lines as long as the width lets them be, the bold words' tags not counted
+    assert all(len(line) <= width < len(f"{line} {after.split()[0]}") for line, after in zip(shown, shown[1:]))
 
 
 def test_the_heat_map_has_no_grey_legend_where_every_cell_may_be_matched():

@@ -64,7 +64,7 @@ def test_two_models_matrix_slice_export_and_an_item_opened_with_both_readings(pa
         page.goto(page_url)
         n = load_and_score_both(page)
         expect(page.locator("#overview-note")).to_contain_text("A: world-clip (embedded)")
-        expect(page.locator("#overview-note")).to_contain_text("B: world-clip @ world-clip-finetune")
+        expect(page.locator("#overview-note")).to_contain_text(f"B: {SECOND}")
         matrix = page.locator("#overview-matrix")
         expect(matrix).to_contain_text("A: global cosine right")
         expect(matrix).to_contain_text("B: global cosine wrong")
@@ -98,7 +98,7 @@ def test_two_models_matrix_slice_export_and_an_item_opened_with_both_readings(pa
         expect(page.locator("#overview-note")).to_contain_text(f"Opened item {first_id}", timeout=30_000)
         details = page.locator("#browse-details")
         expect(details).to_contain_text(first_id, timeout=60_000)
-        expect(details).to_contain_text("B: world-clip @ world-clip-finetune")
+        expect(details).to_contain_text(f"B: {SECOND}")
         verdicts = details.locator("tr", has_text="global cosine").last
         expect(verdicts).to_contain_text("wrong")  # A's
         expect(verdicts).to_contain_text("right")  # B's

@@ -84,8 +84,7 @@ def test_many_clients_at_once_get_their_own_results_while_another_switches_model
         switches = switched.result(timeout=240)
 
     for choice, status, device, model, analyzed in switches:
-        label = "world-clip @ world-clip-powerclip.safetensors" if choice == TWIN else "world-clip (embedded)"
-        assert "Loaded" in status and model == choice and label in device and label in analyzed
+        assert "Loaded" in status and model == choice and choice in device and choice in analyzed  # the menu's name
     baseline_client = Client(url, verbose=False)
     baseline = [analyze(baseline_client, path, a, b) for _, path, a, b in jobs]
     assert len(results) == len(baseline) == 40

@@ -1,7 +1,9 @@
 """The "Where the model looks" view: its figure (two maps, a titled colour bar, tokens shaded by share), its cache,
 and its handler on the embedded model, a random ViT and a random ResNet (which the page compares with too)."""
 
+import base64
 import html
+import io
 import json
 import re
 
@@ -11,6 +13,7 @@ import pytest
 from conftest import TINY
 
 from explorer import world
+from explorer.drawing import marks
 from explorer.engine import Engine
 from explorer.explain import looks
 from explorer.figures import viz_maps
@@ -62,9 +65,19 @@ def test_a_panel_without_a_map_says_why():
     missing = looks.Panel("a dog", "a dog", None, None, ("a", "dog"), np.array([0.5, 0.5]), 0.2, "no trained weights")
     shown = looks.Looks((panel("a cat", (5, 5)), missing), "tflocal", "rollout", "attention", "", ())
     with_map, without = viz_maps.maps_figures(image, shown, side=60)
-    said = without.layout.annotations[0]
-    assert "No map: no trained weights" in said.text.replace("<br>", " ") and not with_map.layout.annotations
-    assert said.x > without.layout.xaxis.range[1] / 2  # over the blank map, the picture on the left in view
+    assert "No map: no trained weights" in without.layout.title.text.replace("<br>", " ")
+    assert "No map" not in with_map.layout.title.text and not without.layout.annotations  # no note over a picture
+    # the picture alone, at the size the other caption's is drawn beside its map
+    assert _drawn_width(without) == 60 and without.layout.xaxis.range == with_map.layout.xaxis.range
+    assert _drawn_width(with_map) == 60 + marks.BESIDE_GAP + 60
+
+
+def _drawn_width(figure) -> int:
+    """The width of the picture a map figure draws (its first trace's image), in pixels."""
+    from PIL import Image
+
+    data = figure.data[0].source.split(",", 1)[1]
+    return Image.open(io.BytesIO(base64.b64decode(data))).width
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +128,7 @@ def test_each_method_map_is_one_click_away_for_the_same_segment(page):
     for panel, score in zip(crops.panels, analysis.scores["sgi"]):  # titled with the crop's cosine, the heat map's
         match = score.evidence.matches[0]
         assert panel.said == f"{looks.source_label('sgi')}: cosine {match.similarity:.3f}"
-        assert panel.said in html.unescape(viz_maps._title("A", panel).replace("<br>", " "))
+        assert panel.said in html.unescape(" ".join(viz_maps._title("A", panel)))
     for source in ("tflocal", "powerclip"):
         shown = looks.looks(engine.encoder, analysis.state, analysis.captions, analysis.scores, "rollout", 1, source)
         assert all(p.map is not None and p.map.shape == (128, 128) and p.map.max() > 0 for p in shown.panels)
@@ -128,10 +141,8 @@ def test_a_method_map_needs_the_pages_comparison_of_these_captions(page):
     engine, path, result = page
     note, *_, fig_a, fig_b, _, _ = draw(*page, "rollout", 0, "sgi", b="a red circle and a blue square")
     assert "read from the page's comparison" in note and "compare them on the first tab" in note
-    assert all(len(f.layout.annotations) == 1 and "No map" in f.layout.annotations[0].text for f in (fig_a, fig_b))
-    # said over the blank map, on the right half of the figure: the picture on the left stays in view
-    assert all(f.layout.annotations[0].x > f.layout.xaxis.range[1] / 2 for f in (fig_a, fig_b))
-    assert not any(f.layout.annotations for f in draw(*page, "rollout", 0, "sgi")[3:5])  # the compared captions
+    assert all("No map" in f.layout.title.text and not f.layout.annotations for f in (fig_a, fig_b))
+    assert not any("No map" in f.layout.title.text for f in draw(*page, "rollout", 0, "sgi")[3:5])  # compared
 
 
 def test_explanations_are_kept_per_image_caption_and_explainer(page, monkeypatch):
@@ -186,7 +197,7 @@ def test_a_random_vit_gets_its_explainers_says_its_weights_are_random_and_tfloca
     assert len(pictures(figs)) == 2 and "square" in tokens
     note, *_, fig_a, fig_b, _, _ = draw(engine, path, result, None, 0, "tflocal")
     assert "TFLocal's attention is not available" in note and "no trained weights" in note
-    assert all(len(f.layout.annotations) == 1 and "No map" in f.layout.annotations[0].text for f in (fig_a, fig_b))
+    assert all("No map" in f.layout.title.text and not f.layout.annotations for f in (fig_a, fig_b))
 
 
 def test_a_resnet_is_compared_on_the_page_and_gets_grad_cam_and_the_methods_maps(page, tiny_models):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 import textwrap
 from typing import Sequence
 
@@ -45,6 +46,15 @@ SGI_APART_SHIFT = 85  # the legend's top, this far under the plot: clear of the 
 SGI_SEGMENT_CHARS = 8  # a segment's name wrapped to lines this long: three segments fit across a phone
 SGI_TITLE_CHARS = 36  # a caption's title wrapped to lines this long: a phone's width holds one
 SGI_ROW_PX = 26  # a region's row: room for its cosine, written in the cell, and its name's two lines
+
+
+class ShownChars:
+    """Text measured as plotly shows its markup (``marks.wrap``'s font): its characters, the tags left out, so that
+    a line with a bold word is as long as its neighbours."""
+
+    @staticmethod
+    def getlength(text: str) -> int:
+        return len(re.sub(r"<[^>]+>", "", text))
 
 
 def sgi_columns(evidence: SGIEvidence, k: int = SGI_COLUMNS) -> list[int]:
@@ -117,7 +127,7 @@ def sgi_heatmap(evidence: dict[str, SGIEvidence], place: Place = Place(1.0)) -> 
             font=dict(size=15)))  # captions are shown as typed, never as markup
     if apart:  # what the grey cells are, in a student's words, under the last block, ending at its right edge
         layout["annotations"].append(dict(
-            text="<br>".join(textwrap.wrap(SGI_APART, SGI_APART_CHARS)), x=1.0, xref="paper", xanchor="right",
+            text="<br>".join(marks.wrap(SGI_APART, ShownChars, SGI_APART_CHARS)), x=1.0, xref="paper", xanchor="right",
             align="left", y=0, yref="paper", yshift=-SGI_APART_SHIFT, yanchor="top", showarrow=False,
             font=dict(size=11)))
     return go.Figure(data=data, layout=layout)
