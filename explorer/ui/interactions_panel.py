@@ -82,5 +82,6 @@ def build(engine: Engine, main: MainInputs, serving: Serving, min_width: int) ->
     inputs = [main.upload, main.caption_a, main.caption_b, main.choice, main.result, words, region]
     outputs = [note, words, *maps, shares]
     main.result.change(draw_panel, inputs, outputs, **serving.heavy)  # a new comparison: the menu of its words
-    for control in (words, region):
-        control.input(draw_panel, inputs, outputs, trigger_mode="always_last", **serving.heavy)
+    for control in (words, region):  # the panel, for a script: /interactions
+        control.input(draw_panel, inputs, outputs, trigger_mode="always_last", **serving.heavy,
+                      api_name="interactions" if control is region else False)

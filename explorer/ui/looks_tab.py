@@ -98,6 +98,7 @@ def build(engine: Engine, main: MainInputs, serving: Serving, tab: gr.Tab, shown
     outputs = [note, explainer, segment, *maps, tokens, reading]
     draw_while_seen(tab, shown, main.result, [(draw_looks, inputs, outputs)], serving.heavy)
     for control in (explainer, segment, source):  # input, not change: the menus this draw sets do not draw again
-        control.input(draw_looks, inputs, outputs, trigger_mode="always_last", **serving.heavy)
+        control.input(draw_looks, inputs, outputs, trigger_mode="always_last", **serving.heavy,
+                      api_name="looks" if control is source else False)  # the maps, for a script: /looks
     interactions_panel.build(engine, main, serving, MAP_MIN_WIDTH)
     heads_panel.build(engine, main, serving, MAP_MIN_WIDTH)

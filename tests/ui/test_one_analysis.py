@@ -4,23 +4,25 @@ show for one quantity the same to the coarser of their printed precisions: the t
 interactions (3), the image-A column of the 2 x 2 the page makes (image B drawn), the report's numbers, the SGI heat
 map (2 in its cells) and its crop map (3); each heat map box the best of the cells its segment may match."""
 
+import base64
 import html
 import json
 import re
 from pathlib import Path
 
 import numpy as np
+import plotly.graph_objects as go
+import plotly.io as pio
 import pytest
 import skimage.data
+from gradio_client import Client, handle_file
 from PIL import Image, ImageDraw
-from test_live_rescore import handler
 
-from explorer.engine import Engine, report
-from explorer.methods.sgi import pictures as sgi_pictures
+from explorer.engine import Engine
 from explorer.methods.sgi.method import TIE
-from explorer.ui import interactions_panel, looks_tab
 from explorer.ui.app import build_app
 from explorer.world.examples import examples
+from tests.app_server import free_port
 
 A, B = "a red square and a blue circle", "a blue square and a red circle"
 PRINTED = {"table": 0.5e-4, "maps": 0.5e-3, "heat map cell": 0.5e-2}  # half the last printed place of each
@@ -75,59 +77,87 @@ def objects(fig) -> list[tuple[int, ...]]:
     return [tuple(map(int, f.groups())) for f in found if f]
 
 
+def figure(value) -> go.Figure:
+    """A plot as the served page sends it (``{"type": "plotly", "plot": JSON}``), as a plotly figure."""
+    return pio.from_json(value["plot"])
+
+
+def array(value) -> np.ndarray:
+    """A figure's array as plotly's JSON may carry it: a list, or typed (``{"dtype", "bdata", "shape"}``, base64)."""
+    if not isinstance(value, dict):
+        return np.asarray(value, dtype=float)
+    flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).astype(float)
+    shape = value.get("shape")
+    return flat.reshape([int(n) for n in str(shape).split(",")]) if shape else flat
+
+
+def cosine_in(title: str, after: str = "cosine ") -> float:
+    """The cosine a figure's title prints after ``after``."""
+    return float(title.replace("<br>", " ").split(after)[-1].split("<")[0].split(";")[0].split(")")[0])
+
+
 @pytest.mark.slow
-def test_every_panel_gives_the_analysis_number_on_five_pictures(page, tmp_path):
+def test_every_panel_of_the_served_page_gives_the_analysis_number_on_five_pictures(page, tmp_path):
+    """Through gradio_client, as a browser's page calls them: /analyze (the table, the SGI heat map), /looks (the
+    maps; SGI's crop map), /interactions, /make_b (the 2 x 2, image B drawn) and /report, one session a picture."""
     engine, demo = page
-    choice = engine.default_choice
+    demo.queue()
+    _, url, _ = demo.launch(server_name="127.0.0.1", server_port=free_port(), prevent_thread_lock=True, quiet=True)
     two_by_twos = []
-    for name, path in pictures(tmp_path).items():
-        path = str(path)
-        *_, table, _, _, heat, (image, analysis), _ = handler(demo, "analyze")(path, A, B, choice)
-        rows = {r["method"]: r for r in analysis.rows()}
-        shown = table.data.set_index("method") if hasattr(table, "data") else table.set_index("method")
-        assert same(shown.loc[rows["global"]["label"], "A"], rows["global"]["a"], "table"), name
-        globals_ = (rows["global"]["a"], rows["global"]["b"])
+    try:
+        for name, path in pictures(tmp_path).items():
+            client, upload = Client(url, verbose=False), handle_file(str(path))
+            *_, table, _, _, heat = client.predict(upload, A, B, api_name="/analyze")
+            rows = {row[0]: row for row in table["data"]}  # method label -> [label, prefers, A, B, A - B]
+            globals_ = rows["global cosine"][2:4]
 
-        # the maps (the explainer's, whole caption) and the interactions: the table's global cosines
-        looks = looks_tab.draw(engine, path, A, B, choice, (image, analysis), None, None, "explainer")
-        interactions = interactions_panel.draw(engine, path, A, B, choice, (image, analysis), "red", "whole picture")
-        for figures in (looks[3:5], interactions[2:4]):
-            for fig, cosine in zip(figures, globals_):
-                printed = float(fig.layout.title.text.split("cosine ")[-1].split("<")[0].split(";")[0])
-                assert same(printed, cosine, "maps"), (name, fig.layout.title.text, cosine)
+            # the maps (the explainer's, whole caption) and the interactions: the table's global cosines
+            looks = client.predict(upload, A, B, None, None, "explainer", api_name="/looks")
+            client.predict(upload, A, B, None, "whole picture", api_name="/interactions")  # its menu of words, as
+            # the page's comparison fills it
+            inter = client.predict(upload, A, B, "red", "whole picture", api_name="/interactions")
+            for maps in (looks[3:5], inter[2:4]):
+                for value, cosine in zip(maps, globals_):
+                    title = figure(value).layout.title.text
+                    assert same(cosine_in(title), cosine, "maps"), (name, title, cosine)
 
-        # the SGI heat map: each box on its column's best cell the segment may match, its cosine the match's; the
-        # crop map of that segment titled with the same cosine
-        sgi = analysis.scores["sgi"]
-        coloured = np.asarray(heat.data[0].z, dtype=float)
-        for k, row in boxed_cells(heat):
-            assert coloured[row, k] >= np.nanmax(coloured[:, k]) - TIE, (name, k)  # the best, or tied with it
-            assert same(coloured[row, k], sgi[0].evidence.matches[k].similarity, "heat map cell")
-        assert same(np.mean([m.similarity for m in sgi[0].evidence.matches]), rows["sgi"]["a"], "table")
-        if name == "slide":  # read at 1024 x 576 and padded: its regions named on the slide as uploaded (1600 x 900)
-            assert any(x <= 60 and y <= 300 and x + w >= 360 and y + h >= 600 for w, h, x, y in objects(heat))
-        crop = looks_tab.draw(engine, path, A, B, choice, (image, analysis), None, 0, "sgi")[3]
-        said = float(crop.layout.title.text.replace("<br>", " ").split("crop: cosine ")[1].split(";")[0])
-        assert same(said, sgi[0].evidence.matches[0].similarity, "maps"), name
+            # the SGI heat map: each box on its column's best cell the segment may match; its segments' mean the
+            # table's SGI; the crop map of segment 0 titled with its boxed cell's cosine
+            heat = figure(heat)
+            coloured = array(heat.data[0].z)
+            boxed = boxed_cells(heat)
+            for k, row in boxed:
+                assert coloured[row, k] >= np.nanmax(coloured[:, k]) - TIE, (name, k)  # the best, or tied with it
+            assert same(np.mean([coloured[row, k] for k, row in boxed]), rows["SGI"][2], "heat map cell"), name
+            if name == "slide":  # read at 1024 x 576 and padded: its regions named on the slide as uploaded
+                assert any(x <= 60 and y <= 300 and x + w >= 360 and y + h >= 600 for w, h, x, y in objects(heat))
+            crop = figure(client.predict(upload, A, B, None, 0, "sgi", api_name="/looks")[3])
+            said = cosine_in(crop.layout.title.text, "crop: cosine ")
+            first = next(coloured[row, k] for k, row in boxed if k == 0)
+            assert same(said, first, "heat map cell"), (name, crop.layout.title.text)
 
-        # the 2 x 2 the page makes (image B drawn for caption B): its image-A column as printed, the table's
-        note, *_, cells, _, _, made = handler(demo, "make_b")(path, A, B, choice, (image, analysis), "whole")
-        if made is None:  # no image B for this picture: the page says why, and keeps the one-image view
-            assert "still holds" in note, (name, note)
-        else:
-            assert made.analysis_a is analysis, name  # image A's side is the analysis shown, not a second one
-            two_by_twos.append(name)
-            labels = re.findall(r"<figcaption><strong>(.*?)</strong>", cells)
-            assert len(labels) == len(rows), (name, labels)
-            for grid in labels:
-                method = next(r for r in rows.values() if r["label"] == html.unescape(grid))
-                block = cells[cells.index(f"<figcaption><strong>{grid}</strong>"):]
-                printed = {c: float(v) for c, v in re.findall(r'data-cell="(\w\w)">(-?[\d.]+)', block)[:4]}
-                assert same(printed["AA"], method["a"], "table") and same(printed["BA"], method["b"], "table")
-        html_path, json_path = report.write(image, analysis, tmp_path / name.replace(" ", "-"))
-        said = {r["method"]: r for r in json.loads(json_path.read_text())["scores"]}
-        assert all(same(said[m]["a"], rows[m]["a"], "table") for m in rows), name
-        assert sgi_pictures.SGI_Y_TITLE in html_path.read_text()  # the report's heat map is the page's
+            # the 2 x 2 the page makes: its image-A column as printed, the table's
+            note, *_, cells, _ = client.predict(upload, A, B, "whole", api_name="/make_b")
+            if not cells:  # no image B for this picture: the page says why, and keeps the one-image view
+                assert "still holds" in note, (name, note)
+            else:
+                two_by_twos.append(name)
+                labels = re.findall(r"<figcaption><strong>(.*?)</strong>", cells)
+                assert sorted(map(html.unescape, labels)) == sorted(rows), (name, labels)
+                for label in labels:
+                    block = cells[cells.index(f"<figcaption><strong>{label}</strong>"):]
+                    printed = {c: float(v) for c, v in re.findall(r'data-cell="(\w\w)">(-?[\d.]+)', block)[:4]}
+                    row = rows[html.unescape(label)]
+                    assert same(printed["AA"], row[2], "table") and same(printed["BA"], row[3], "table"), name
+
+            # the report's numbers: the table's
+            files, _ = client.predict(upload, A, B, api_name="/report")
+            said = json.loads(Path(next(f for f in files if str(f).endswith(".json"))).read_text())["scores"]
+            for score in said:
+                row = next(r for r in rows.values() if r[0] == score["label"])
+                assert same(score["a"], row[2], "table") and same(score["b"], row[3], "table"), name
+    finally:
+        demo.close()
     assert {"world example", "slide", "pad drawing"} <= set(two_by_twos), two_by_twos
 
 
