@@ -5,7 +5,9 @@ is drawn on it (``fit.content_box``) is read on a copy ``WORK_SIDE`` pixels alon
 picture's size, so a 300 px pad, a 3000 px scan and a slide with small shapes at its sides are read alike. There,
 every pixel far from the paper is ink; each joined stroke of ink with its holes filled is an object's silhouette (a
 scribbled or outlined inside becomes whole), a stroke of two colours is split by colour (a red and a blue shape that
-touch), and a speck (less than ``LEAST_SHARE`` of the largest object) is dropped. A picture whose frame is not plain
+touch), a silhouette inside a larger one is its fill (an outline and its fill are one object, its colour the
+fill's), lines of text and drawn lines are set aside (``text.text_and_lines``: said to be text, never a shape), and a
+speck (less than ``LEAST_SHARE`` of the largest object) is dropped. A picture whose frame is not plain
 (a gradient, a photo) gets None: the segmentation reads it (``objects.find_objects``).
 """
 
@@ -17,6 +19,7 @@ from scipy import ndimage
 
 from explorer.images.fit import INK, background, content_box
 from explorer.images.objects import TOUCH, Found, FoundObject, box_of
+from explorer.images.text import text_and_lines
 
 PLAIN_FRAME = 0.9  # share of the frame's pixels within INK of the paper's colour: a plain sheet
 WORK_SIDE = 512  # the drawing is read on a copy this long (its longer side), never enlarged
@@ -24,6 +27,8 @@ LEAST_SHARE = 0.04  # of the largest object's silhouette: a smaller one is a spe
 LEAST_PIXELS = 24  # on the working copy: a silhouette smaller than this is a speck whatever the others
 SPLIT = 60.0  # RGB: a stroke whose two colour clusters lie this far apart is two objects that touch
 SPLIT_SHARE = 0.1  # each cluster holds at least this share of the stroke's ink
+GRAIN = 3  # px of the working copy: ink is found on its mean over squares this wide
+INSIDE = 0.9  # share of a silhouette within a larger one: it is that one's fill
 EIGHT = np.ones((3, 3), bool)
 
 
@@ -38,14 +43,18 @@ def on_paper(image: Image.Image) -> tuple[int, int, int] | None:
 
 
 def _two_colours(colours: np.ndarray, paper: np.ndarray) -> np.ndarray | None:
-    """Labels 0/1 for a stroke's ink where its colours form two clusters far apart (2-means), neither a blend of the
-    other with the paper (a soft edge), else None."""
-    centres = colours[[int(np.argmin(colours.sum(1))), int(np.argmax(colours.sum(1)))]].astype(float)
+    """Labels 0/1 for a stroke's ink where its colours form two clusters far apart (2-means on its strong ink: at
+    least half as far from the paper as its farthest), neither a blend of the other with the paper (a soft edge), else
+    None."""
+    far = np.linalg.norm(colours - paper, axis=1)
+    strong = colours[far >= 0.5 * np.percentile(far, 95)].astype(float)
+    first = strong[int(np.argmax(np.linalg.norm(strong - np.median(strong, axis=0), axis=1)))]
+    centres = np.stack([first, strong[int(np.argmax(np.linalg.norm(strong - first, axis=1)))]])
     for _ in range(8):
-        label = np.linalg.norm(colours[:, None] - centres[None], axis=2).argmin(1)
+        label = np.linalg.norm(strong[:, None] - centres[None], axis=2).argmin(1)
         if label.min() == label.max():
             return None
-        centres = np.stack([colours[label == k].mean(0) for k in (0, 1)])
+        centres = np.stack([strong[label == k].mean(0) for k in (0, 1)])
     shares = np.bincount(label, minlength=2) / len(label)
     if np.linalg.norm(centres[0] - centres[1]) < SPLIT or shares.min() < SPLIT_SHARE:
         return None
@@ -54,7 +63,7 @@ def _two_colours(colours: np.ndarray, paper: np.ndarray) -> np.ndarray | None:
         along = np.clip((centres[k] - paper) @ towards / max(1.0, float(towards @ towards)), 0, 1)
         if np.linalg.norm(centres[k] - paper - along * towards) < SPLIT / 2:
             return None
-    return label
+    return np.linalg.norm(colours[:, None].astype(float) - centres[None], axis=2).argmin(1)
 
 
 def _silhouettes(work: np.ndarray, ink: np.ndarray, paper: np.ndarray) -> list[np.ndarray]:
@@ -77,9 +86,10 @@ def _part(stroke: np.ndarray, chosen: np.ndarray) -> np.ndarray:
     return part
 
 
-def _object(pixels: np.ndarray, silhouette: np.ndarray, paper: tuple[int, int, int]) -> FoundObject | None:
+def _object(pixels: np.ndarray, silhouette: np.ndarray, paper: tuple[int, int, int],
+            fill: np.ndarray | None = None) -> FoundObject | None:
     """The object of a silhouette (over the picture's own pixels): its ink is what lies far from the paper inside
-    it, its fill the median of its strongest ink."""
+    it, its fill the median of its strongest ink (of ``fill``'s pixels where its outline is another colour)."""
     x0, y0, x1, y1 = box_of(silhouette)
     near = pixels[y0:y1, x0:x1].astype(np.float32)
     far = np.linalg.norm(near - np.asarray(paper, np.float32), axis=-1)
@@ -88,14 +98,29 @@ def _object(pixels: np.ndarray, silhouette: np.ndarray, paper: tuple[int, int, i
     if not core.any():
         return None
     inside = core[y0:y1, x0:x1]
+    if fill is not None and (inside & fill[y0:y1, x0:x1]).any():
+        inside = inside & fill[y0:y1, x0:x1]
     strong = inside & (far >= np.median(far[inside]))
     rgb = tuple(int(v) for v in np.median(near[strong], axis=0))
     return FoundObject(silhouette, core, box_of(core), rgb, paper)  # type: ignore[arg-type]
 
 
+def _outlined(shapes: list[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray | None]]:
+    """Each silhouette (largest first) with the fill inside it: a silhouette lying ``INSIDE`` within a larger one is
+    that one's fill (an outline of another colour, or paper between an outline and its fill), never an object."""
+    out: list[tuple[np.ndarray, np.ndarray | None]] = []
+    for shape in shapes:
+        host = next((k for k, (big, _) in enumerate(out) if (shape & big).sum() >= INSIDE * shape.sum()), None)
+        if host is None:
+            out.append((shape, None))
+        elif out[host][1] is None:
+            out[host] = (out[host][0], shape)
+    return out
+
+
 def ink_objects(image: Image.Image) -> Found | None:
-    """The objects drawn on the picture's plain paper, largest first, and the pairs that touch; None where the frame
-    is not plain."""
+    """The objects drawn on the picture's plain paper, largest first, the pairs that touch and the lines of text;
+    None where the frame is not plain."""
     paper = on_paper(image)
     if paper is None:
         return None
@@ -106,19 +131,30 @@ def ink_objects(image: Image.Image) -> Found | None:
     scale = min(1.0, WORK_SIDE / max(x1 - x0, y1 - y0))
     size = (max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale)))
     work = np.asarray(image.convert("RGB").crop(drawn).resize(size, Image.Resampling.BOX), dtype=np.float32)
-    ink = np.linalg.norm(work - np.asarray(paper, np.float32), axis=-1) > INK
-    shapes = sorted(_silhouettes(work, ink, np.asarray(paper, np.float32)), key=lambda s: -int(s.sum()))
-    least = max(LEAST_PIXELS, LEAST_SHARE * shapes[0].sum()) if shapes else 0
-    shapes = [s for s in shapes if s.sum() >= least]
+    smooth = ndimage.uniform_filter(work, (GRAIN, GRAIN, 1))  # crayon's grain and a marker's gaps joined
+    ink = np.linalg.norm(smooth - np.asarray(paper, np.float32), axis=-1) > INK
+    marks = _outlined(sorted(_silhouettes(work, ink, np.asarray(paper, np.float32)), key=lambda s: -int(s.sum())))
+    text, lines = text_and_lines([box_of(m) for m, _ in marks], max(size))
+    aside = {i for line in text for i in line} | set(lines)
+    shapes = [m for i, m in enumerate(marks) if i not in aside]
+    least = max(LEAST_PIXELS, LEAST_SHARE * shapes[0][0].sum()) if shapes else 0
+    shapes = [m for m in shapes if m[0].sum() >= least]
     pixels = np.asarray(image.convert("RGB"))
+
+    def whole(mask: np.ndarray) -> np.ndarray:  # a mask of the working copy, over the picture
+        out = np.zeros(pixels.shape[:2], bool)
+        out[y0:y1, x0:x1] = np.asarray(Image.fromarray(mask).resize((x1 - x0, y1 - y0), Image.Resampling.NEAREST))
+        return out
+
     objects: list[FoundObject] = []
     kept: list[np.ndarray] = []
-    for shape in shapes:
-        whole = np.zeros(pixels.shape[:2], bool)
-        whole[y0:y1, x0:x1] = np.asarray(Image.fromarray(shape).resize((x1 - x0, y1 - y0), Image.Resampling.NEAREST))
-        if (found := _object(pixels, whole, paper)) is not None:
+    for shape, fill in shapes:
+        if (found := _object(pixels, whole(shape), paper, None if fill is None else whole(fill))) is not None:
             objects.append(found)
             kept.append(shape)
     grown = [ndimage.binary_dilation(s, iterations=TOUCH) for s in kept]
     touching = tuple((i, j) for i in range(len(kept)) for j in range(i + 1, len(kept)) if (grown[i] & kept[j]).any())
-    return Found(tuple(objects), touching)
+    boxes = [box_of(np.logical_or.reduce([marks[i][0] for i in line])) for line in text]
+    words = tuple((x0 + int(b[0] / scale), y0 + int(b[1] / scale), x0 + int(np.ceil(b[2] / scale)),
+                   y0 + int(np.ceil(b[3] / scale))) for b in boxes)
+    return Found(tuple(objects), touching, words)
