@@ -83,14 +83,14 @@ class Analysis:
                                    if c.method == method))
 
     def rows(self) -> list[dict[str, object]]:
-        """One row per method (its name and label): both scores, their delta, and the caption it prefers ("A",
-        "B", "tie"; None for an untrained method, whose preference means nothing)."""
+        """One row per method (its name and label): both scores, their delta, the caption it prefers ("A",
+        "B", "tie"; None for an untrained method, whose preference means nothing) and its cautions (sentences)."""
         out = []
         for name, (a, b) in self.scores.items():
             delta = a.value - b.value
             prefers = None if name in self.untrained else "A" if delta > 0 else "B" if delta < 0 else "tie"
             out.append({"method": name, "label": REGISTRY[name].label, "a": a.value, "b": b.value, "delta": delta,
-                        "prefers": prefers})
+                        "prefers": prefers, "cautions": self.cautions_of(name)})
         return out
 
     def table(self, methods: Sequence[str] | None = None) -> pd.DataFrame:

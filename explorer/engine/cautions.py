@@ -1,6 +1,8 @@
 """Where a method's evidence is weak or off the objects, judged on a drawing's own objects and said in words a
-student reads: each method's own judge (its ``MethodInfo.cautions``: a match on empty canvas, a subset of background,
-attention off the shapes), and the model's input showing none of the objects.
+student reads, by one rule for every method: its evidence lies off the objects (each method's own judge, its
+``MethodInfo.cautions``: an SGI match or a PowerCLIP subset mostly on canvas, TFLocal's attention on the background
+beyond an even spread at any layer), or it prefers a caption that names a colour no object found has
+(``absent_colours``); and the model's input showing none of the objects.
 
 Only a picture drawn on plain paper is judged (``ink.on_paper``): there the objects are known (``proposals.objects``)
 and everything else is canvas. A photo gets no caution: what is "background" in it is not known here.
@@ -8,6 +10,7 @@ and everything else is canvas. A photo gets no caution: what is "background" in 
 
 from __future__ import annotations
 
+import re
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -16,6 +19,10 @@ from explorer.core.image_state import ImageState
 from explorer.images.ink import on_paper
 from explorer.images.regions import Box
 from explorer.methods import REGISTRY, Caution, Score, proposals
+from explorer.world.palette import COLORS
+
+NEAREST_PAINT = 90.0  # RGB: a fill this far from every palette colour has no colour name here
+COLOUR_WORD = re.compile(rf"\b({'|'.join(COLORS)})\b", re.IGNORECASE)
 
 
 def objects_mask(state: ImageState) -> np.ndarray | None:
@@ -40,8 +47,47 @@ def input_caution(picture: ImageState, seen: Box | None) -> list[Caution]:
                             "part it reads): every method's verdict here is about empty canvas, not the shapes.", 1.0)]
 
 
+def found_colours(state: ImageState) -> set[str] | None:
+    """The world's colours of the objects found on the state's plain paper (each its fill's nearest palette colour);
+    None where any object's fill is far from every palette colour (its name unknown) or nothing was found."""
+    found = proposals.objects(state).objects if on_paper(state.image) is not None else ()
+    if not found:
+        return None
+    names = list(COLORS)
+    paints = np.asarray([COLORS[n] for n in names], float)
+    out = set()
+    for o in found:
+        far = np.linalg.norm(paints - np.asarray(o.rgb, float), axis=1)
+        if far.min() > NEAREST_PAINT:
+            return None
+        out.add(names[int(far.argmin())])
+    return out
+
+
+def absent_colours(state: ImageState, scores: Mapping[str, Sequence[Score]],
+                   untrained: Sequence[str] = ()) -> list[Caution]:
+    """Each trained method that prefers a caption naming a colour that no object found on the picture has."""
+    there = found_colours(state)
+    if there is None:
+        return []
+    out = []
+    for name, (a, b) in scores.items():
+        if name in untrained or a.value == b.value:
+            continue
+        which, preferred = (0, a) if a.value > b.value else (1, b)
+        missing = sorted({c.lower() for c in COLOUR_WORD.findall(preferred.caption)} - there)
+        if missing:
+            label = REGISTRY[name].label if name in REGISTRY else name
+            out.append(Caution(name, which, f"{label} prefers caption {'AB'[which]}, which names "
+                                            f"{' and '.join(missing)}, a colour none of the shapes found here has "
+                                            f"({', '.join(sorted(there))}): its verdict is not about what is drawn.",
+                               1.0))
+    return out
+
+
 def judge(state: ImageState, scores: Mapping[str, Sequence[Score]], untrained: Sequence[str] = ()) -> list[Caution]:
-    """Every trained method's weak evidence on the state's picture (the view every method read)."""
+    """Every trained method's weak evidence on the state's picture (the view every method read): off the objects,
+    or preferring a caption with a colour that is not there."""
     mask = objects_mask(state)
     if mask is None:
         return []
@@ -52,4 +98,4 @@ def judge(state: ImageState, scores: Mapping[str, Sequence[Score]], untrained: S
         judged = REGISTRY[name].info.cautions if name in REGISTRY else None
         for which, score in enumerate(pair):
             out += judged(name, which, score.evidence, mask) if judged else []
-    return out
+    return out + absent_colours(state, scores, untrained)

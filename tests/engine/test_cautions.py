@@ -1,6 +1,7 @@
 """Weak evidence said beside each verdict: judged on a drawing's own objects, silent on a photo."""
 
 import numpy as np
+import pytest
 from PIL import Image, ImageDraw
 
 from explorer import world
@@ -62,3 +63,58 @@ def test_a_caution_that_reads_the_same_for_both_captions_is_said_once():
         Caution("powerclip", 1, same, 1.0), Caution("sgi", 0, "x", 0.9), Caution("powerclip", 0, same, 1.0),
         Caution("powerclip", 1, "B's own", 0.9)))
     assert said.cautions_of("powerclip") == (same, "B's own") and said.cautions_of("sgi") == ("x",)
+
+
+def _titled_slide() -> Image.Image:
+    """The slide with a title line across its top and a footer."""
+    from PIL import ImageFont
+
+    try:
+        title, small = ImageFont.truetype("DejaVuSans-Bold.ttf", 70), ImageFont.truetype("DejaVuSans.ttf", 26)
+    except OSError:
+        pytest.skip("no DejaVu font here to write a slide's title with")
+    slide = _slide()
+    draw = ImageDraw.Draw(slide)
+    draw.text((120, 40), "Which shape is red?", fill=(20, 20, 20), font=title)
+    draw.text((60, 850), "Year 2 science", fill=(110, 110, 110), font=small)
+    return slide
+
+
+def test_tflocal_on_a_slide_with_its_attention_on_blank_canvas_or_the_title_is_cautioned():
+    from explorer.methods.tflocal.cautions import tflocal_cautions
+    from explorer.methods.tflocal.method import AttentionEvidence
+
+    mask = objects_mask(image_state.of(_titled_slide()))
+    assert mask is not None and not mask[60:130, 150:1000].any()  # the title is text, not a shape
+    grid = (9, 16)  # 100 px patches
+
+    def attending(row: int, col: int) -> AttentionEvidence:
+        attention = np.full((2, 1, 3, 144), 0.2 / 143)
+        attention[:, :, :, row * 16 + col] = 0.8
+        return AttentionEvidence(("a", "red", "square"), attention, grid, (0, 0, 1600, 900), 0.3, True)
+
+    for row, col in ((6, 8), (0, 4)):  # blank canvas between the shapes, below them; the title
+        said = tflocal_cautions("tflocal", 0, attending(row, col), mask)
+        assert len(said) == 1 and "every layer" in said[0].text and max(said[0].per_layer) < 0.1
+    assert tflocal_cautions("tflocal", 0, attending(4, 1), mask) == []  # on the red square
+
+
+def test_a_method_preferring_a_caption_with_an_absent_colour_is_cautioned_beside_its_verdict():
+    from explorer.engine import Analysis
+    from explorer.engine.cautions import absent_colours
+    from explorer.methods import Score
+    from explorer.ui.main_tab import method_notices
+
+    true, false = "a red square and a blue circle", "a blue square and a green circle"
+    state = image_state.of(_slide())
+    scores = {"powerclip": (Score("powerclip", true, 0.4749), Score("powerclip", false, 0.4883)),
+              "sgi": (Score("sgi", true, 0.31), Score("sgi", false, 0.27)),
+              "global": (Score("global", true, 0.2), Score("global", "a red circle and a blue square", 0.3))}
+    said = absent_colours(state, scores)
+    assert [(c.method, c.caption) for c in said] == [("powerclip", 1)]
+    assert "green" in said[0].text and "blue, red" in said[0].text
+    assert absent_colours(state, scores, untrained=("powerclip",)) == []
+    analysis = Analysis((true, false), scores, "m", "cpu", cautions=tuple(said))
+    assert method_notices(analysis)["powerclip"] == (said[0].text,)  # beside its verdict and in the 2 x 2
+    rows = {r["method"]: r for r in analysis.rows()}  # the notebook's result
+    assert rows["powerclip"]["cautions"] == (said[0].text,) and rows["sgi"]["cautions"] == ()
