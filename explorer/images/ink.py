@@ -28,7 +28,8 @@ LEAST_PIXELS = 24  # on the working copy: a silhouette smaller than this is a sp
 SPLIT = 60.0  # RGB: a stroke whose two colour clusters lie this far apart is two objects that touch
 SPLIT_SHARE = 0.1  # each cluster holds at least this share of the stroke's ink
 GRAIN = 3  # px of the working copy: ink is found on its mean over squares this wide
-INSIDE = 0.9  # share of a silhouette within a larger one: it is that one's fill
+INSIDE = 0.9
+HUG = 3  # px of the working copy: an outline broken open still hugs its fill this close  # share of a silhouette within a larger one: it is that one's fill
 EIGHT = np.ones((3, 3), bool)
 
 
@@ -106,14 +107,17 @@ def _object(pixels: np.ndarray, silhouette: np.ndarray, paper: tuple[int, int, i
 
 
 def _outlined(shapes: list[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray | None]]:
-    """Each silhouette (largest first) with the fill inside it: a silhouette lying ``INSIDE`` within a larger one is
-    that one's fill (an outline of another colour, or paper between an outline and its fill), never an object."""
+    """Each silhouette (largest first) with the fill inside it: a silhouette lying ``INSIDE`` within a larger one (grown
+    by ``HUG`` px) is part of it, never an object: its fill (an outline of another colour, or paper between an outline
+    and its fill) or its outline, broken, around it."""
     out: list[tuple[np.ndarray, np.ndarray | None]] = []
+    grown: list[np.ndarray] = []
     for shape in shapes:
-        host = next((k for k, (big, _) in enumerate(out) if (shape & big).sum() >= INSIDE * shape.sum()), None)
+        host = next((k for k, big in enumerate(grown) if (shape & big).sum() >= INSIDE * shape.sum()), None)
         if host is None:
             out.append((shape, None))
-        elif out[host][1] is None:
+            grown.append(ndimage.binary_dilation(shape, iterations=HUG))
+        elif out[host][1] is None and shape.sum() < out[host][0].sum() / 2:  # the fill inside an outline
             out[host] = (out[host][0], shape)
     return out
 
@@ -134,7 +138,8 @@ def ink_objects(image: Image.Image) -> Found | None:
     smooth = ndimage.uniform_filter(work, (GRAIN, GRAIN, 1))  # crayon's grain and a marker's gaps joined
     ink = np.linalg.norm(smooth - np.asarray(paper, np.float32), axis=-1) > INK
     marks = _outlined(sorted(_silhouettes(work, ink, np.asarray(paper, np.float32)), key=lambda s: -int(s.sum())))
-    text, lines = text_and_lines([box_of(m) for m, _ in marks], max(size))
+    colours = [np.median(work[m & ink], axis=0) - paper if (m & ink).any() else np.zeros(3) for m, _ in marks]
+    text, lines = text_and_lines([box_of(m) for m, _ in marks], max(size), colours)
     aside = {i for line in text for i in line} | set(lines)
     shapes = [m for i, m in enumerate(marks) if i not in aside]
     least = max(LEAST_PIXELS, LEAST_SHARE * shapes[0][0].sum()) if shapes else 0
