@@ -80,13 +80,14 @@ def read(engine: Engine, image, truth: list[Drawn]) -> dict:
             "proposed": proposal.caption_a}
 
 
-def measure(which: str, per_look: int, generator=marker_drawings) -> tuple[dict, list[dict]]:
+def measure(which: str, per_look: int, generator=marker_drawings, looks: tuple | None = None
+            ) -> tuple[dict, list[dict]]:
     """Every look's figures on the ``which`` set of ``generator``'s pictures (shares of pictures named, of segments
     on their object) and each picture's own outcome."""
     engine = Engine(DualEncoder(), ["global", "sgi"])
     out: dict[str, dict] = {}
     each = []
-    for look, i, image, truth in generator.pictures(which, per_look):
+    for look, i, image, truth in generator.pictures(which, per_look, *([looks] if looks else [])):
         found = read(engine, image, truth)
         each.append({"look": look, "index": i, "size": list(image.size),
                      **{k: found[k] for k in ("named", "on_object", "sgi_prefers_true", "proposed")}})
@@ -108,13 +109,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="marker drawings (default) or pictures as teachers bring them")
     parser.add_argument("--set", default="tune", help="which set: tune or test (marker), val or test (teacher)")
     parser.add_argument("--per-look", type=int, default=24, help="pictures per look (default 24)")
+    parser.add_argument("--looks", help="only these looks of the teacher pictures, comma-separated (a record in parts)")
     parser.add_argument("--json", type=Path, help="where to write the record")
     args = parser.parse_args(argv)
     generator = GENERATORS[args.pictures]
     if args.set not in generator.SEEDS:
         parser.error(f"the {args.pictures} pictures' sets are {', '.join(sorted(generator.SEEDS))}")
     start = time.perf_counter()
-    looks, each = measure(args.set, args.per_look, generator)
+    looks, each = measure(args.set, args.per_look, generator, tuple(args.looks.split(",")) if args.looks else None)
     record = {"pictures_of": args.pictures, "set": args.set, "seed": generator.SEEDS[args.set],
               "per_look": args.per_look, "model": "world-clip (embedded)", "most_times": MOST_TIMES,
               "command": "python scripts/marker_measure.py " + " ".join(argv if argv is not None else sys.argv[1:]),
