@@ -45,8 +45,8 @@ def on_paper(image: Image.Image) -> tuple[int, int, int] | None:
 
 def _two_colours(colours: np.ndarray, paper: np.ndarray) -> np.ndarray | None:
     """Labels 0/1 for a stroke's ink where its colours form two clusters far apart (2-means on its strong ink: at
-    least half as far from the paper as its farthest), neither a blend of the other with the paper (a soft edge), else
-    None."""
+    least half as far from the paper as its farthest; -1 for the rest), neither a blend of the other with the paper (a
+    soft edge), else None."""
     far = np.linalg.norm(colours - paper, axis=1)
     strong = colours[far >= 0.5 * np.percentile(far, 95)].astype(float)
     first = strong[int(np.argmax(np.linalg.norm(strong - np.median(strong, axis=0), axis=1)))]
@@ -64,7 +64,9 @@ def _two_colours(colours: np.ndarray, paper: np.ndarray) -> np.ndarray | None:
         along = np.clip((centres[k] - paper) @ towards / max(1.0, float(towards @ towards)), 0, 1)
         if np.linalg.norm(centres[k] - paper - along * towards) < SPLIT / 2:
             return None
-    return np.linalg.norm(colours[:, None].astype(float) - centres[None], axis=2).argmin(1)
+    label = np.linalg.norm(colours[:, None].astype(float) - centres[None], axis=2).argmin(1)
+    label[far < 0.5 * np.percentile(far, 95)] = -1  # the paper around a stroke joins neither part
+    return label
 
 
 def _silhouettes(work: np.ndarray, ink: np.ndarray, paper: np.ndarray) -> list[np.ndarray]:
