@@ -1,7 +1,5 @@
-"""scripts/teacher_pictures.py and its record (docs/results/teacher-pictures.json, made by scripts/marker_measure.py
---pictures teacher): the val and test sets apart, each picture's truth on its ink, and the record meeting its bars."""
+"""scripts/teacher_pictures.py: the val and test sets apart, and each picture's truth on its ink."""
 
-import json
 import runpy
 from pathlib import Path
 from types import SimpleNamespace
@@ -10,7 +8,6 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-RECORD = ROOT / "docs" / "results" / "teacher-pictures.json"
 
 
 @pytest.fixture(scope="module")
@@ -34,28 +31,3 @@ def test_the_sets_share_no_picture_and_each_truth_lies_on_its_ink(teacher):
     again = list(teacher.pictures("test", 1, looks))
     assert all(np.array_equal(np.asarray(a[2]), np.asarray(b[2])) for a, b in zip(test, again))
 
-
-def test_the_record_meets_the_bars_on_every_look_and_its_figures_are_its_pictures(teacher):
-    record = json.loads(RECORD.read_text())
-    assert record["set"] == "test" and record["pictures_of"] == "teacher" and record["per_look"] >= 16
-    assert set(record["looks"]) == set(teacher.LOOKS)
-    for look, row in record["looks"].items():
-        mine = [p for p in record["pictures"] if p["look"] == look]
-        assert row["pictures"] == len(mine) == record["per_look"]
-        assert row["named"] == sum(p["named"] for p in mine)
-        assert row["on_object"] == sum(sum(p["on_object"]) for p in mine)
-        assert row["sgi_prefers_true"] == sum(p["sgi_prefers_true"] for p in mine)
-        assert row["named"] >= 0.95 * row["pictures"], look
-        assert row["sgi_prefers_true"] >= 0.95 * row["pictures"], look
-        assert row["on_object"] >= 0.9 * row["segments"], look
-
-
-def test_the_drawings_page_shows_the_record():
-    record = json.loads(RECORD.read_text())
-    page = (ROOT / "docs" / "drawings.md").read_text()
-    assert record["command"] in page
-    for look, row in record["looks"].items():
-        cells = next(line for line in page.splitlines() if line.startswith(f"| {look} "))
-        assert cells.split("|")[3:6] == [
-            f" {row['named_share']:.0%} ", f" {row['sgi_prefers_true']} of {row['pictures']} ",
-            f" {row['on_object_share']:.0%} ({row['on_object']} of {row['segments']}) "], look
