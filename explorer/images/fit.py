@@ -22,17 +22,15 @@ moving them (``Fit.box_to_frame``, ``Fit.map_to_frame``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 from PIL import Image
 
 from explorer.core import image_state
 from explorer.core.image_state import ImageState
+from explorer.images.page import INK, Page, background, page_of
 from explorer.world.scene import flat_frame  # the frame test that tells a drawing from a photo
-
-if TYPE_CHECKING:
-    from explorer.images.page import Page
 
 Box = tuple[int, int, int, int]
 View = Literal["whole", "raw"]
@@ -40,7 +38,6 @@ VIEWS: tuple[str, ...] = ("whole", "raw")
 CONTENT_SHARE = 0.35  # chosen on the validation looks (docs/views.md): what the drawing's box fills of its view's side
 SMALL_CONTENT = 0.6  # chosen there too: a content view where its side is at most this share of the letterbox's
 PLAIN_FRAME = 0.8  # a drawing's frame is plain (``world.flat_frame``): a photo never gets a content view
-INK = 48.0  # RGB distance from the background at which a pixel is drawn on
 PROBE_SIDE = 512  # the content is found on a copy at most this large
 
 
@@ -111,14 +108,6 @@ class Fit:
         return f"the {w} x {h} picture is read as it is"
 
 
-def background(image: Image.Image) -> tuple[int, int, int]:
-    """The colour of the picture's outer frame (2 px wide): the per-channel median."""
-    pixels = np.asarray(image.convert("RGB"))
-    frame = np.concatenate([pixels[:2].reshape(-1, 3), pixels[-2:].reshape(-1, 3), pixels[:, :2].reshape(-1, 3),
-                            pixels[:, -2:].reshape(-1, 3)])
-    return tuple(int(v) for v in np.median(frame, axis=0))  # type: ignore[return-value]
-
-
 def content_box(image: Image.Image, fill: tuple[int, int, int]) -> Box | None:
     """The box of the pixels drawn on the background ``fill`` (None: nothing is), found on a copy at most
     ``PROBE_SIDE`` pixels a side and grown by a pixel of it so nothing drawn is cut."""
@@ -152,8 +141,6 @@ def fit_of(image: Image.Image, view: View = "whole", small: float | None = None,
     small, share = small or SMALL_CONTENT, share or CONTENT_SHARE
     if view == "raw":
         return Fit(image.size, (0, 0, *image.size), (0, 0, 0), "raw")
-    from explorer.images.page import page_of
-
     page = page_of(image_state.of(image))
     image = page.picture if page.changes else image
     w, h = image.size

@@ -17,11 +17,11 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage
 
-from explorer.images.fit import INK, background, content_box
+from explorer.images.fit import content_box
 from explorer.images.objects import TOUCH, Found, FoundObject, box_of
+from explorer.images.page import INK, on_paper
 from explorer.images.text import text_and_lines
 
-PLAIN_FRAME = 0.9  # share of the frame's pixels within INK of the paper's colour: a plain sheet
 WORK_SIDE = 512  # the drawing is read on a copy this long (its longer side), never enlarged
 LEAST_SHARE = 0.04  # of the largest object's silhouette: a smaller one is a speck
 LEAST_PIXELS = 24  # on the working copy: a silhouette smaller than this is a speck whatever the others
@@ -31,16 +31,6 @@ GRAIN = 3  # px of the working copy: ink is found on its mean over squares this 
 INSIDE = 0.9
 HUG = 3  # px of the working copy: an outline broken open still hugs its fill this close  # share of a silhouette within a larger one: it is that one's fill
 EIGHT = np.ones((3, 3), bool)
-
-
-def on_paper(image: Image.Image) -> tuple[int, int, int] | None:
-    """The paper's colour where the picture's frame (2 px, at its own size) is plain, else None."""
-    pixels = np.asarray(image.convert("RGB"))
-    frame = np.concatenate([pixels[:2].reshape(-1, 3), pixels[-2:].reshape(-1, 3), pixels[:, :2].reshape(-1, 3),
-                            pixels[:, -2:].reshape(-1, 3)]).astype(np.float32)
-    paper = background(image)
-    plain = float(np.mean(np.linalg.norm(frame - np.asarray(paper, np.float32), axis=1) < INK))
-    return paper if plain >= PLAIN_FRAME else None
 
 
 def _two_colours(colours: np.ndarray, paper: np.ndarray) -> np.ndarray | None:

@@ -24,7 +24,6 @@ from PIL import Image
 from scipy import ndimage
 
 from explorer.core.image_state import ImageState
-from explorer.images.fit import INK, background
 
 Box = tuple[int, int, int, int]
 SHEET_SIDE = 400  # the sheet is looked for on a copy this long
@@ -39,7 +38,27 @@ RULE_THICK = 0.004  # of the picture's longer side (at least 3 px): a rule is at
 RULE_SPAN = 0.6  # of a row (column): a rule's line covers this much of it
 RULE_PART = 0.1  # of a row (column) on a ruled page: a line of the rules' colour this long is a rule too
 LEAST_RULES = 3  # lines in one direction: a ruled or squared page
+INK = 48.0  # RGB distance from the background at which a pixel is drawn on
+PLAIN_FRAME = 0.9  # share of the frame's pixels within INK of the paper's colour: a plain sheet
 RULE_INK = INK / 2  # RGB from the paper: a faint rule counts
+
+
+def background(image: Image.Image) -> tuple[int, int, int]:
+    """The colour of the picture's outer frame (2 px wide): the per-channel median."""
+    pixels = np.asarray(image.convert("RGB"))
+    frame = np.concatenate([pixels[:2].reshape(-1, 3), pixels[-2:].reshape(-1, 3), pixels[:, :2].reshape(-1, 3),
+                            pixels[:, -2:].reshape(-1, 3)])
+    return tuple(int(v) for v in np.median(frame, axis=0))  # type: ignore[return-value]
+
+
+def on_paper(image: Image.Image) -> tuple[int, int, int] | None:
+    """The paper's colour where the picture's frame (2 px, at its own size) is plain, else None."""
+    pixels = np.asarray(image.convert("RGB"))
+    frame = np.concatenate([pixels[:2].reshape(-1, 3), pixels[-2:].reshape(-1, 3), pixels[:, :2].reshape(-1, 3),
+                            pixels[:, -2:].reshape(-1, 3)]).astype(np.float32)
+    paper = background(image)
+    plain = float(np.mean(np.linalg.norm(frame - np.asarray(paper, np.float32), axis=1) < INK))
+    return paper if plain >= PLAIN_FRAME else None
 
 
 @dataclass(frozen=True, eq=False)
@@ -195,8 +214,6 @@ def rules(image: Image.Image, paper: tuple[int, int, int]) -> np.ndarray | None:
 
 def read_page(image: Image.Image) -> Page:
     """The page of ``image`` (``Page.changes`` False where it is read as it is)."""
-    from explorer.images.ink import on_paper
-
     what: list[str] = []
     picture, turn, centre, crop = image.convert("RGB"), 0.0, (0.0, 0.0), None
     if (found := _sheet(image)) is not None:
