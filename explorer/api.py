@@ -15,6 +15,9 @@ get the page's table and pictures (``docs/notebook.md`` runs it end to end, offl
     explorer.interactions("scene.png", caption_a, caption_b)  # each caption's token x patch interactions
     explorer.interaction_binding(limit=10)  # which object each colour-shape span binds to, beside a no-binding model
     explorer.interaction_table()  # that reading as recorded, per split and kind, as the maps tab shows it
+    heads = explorer.heads("scene.png", caption_a, caption_b)  # the embedding split into each layer's and head's part
+    heads.embedding, heads.parts, heads.shares, heads.maps  # (D,), (parts, D) summing to it, (layers, heads), per patch
+    explorer.head_texts()  # TextSpan: each head's texts from the world's vocabulary (and your own texts)
 """
 
 from __future__ import annotations
@@ -26,12 +29,14 @@ from typing import Any, Sequence
 import pandas as pd
 from PIL import Image
 
+from explorer.core import settings
 from explorer.engine import Analysis, Engine
 from explorer.engine.model_pool import spec_for_name
 from explorer.engine.propose import Proposal, namer, propose
 from explorer.engine.swap import SwapResult, swap
 from explorer.figures import viz
 from explorer.images.crops import Preprocessing
+from explorer.images.fit import view_state
 from explorer.images.inputs import load_image, normalize_image
 from explorer.images.model_input import model_input
 from explorer.methods import page_methods
@@ -119,11 +124,29 @@ class Explorer:
         return swap(self.engine, _picture(image), caption_a, caption_b)
 
     def interactions(self, image: str | Path | Image.Image, caption_a: str, caption_b: str) -> list:
-        """Each caption's token x patch interactions with the picture (exCLIP's, ``docs/explanations.md``):
-        ``Interactions`` with ``values`` (tokens, h, w), ``span_map(chars)``, ``words_map(words)``, ``word_values``."""
+        """Each caption's token x patch interactions with the picture (exCLIP's, ``docs/explanations.md``), worked out
+        on the view every method reads (``analyze``'s: each ``cosine`` is its table's global cosine): ``Interactions``
+        with ``caption``, ``cosine``, ``values`` (tokens, h, w) over the view's patches, ``span_map(chars)``,
+        ``words_map(words)``, ``word_values``."""
         from explorer.explain.interactions import interactions
 
-        return interactions(self.engine.model().encoder, _picture(image), [caption_a, caption_b])
+        seen = view_state(_picture(image), settings.current().view)
+        return interactions(self.engine.model().encoder, seen.image, [caption_a, caption_b])
+
+    def heads(self, image: str | Path | Image.Image, caption_a: str, caption_b: str):
+        """The image embedding split into each layer's and head's direct part (Gandelsman et al., ``docs/heads.md``),
+        read against both captions: ``HeadShares`` with ``embedding`` (D,) before normalisation, ``parts`` (parts, D)
+        summing to it, ``shares`` (layers, heads) each head's part of cos(A) - cos(B), ``maps`` the same per patch."""
+        from explorer.explain.head_shares import head_shares
+
+        return head_shares(self.engine.model().encoder, _picture(image), (caption_a, caption_b))
+
+    def head_texts(self, texts: Sequence[str] = ()):
+        """TextSpan's texts for every head, from the world's vocabulary and ``texts``: ``HeadTexts.texts[layer][head]``
+        (kept once per model and pool)."""
+        from explorer.explain.textspan import head_texts
+
+        return head_texts(self.engine.model().encoder, texts)
 
     def interaction_binding(self, splits: Sequence[str] = ("id", "heldout"), kinds: Sequence[str] = ("attribute",),
                             limit: int = 10) -> dict:
@@ -153,8 +176,9 @@ def binding_readings(encoder, draws: int = DRAWS, n_colors: int = 8, n_shapes: i
     """Every binding reading of ``encoder`` (any object with ``image_size``, ``embed_images(list of PIL images) ->
     Tensor[N, D]`` and ``embed_texts(list of str) -> Tensor[N, D]``; ``explorer.readings.controls`` has controls)
     by name, each entry as ``binding --json`` writes it: ``value``, ``interval`` where it has one, ``null`` (with
-    ``p`` and Holm's ``p_adjusted``) and ``reading``. ``draws``: flipped scene tables behind each table reading's
-    null (``docs/binding.md``)."""
+    ``p`` and Holm's ``p_adjusted``), ``effect``, ``reading`` and ``binding``. ``draws``: flipped scene tables behind
+    each table reading's null (``docs/binding.md``). The verdicts are unchecked on other drawings of the scenes:
+    ``python -m explorer binding`` checks them (the embedded model's record, ``docs/results/binding-embedded.json``)."""
     from explorer.readings.binding_null import figures
 
     return figures(encoder, n_colors, n_shapes, draws, renders, tuple(widths))[0]

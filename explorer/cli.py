@@ -11,7 +11,9 @@ import sys
 
 from explorer.commands import bench, binding, binding_sweep
 from explorer.commands import eval as eval_command
-from explorer.commands import interactions, make_examples, model_card, pointing, recognition, train_align, train_world
+from explorer.commands import (
+    heads, interactions, make_examples, model_card, pointing, recognition, train_align, train_world,
+)
 from explorer.commands.common import prog
 from explorer.core.settings import Settings, add_setting_flags, current, use
 
@@ -20,8 +22,8 @@ DESCRIPTION = ("The binding explorer's command line: python -m explorer COMMAND,
                "imports only what it needs. app serves the page, as python app.py does.")
 # The verbs in the order --help lists them: each module's add_parser(sub, settings) adds its subparser, run(args) runs
 # it (explorer/commands/__init__.py). "app" is not among them: main() hands it to the page.
-COMMANDS = (train_world, train_align, model_card, eval_command, pointing, interactions, bench, binding, recognition,
-            binding_sweep, make_examples)
+COMMANDS = (train_world, train_align, model_card, eval_command, pointing, interactions, heads, bench, binding,
+            recognition, binding_sweep, make_examples)
 
 
 def build_parser(settings: Settings | None = None) -> argparse.ArgumentParser:

@@ -82,7 +82,7 @@ def pictures(scene: str) -> dict[str, object]:
 
 
 def main_pictures(state, analysis) -> dict[str, object]:
-    """The main tab's overlays and heat map, as it draws them (its own-pixels scale 1)."""
+    """The main tab's overlays and heat map, as it draws them."""
     try:
         from explorer.methods import main_pictures as declared
     except ImportError:
@@ -91,7 +91,7 @@ def main_pictures(state, analysis) -> dict[str, object]:
         return {"main overlay A": viz.sgi_overlay(state, sgi[0].evidence),
                 "main overlay B": viz.sgi_overlay(state, sgi[1].evidence),
                 "main heatmap": viz.sgi_heatmap({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", sgi)}, 1.0)}
-    drawn = declared(state, analysis, 1.0)
+    drawn = declared(state, analysis)
     return {"main overlay A": drawn["overlay A"], "main overlay B": drawn["overlay B"], "main heatmap": drawn["joint"]}
 
 

@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from typing import Sequence
 
 from explorer.engine import Engine
+from explorer.ui import sessions
 from explorer.ui.app import build_app
 from explorer.ui.serving import Serving
 
@@ -23,7 +24,7 @@ def running_app(encoder, serving: Serving | None = None, methods: Sequence[str] 
     demo = build_app(Engine(encoder) if methods is None else Engine(encoder, methods), serving)
     demo.queue()
     _, url, _ = demo.launch(server_name="127.0.0.1", server_port=free_port(), prevent_thread_lock=True,
-                            quiet=True, share=False)
+                            quiet=True, share=False, **sessions.launch_options())
     try:
         yield url
     finally:

@@ -48,7 +48,13 @@ def test_the_api_scores_as_the_engine_and_draws_only_what_ran(embedded, tmp_path
     assert result.table().equals(want.table())
     figures = result.figures()
     assert set(figures) == {"sgi overlay A", "sgi overlay B", "sgi heatmap"}
-    assert isinstance(figures["sgi heatmap"], go.Figure)
+    heat = figures["sgi heatmap"]
+    assert isinstance(heat, go.Figure)
+    sgi = result.analysis.scores["sgi"]
+    coloured = [t for t in heat.data if t.type == "heatmap" and t.name != "may not match"]  # greys apart, if any
+    assert len(coloured) == 2  # one coloured heat map per caption
+    assert len(heat.layout.shapes) == sum(len(s.evidence.matches) for s in sgi)  # each segment's choice boxed...
+    assert all((s.x1 - s.x0, s.y1 - s.y0) == (1, 1) for s in heat.layout.shapes)  # ...in cell units
 
 
 def test_an_analysis_taken_away_is_one_html_file_with_plotly_inlined_once_and_its_numbers(embedded, tmp_path):

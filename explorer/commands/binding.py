@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from explorer.commands.common import command, print_report
+from explorer.commands.common import add_switch, command, print_report
 from explorer.commands.model_args import encoder_spec, model_command
 from explorer.core.settings import Settings
 from explorer.readings import DRAWS, RENDERS
@@ -39,13 +39,13 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
                         "its renders told apart (default %(default)s; 0: the scene table's own scenes, once each)")
     g.add_argument("--render-seed", type=int, default=0, metavar="S",
                    help="which drawing of the scenes and swap renders (places, caption orders; default %(default)s)")
-    g.add_argument("--no-check", action="store_true",
-                   help="skip measuring the verdicts near their threshold again on the other render seeds (0, 1, 2); "
-                        "by default a reading whose verdict differs there reads \"unstable\", with the seeds' spread")
-    g.add_argument("--controls", action="store_true",
-                   help="read the controls instead of the model (explorer/readings/controls.py: encoders that cannot "
-                        "bind, the ground truth, and the noisy positive control at each noise level, its power "
-                        "curve), each written to --json as it finishes")
+    add_switch(g, "--no-check",
+               "skip measuring the verdicts near their threshold again on the other render seeds (0, 1, 2); "
+               "by default a reading whose verdict differs there reads \"unstable\", with the seeds' spread")
+    add_switch(g, "--controls",
+               "read the controls instead of the model (explorer/readings/controls.py: encoders that cannot "
+               "bind, the ground truth, and the noisy positive control at each noise level, its power "
+               "curve), each written to --json as it finishes")
     g.add_argument("--control", metavar="TEXT",
                    help="with --controls: run only the controls whose label holds TEXT (e.g. \"noise 2\") and merge "
                         "them into the --json record already there (same grid, draws and renders)")

@@ -26,6 +26,7 @@ FLAGS: dict[str, dict[str, Any]] = {
     "--workers": {"type": int, "default": 0, "metavar": "N"},
     "--split": {"default": ",".join(world.SPLITS)},
     "--limit": {"type": int, "metavar": "N"},
+    "--kinds": {"metavar": "KINDS"},  # the world's kinds of swap items, comma-separated
 }
 
 
@@ -33,6 +34,11 @@ def add_flag(parser: argparse.ArgumentParser, flag: str, help: str, **changed: A
     """``flag`` as ``FLAGS`` declares it, with this command's ``help`` and what it ``changed`` (a default of its
     own)."""
     parser.add_argument(flag, help=help, **(FLAGS[flag] | changed))
+
+
+def add_switch(parser: argparse.ArgumentParser, flag: str, help: str) -> None:
+    """An on/off ``flag``, off unless given."""
+    parser.add_argument(flag, action="store_true", help=help)
 
 
 def prog() -> str:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 import ast
 from dataclasses import replace
+from functools import partial
 
-from explorer.commands.common import SPLIT_HELP, add_flag, print_report
+from explorer.commands.common import SPLIT_HELP, add_flag, add_switch, print_report
 from explorer.commands.eval_models import add_models_arguments, run_models
 from explorer.commands.model_args import encoder_spec, model_command, named_spec
 from explorer.core.settings import Settings, use
@@ -58,14 +59,14 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
                         "(default: sugarcrepe's DATA/val2017, aro's DATA/images or DATA, ...); valse: repeatable, "
                         "each folder looked in after DATA (FOIL-it's COCO val2014 lies apart in its config.py); not "
                         "for pairs, whose image paths are relative to their file")
-    e.add_argument("--allow-outside", action="store_true",
-                   help="follow image paths that a benchmark's files point outside its folder (absolute, '..' or a "
-                        "link leading out); without it each such row is refused and named by line, and the rest "
-                        "scored. Only for files you trust")
-    e.add_argument("--strict-ties", action="store_true",
-                   help="count a tie with the right caption as a miss on every benchmark; by default What'sUp keeps "
-                        "its authors' argmax, where a tie with the first option (the right one) counts right. The "
-                        "report gives each What'sUp subset's ties either way")
+    add_switch(e, "--allow-outside",
+               "follow image paths that a benchmark's files point outside its folder (absolute, '..' or a "
+               "link leading out); without it each such row is refused and named by line, and the rest "
+               "scored. Only for files you trust")
+    add_switch(e, "--strict-ties",
+               "count a tie with the right caption as a miss on every benchmark; by default What'sUp keeps "
+               "its authors' argmax, where a tie with the first option (the right one) counts right. The "
+               "report gives each What'sUp subset's ties either way")
     e.add_argument("--methods", default="global",
                    help=f"comma-separated scoring methods, compared in one run on the same items: {METHODS} "
                         f"(default %(default)s; their options: --set)")
@@ -135,9 +136,10 @@ def shard_config(args: argparse.Namespace, encoder) -> dict:
     from explorer.core.shards import code_fingerprint
     from explorer.training.state import digest
 
-    return {"benchmark": args.benchmark, "methods": args.methods, "set": args.set, "model": encoder.label,
-            "weights": digest(encoder.model), "view": BENCHMARKS[args.benchmark].reading(args.view),
-            "code": code_fingerprint()}
+    names = args.benchmarks or args.benchmark  # --models' --benchmarks, else the one
+    return {"benchmark": names, "methods": args.methods, "set": args.set, "model": encoder.label,
+            "weights": digest(encoder.model), "view": ",".join(BENCHMARKS[b].reading(args.view) for b in
+                                                              names.split(",")), "code": code_fingerprint()}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -149,17 +151,22 @@ def run(args: argparse.Namespace) -> int:
     from explorer.eval.accuracy import evaluate
     from explorer.eval.compare import evaluate_pair
     from explorer.methods import get_method
-    from explorer.models.loader import load_encoder
+    from explorer.models.loader import check_encoder, load_encoder
 
     asked = args.view  # None: each benchmark read as its own
     args.settings = use(replace(args.settings, view=asked or args.setting_view))  # first: kept even on a refusal
     if args.interactions is not None and (args.benchmark != "world" or args.interactions < 1 or args.models):
         raise SystemExit(f"--interactions N reads N >= 1 swap items of the world (--benchmark world) under one model "
                          f"(no --models), got {args.interactions} on {args.benchmark}")
-    if args.models:  # every model against every benchmark: a leaderboard
-        return run_models(args, method_options(args.set))
+    refuse_ignored(args)
+    if args.models is not None:  # every model against every benchmark: a leaderboard
+        return run_models(args, method_options(args.set), partial(shard_config, args))
     if BENCHMARKS[args.benchmark].from_files and not args.data:
         raise SystemExit(f"--data PATH is needed for {args.benchmark}: the benchmark's files in its own layout")
+    spec_b = named_spec(args.compare, args.settings) if args.compare else None
+    for spec in (encoder_spec(args.settings), spec_b):  # both found and opened before anything is scored
+        if spec is not None:
+            check_encoder(spec)
     with distributed.session() as ctx:
         encoder, options = load_encoder(encoder_spec(args.settings)), method_options(args.set)
         methods = [get_method(m, encoder, **options.get(m, {})) for m in args.methods.split(",")]
@@ -169,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
         access, unreadable = DataAccess(outside=args.allow_outside), []
         compared: dict = {}
         if args.compare:
-            other = load_encoder(named_spec(args.compare, args.settings))
+            other = load_encoder(spec_b)
             methods_b = [get_method(m, other, **options.get(m, {})) for m in args.methods.split(",")]
             shards_b = Shards(ctx, Path(run_dir) / "compare", shard_config(args, other)) if run_dir else Shards(ctx)
             results, results_b, comparison = evaluate_pair(
@@ -195,6 +202,16 @@ def run(args: argparse.Namespace) -> int:
             report["skipped"] = left_out(args.benchmark, args.data, args.images, access) + unreadable
     tables = ("results", "results_b", "comparison") if args.compare else ("results",)
     return print_report(report, args.json, tables) if ctx.is_main else 0
+
+
+def refuse_ignored(args: argparse.Namespace) -> None:
+    """``SystemExit`` for a flag this run would ignore: ``--check-reported`` or ``--benchmarks`` without
+    ``--models``."""
+    if args.models is None:
+        for flag, given in (("--check-reported", args.check_reported is not None), ("--benchmarks", args.benchmarks)):
+            if given:
+                raise SystemExit(f"{flag} goes with --models (e.g. --models 'world-clip,OpenAI ViT-B-32'): without it "
+                                 f"it would be ignored")
 
 
 def reading_said(benchmark: str, asked: str | None) -> str:

@@ -8,6 +8,7 @@ import argparse
 import json
 import sys
 from dataclasses import replace
+from typing import Any, Callable, Sequence
 
 from explorer.commands.model_args import named_spec
 from explorer.core.settings import use
@@ -46,11 +47,35 @@ def benchmarks_asked(args: argparse.Namespace) -> list[str]:
     return names
 
 
-def run_models(args: argparse.Namespace, options: dict[str, dict]) -> int:
-    """The leaderboard of ``--models`` on ``--benchmarks``; ``options``: each method's (``--set``)."""
+def model_names(models: str) -> list[str]:
+    """``--models``' names, each once; ``SystemExit`` for fewer than two or a name given twice."""
+    names = [m.strip() for m in models.split(",")]
+    if len([n for n in names if n]) < 2 or not all(names):
+        raise SystemExit(f"--models takes two models or more, each named, got {models!r}")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise SystemExit(f"--models names {', '.join(twice)} more than once: name each model once")
+    return names
+
+
+def checked_specs(names: Sequence[str], settings) -> dict[str, Any]:
+    """Each model's ``EncoderSpec``, every one found and its weights opened before anything is scored
+    (``ModelUnavailable`` in the model's own sentence for the first that would not load)."""
+    from explorer.models.loader import check_encoder
+
+    specs = {name: named_spec(name, settings) for name in names}
+    for spec in specs.values():
+        check_encoder(spec)
+    return specs
+
+
+def run_models(args: argparse.Namespace, options: dict[str, dict], config: Callable[[Any], dict]) -> int:
+    """The leaderboard of ``--models`` on ``--benchmarks``; ``options``: each method's (``--set``); ``config``: what a
+    rerun must share with the run whose outcomes it reads back, of a model's encoder."""
     from pathlib import Path
 
     from explorer.core.data_roots import DataAccess
+    from explorer.core.shards import Shards
     from explorer.eval.leaderboard import evaluate_models
     from explorer.eval.leaderboard_report import write_leaderboard
     from explorer.eval.reported_check import check_rows, verdict
@@ -60,25 +85,25 @@ def run_models(args: argparse.Namespace, options: dict[str, dict]) -> int:
     settings = use(replace(args.settings, view=args.view or args.setting_view))  # first: kept even on a refusal
     if args.compare:
         raise SystemExit("--models and --compare do not go together: the first of --models is every other's A")
-    names, benchmarks = [m.strip() for m in args.models.split(",") if m.strip()], benchmarks_asked(args)
-    if len(names) < 2:
-        raise SystemExit(f"--models takes two models or more, got {args.models!r}")
+    names, benchmarks = model_names(args.models), benchmarks_asked(args)
     if args.limit is not None and args.limit < 1:
         raise SystemExit(f"--limit must be at least 1, got {args.limit}")
     if args.check_reported is not None:
         refuse_unchecked(names, benchmarks, args.methods.split(","))
+    specs = checked_specs(names, settings)
+    run_dir = Path(args.run_dir or f"{args.json}.shards") if args.run_dir or args.json else None
 
-    def loader(name: str):
-        spec = named_spec(name, settings)
-
-        def load() -> list:
-            encoder = load_encoder(spec)
-            return [get_method(m, encoder, **options.get(m, {})) for m in args.methods.split(",")]
+    def loader(number: int, name: str):
+        def load() -> tuple[list, Shards]:
+            encoder = load_encoder(specs[name])
+            kept = Shards(folder=run_dir / f"model-{number}", config=config(encoder)) if run_dir else Shards()
+            return [get_method(m, encoder, **options.get(m, {})) for m in args.methods.split(",")], kept
         return load
 
     limit = args.limit if args.limit is not None or all(BENCHMARKS[b].from_files for b in benchmarks) else WORLD_LIMIT
-    report = evaluate_models([(n, loader(n)) for n in names], benchmarks, limit, args.split.split(","), args.data,
-                             args.images, DataAccess(outside=args.allow_outside), args.view, args.strict_ties)
+    report = evaluate_models([(n, loader(i, n)) for i, n in enumerate(names)], benchmarks, limit,
+                             args.split.split(","), args.data, args.images, DataAccess(outside=args.allow_outside),
+                             args.view, args.strict_ties)
     report = {"limit": limit, **report}
     if args.check_reported is not None:
         report["reported_check"] = check_rows(report, args.check_reported)

@@ -23,9 +23,9 @@ def add_parser(sub, settings: Settings) -> argparse.ArgumentParser:
                       "interactions, beside a no-binding model", run, description=__doc__,
                       json="also write the report to this JSON file (after each split and kind)")
     add_flag(q, "--split", f"{SPLIT_HELP} (default %(default)s)", default="id")
-    q.add_argument("--kinds", default="attribute",
-                   help=f"comma-separated kinds of swap items, of {', '.join(world.KINDS)}: attribute and object "
-                        f"swaps read both figures, size and relation only the right object (default %(default)s)")
+    add_flag(q, "--kinds", f"comma-separated kinds of swap items, of {', '.join(world.KINDS)}: attribute and object "
+                           f"swaps read both figures, size and relation only the right object (default %(default)s)",
+             default="attribute")
     add_flag(q, "--limit", "swap items per split and kind (default %(default)s: minutes on a CPU, an item and its "
                            "null 10 to 40 s on 2 cores; 24 and more for intervals that decide)", default=12)
     q.add_argument("--steps", type=int, default=10, metavar="N",

@@ -8,8 +8,9 @@ needs it, never at import. Without an entry point (a notebook, a script, the tes
 environment's, read once. The README's configuration tables are ``markdown(section)`` (``scripts/readme_settings.py``
 writes them).
 
-Not settings, and read where their own tools are used: huggingface_hub's ``HF_HUB_OFFLINE`` (``load_problems.py``) and
-torchrun's ``WORLD_SIZE`` and ``LOCAL_RANK`` (``distributed.py``).
+Not settings, and read where their own tools are used: huggingface_hub's ``HF_HUB_OFFLINE`` (``load_problems.py``),
+torchrun's ``WORLD_SIZE`` and ``LOCAL_RANK`` (``distributed.py``) and gradio's ``GRADIO_TEMP_DIR`` (``ui/sessions.py``
+sets it for the page's server where the operator has not).
 """
 
 from __future__ import annotations
@@ -56,6 +57,12 @@ class Settings:
     uploads_mb: float = setting(2048.0, "disk Browse's unpacked .zip uploads may take, all users together (MiB): the "
                                         "least recently used is removed to make room, and all of them when the "
                                         "server stops", "EXPLORER_UPLOADS_MB", flag=False, sections=("serving",))
+    table_rows: int = setting(100_000, "rows (items) one benchmark's files may hold, uploaded or on the server: a "
+                                       "file holding more is refused from its metadata, or as it is read, before "
+                                       "the rest is read", "EXPLORER_TABLE_ROWS", sections=("serving",))
+    table_mb: float = setting(2048.0, "memory one benchmark's files may take once read, images held in a table "
+                                      "included (MiB): estimated from a file's metadata or size before it is read, "
+                                      "and counted as it is read", "EXPLORER_TABLE_MB", sections=("serving",))
     model: str | None = setting(None, "open_clip model name", "EXPLORER_MODEL", shown="the embedded `world-clip`")
     pretrained: str | None = setting(None, "open_clip pretrained tag, e.g. openai (needs the model hub or its cache)",
                                      "EXPLORER_PRETRAINED")

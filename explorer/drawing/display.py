@@ -13,6 +13,7 @@ from explorer.core.image_state import ImageState
 from explorer.drawing import marks
 from explorer.drawing.marks import INK, Rect
 from explorer.images.fit import frame_of
+from explorer.images.inputs import Upload
 from explorer.images.regions import Region
 
 DISPLAY_SIDE = 448
@@ -43,6 +44,17 @@ def display_image(image: Image.Image | ImageState, side: int = DISPLAY_SIDE) -> 
     shown = state.kept(Shown, lambda: _scaled(frame.picture if frame else state.image, side), side)
     dx, dy = frame.fit.box[:2] if frame else (0, 0)
     return shown.picture.copy(), Place(shown.factor, dx, dy)
+
+
+def upload_place(state: ImageState) -> Place:
+    """Where a point of the view's ``state`` lies in the uploaded picture's own pixels: moved onto the picture it was
+    cut from (``fit.view_state``), then scaled by the upload's width over the width the page read it at (its
+    ``Upload``; 1 for a picture read at its own size)."""
+    frame = frame_of(state)
+    dx, dy = frame.fit.box[:2] if frame else (0, 0)
+    upload = state.find(Upload)
+    width = frame.fit.size[0] if frame else state.image.width
+    return Place(upload.size[0] / width if upload else 1.0, dx, dy)
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,11 +117,10 @@ def stacked_rows(n: int, gap: float) -> list[tuple[float, float]]:
     return [(1 - r * (height + gap) - height, 1 - r * (height + gap)) for r in range(n)]
 
 
-def region_name(i: int, region: Region, scale: float = 1.0, separator: str = " ") -> str:
-    """'r12 crop 64×64 @0,32': its number, kind, size and top-left corner in the image's pixels, or in the uploaded
-    picture's own pixels with ``scale`` (its width over the width the page read it at); ``separator`` between its
-    kind and its size ("<br>": on two lines)."""
+def region_name(i: int, region: Region, place: Place = Place(1.0), separator: str = " ") -> str:
+    """'r12 crop 64×64 @0,32': its number, kind, size and top-left corner in the pixels ``place`` puts it in (the
+    uploaded picture's own: ``upload_place``); ``separator`` between its kind and its size ("<br>": on two lines)."""
     if region.source == "image":
         return f"r{i} whole image"
-    x0, y0, x1, y1 = (round(v * scale) for v in region.box)
+    x0, y0, x1, y1 = (round(v) for v in place.box(region.box))
     return f"r{i} {region.source}{separator}{x1 - x0}\u00d7{y1 - y0} @{x0},{y0}"

@@ -16,10 +16,11 @@ from explorer.core.image_state import ImageState
 from explorer.engine import cautions
 from explorer.engine.cautions import Caution
 from explorer.engine.model_pool import LoadedModel, ModelPool, choice_for, model_choices
-from explorer.images.fit import View, fit_of, frame_of, view_state
+from explorer.images.fit import View
 from explorer.images.inputs import clean_caption_pair
 from explorer.images.model_input import seen_box
 from explorer.methods import REGISTRY, Score, ScoringMethod, canonical, get_method, page_methods, proposals
+from explorer.methods.picture import prepare
 from explorer.models import checkpoints
 from explorer.models.encoders import DualEncoder
 from explorer.models.model_configs import EMBEDDED_MODEL
@@ -149,7 +150,7 @@ class Engine:
         loaded = self.model(choice)
         view = view or settings.current().view  # type: ignore[assignment]
         source = image_state.of(image)
-        state = view_state(source, view)
+        state, picture = prepare(source, view)  # the one place the picture is prepared
         notices = []
         scores = {}
         with proposals.sharing_cores():
@@ -170,10 +171,9 @@ class Engine:
             notice = off_world_notice(source.image, embedded_saw_varied_looks())
             notices += [notice] if notice else []
         untrained = tuple(name for name, method in loaded.methods.items() if not method.trained)
-        frame = frame_of(state)
-        fit = frame.fit if frame else fit_of(source.image, "raw")
+        fit = picture.fit
         box, note = seen_box(fit, loaded.encoder.preprocessing)
-        weak = [*cautions.input_caution(source, box), *cautions.judge(state, scores, untrained)]
+        weak = [*cautions.input_caution(picture, box), *cautions.judge(picture, scores, untrained)]
         notices += [c.text for c in weak if not c.method]
         return Analysis((a, b), scores, loaded.label, loaded.device, untrained, tuple(notices), note, box, fit.fill,
                         state, tuple(weak))

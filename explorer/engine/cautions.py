@@ -4,8 +4,8 @@ student reads, by one rule for every method: its evidence lies off the objects (
 beyond an even spread at any layer), or it prefers a caption that names a colour no object found has
 (``absent_colours``); and the model's input showing none of the objects.
 
-Only a picture drawn on plain paper is judged (``ink.on_paper``): there the objects are known (``proposals.objects``)
-and everything else is canvas. A photo gets no caution: what is "background" in it is not known here.
+Only a picture drawn on plain paper is judged (its prepared ``Picture`` has a paper): there the objects are known and
+everything else is canvas. A photo gets no caution: what is "background" in it is not known here.
 """
 
 from __future__ import annotations
@@ -15,48 +15,36 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from explorer.core.image_state import ImageState
-from explorer.images.ink import on_paper
 from explorer.images.regions import Box
-from explorer.methods import REGISTRY, Caution, Score, proposals
+from explorer.methods import REGISTRY, Caution, Score
+from explorer.methods.picture import Picture
 from explorer.world.palette import COLORS
 
 NEAREST_PAINT = 90.0  # RGB: a fill this far from every palette colour has no colour name here
 COLOUR_WORD = re.compile(rf"\b({'|'.join(COLORS)})\b", re.IGNORECASE)
 
 
-def objects_mask(state: ImageState) -> np.ndarray | None:
-    """The pixels of the objects drawn on the state's plain paper, (H, W) bool; None for a photo or an empty
-    canvas."""
-    if on_paper(state.image) is None:
-        return None
-    found = proposals.objects(state).objects
-    return np.logical_or.reduce([o.mask for o in found]) if found else None
-
-
-def input_caution(picture: ImageState, seen: Box | None) -> list[Caution]:
-    """The model's input (``seen``: the box of the picture it shows) holding none of the picture's objects' centres."""
-    if seen is None or on_paper(picture.image) is None:
+def input_caution(picture: Picture, seen: Box | None) -> list[Caution]:
+    """The model's input (``seen``: the box of the upload it shows) holding none of the picture's objects' centres."""
+    if seen is None or picture.paper is None:
         return []
-    found = proposals.objects(picture).objects
-    centres = [((o.box[0] + o.box[2]) / 2, (o.box[1] + o.box[3]) / 2) for o in found]
-    inside = [seen[0] <= x < seen[2] and seen[1] <= y < seen[3] for x, y in centres]
-    if not found or any(inside):
+    inside = [seen[0] <= x < seen[2] and seen[1] <= y < seen[3] for x, y in picture.centres()]
+    if not inside or any(inside):
         return []
-    return [Caution("", -1, f"The model's input shows none of the picture's {len(found)} shapes (they lie outside the "
-                            "part it reads): every method's verdict here is about empty canvas, not the shapes.", 1.0)]
+    return [Caution("", -1, f"The model's input shows none of the picture's {len(inside)} shapes (they lie outside "
+                            "the part it reads): every method's verdict here is about empty canvas, not the shapes.",
+                    1.0)]
 
 
-def found_colours(state: ImageState) -> set[str] | None:
-    """The world's colours of the objects found on the state's plain paper (each its fill's nearest palette colour);
-    None where any object's fill is far from every palette colour (its name unknown) or nothing was found."""
-    found = proposals.objects(state).objects if on_paper(state.image) is not None else ()
-    if not found:
+def found_colours(picture: Picture) -> set[str] | None:
+    """The world's colours of the objects drawn on the picture's plain paper (each its fill's nearest palette
+    colour); None where any object's fill is far from every palette colour (its name unknown) or nothing was found."""
+    if not picture.objects:
         return None
     names = list(COLORS)
     paints = np.asarray([COLORS[n] for n in names], float)
     out = set()
-    for o in found:
+    for o in picture.objects:
         far = np.linalg.norm(paints - np.asarray(o.rgb, float), axis=1)
         if far.min() > NEAREST_PAINT:
             return None
@@ -64,10 +52,10 @@ def found_colours(state: ImageState) -> set[str] | None:
     return out
 
 
-def absent_colours(state: ImageState, scores: Mapping[str, Sequence[Score]],
+def absent_colours(picture: Picture, scores: Mapping[str, Sequence[Score]],
                    untrained: Sequence[str] = ()) -> list[Caution]:
     """Each trained method that prefers a caption naming a colour that no object found on the picture has."""
-    there = found_colours(state)
+    there = found_colours(picture)
     if there is None:
         return []
     out = []
@@ -85,10 +73,10 @@ def absent_colours(state: ImageState, scores: Mapping[str, Sequence[Score]],
     return out
 
 
-def judge(state: ImageState, scores: Mapping[str, Sequence[Score]], untrained: Sequence[str] = ()) -> list[Caution]:
-    """Every trained method's weak evidence on the state's picture (the view every method read): off the objects,
-    or preferring a caption with a colour that is not there."""
-    mask = objects_mask(state)
+def judge(picture: Picture, scores: Mapping[str, Sequence[Score]], untrained: Sequence[str] = ()) -> list[Caution]:
+    """Every trained method's weak evidence on the picture (the view every method read): off the objects, or
+    preferring a caption with a colour that is not there."""
+    mask = picture.mask()
     if mask is None:
         return []
     out: list[Caution] = []
@@ -98,4 +86,4 @@ def judge(state: ImageState, scores: Mapping[str, Sequence[Score]], untrained: S
         judged = REGISTRY[name].info.cautions if name in REGISTRY else None
         for which, score in enumerate(pair):
             out += judged(name, which, score.evidence, mask) if judged else []
-    return out + absent_colours(state, scores, untrained)
+    return out + absent_colours(picture, scores, untrained)

@@ -14,6 +14,7 @@ import open_clip
 from explorer.methods import ScoringMethod
 from explorer.models import checkpoints, zoo
 from explorer.models.encoders import DualEncoder
+from explorer.models.load_problems import first_line
 from explorer.models.loader import EncoderSpec, load_encoder
 from explorer.models.model_errors import ModelUnavailable
 
@@ -72,9 +73,11 @@ def encoder_for_choice(choice: str, device: str | None = None, **options) -> Dua
 
 
 def spec_for_name(name: str, device: str | None = None, **options) -> EncoderSpec:
-    """The encoder any name of a model gives: a menu entry (``ViT-B-32 / openai``, ``world-clip (embedded)``), a
-    shipped checkpoint's name (``world-clip-finetune``) or a weights file; ``ModelUnavailable`` saying which for
-    anything else."""
+    """The encoder any name of a model gives: a zoo entry (``NegCLIP``: its own sentence where it cannot load here), a
+    menu entry (``ViT-B-32 / openai``, ``world-clip (embedded)``), a shipped checkpoint's name
+    (``world-clip-finetune``) or a weights file; ``ModelUnavailable`` saying which for anything else."""
+    if name in zoo.ZOO:  # the zoo's own sentence where it cannot load (no file, a fork, the hub out of reach)
+        return zoo.spec(name, device, **options)
     if name in checkpoints.REGISTRY or Path(name).suffix or Path(name).exists():
         return EncoderSpec(checkpoint=name, device=device, **options)
     try:
@@ -166,7 +169,7 @@ class ModelPool:
                 raise
             except Exception as exc:  # anything a model's own loading code raises becomes one sentence
                 log.exception("loading %s failed", choice)
-                raise ModelUnavailable(f"Could not load '{choice}' ({type(exc).__name__}: {exc}).") from exc
+                raise ModelUnavailable(f"Could not load '{choice}' ({first_line(exc)}).") from exc
             return self.add(choice, encoder)
 
     def _evict(self, keep: str) -> None:

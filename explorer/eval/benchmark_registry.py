@@ -50,6 +50,7 @@ class Benchmark:
     # which centre-crops), where it has authors' numbers to equal; None: the setting's view (``--view``)
     figure: str = ""  # the score of its "all" cell its paper reports where not the group score or ``metric``
     per_kind: bool = False  # its paper reports each kind's figure and none over all of them (ARO: each subset's)
+    reported: tuple[str, ...] = ()  # the cells its paper reports as its headline where not "all" (SPEC: i2t, t2i)
 
     def reading(self, asked: str | None = None) -> str:
         """The view its pictures are read in: ``asked`` (``--view``), else its authors', else the setting's."""
@@ -122,22 +123,6 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (
     Benchmark("eqben", eqben.load_eqben, reads=AUTHORS, citation="Wang et al., ICCV 2023",
               tests="two images with a visual-minimal change (video frames, Kubric, StableDiffusion)",
               scores="text, image and group"),
-    Benchmark("world-colorswap", published.colorswap_items, from_files=False, citation="ColorSwap's idea on the world",
-              tests="the two objects' colour words swapped, two pictures and two captions",
-              scores="text, image and group"),
-    Benchmark("world-whatsup", published.whatsup_items, from_files=False, extras=whatsup.extras,
-              citation="What'sUp's idea on the world", tests="one object left of, right of, above, below another",
-              scores="accuracy among the four; pair and set accuracy"),
-    Benchmark("world-sugarcrepe-pp", published.sugarcrepe_pp_items, from_files=False, metric="itt",
-              extras=sugarcrepe_pp.extras, citation="SugarCrepe++'s idea on the world",
-              tests="the objects named in either order against a colour or shape swap", scores="ITT and TOT"),
-    Benchmark("world-valse", published.valse_items, from_files=False, metric="pairwise",
-              citation="VALSE's idea on the world (its relations and FOIL-it pieces)",
-              tests="the preposition replaced; a shape not in the picture", scores="pairwise accuracy"),
-    Benchmark("world-eqben", published.eqben_items, from_files=False,
-              citation="EqBen's idea on the world (its Kubric parts)",
-              tests="two pictures a visual-minimal change apart: places traded, a colour changed, one more object",
-              scores="text, image and group"),
     Benchmark("pairs", load_pairs, skipped=lambda data: [str(row) for row in read_pairs(data)[1]],
               citation="your own file", tests="whatever your pairs swap", scores="text, image and group, or accuracy"),
 )}
@@ -150,22 +135,45 @@ BENCHMARKS.update({b.name: b for b in (
     Benchmark("mmvp-vlm", mmvp.load_mmvp, reads=AUTHORS, figure="image", citation="Tong et al., CVPR 2024",
               tests="pairs of images CLIP embeds alike, in nine visual patterns, a statement each",
               scores="pair accuracy: both statements pick their own image (Winoground's image score)"),
-    Benchmark("spec", spec.load_spec, reads=AUTHORS, headline="mean", first_wins_ties=True, extras=spec.extras,
-              citation="Peng et al., CVPR 2024",
+    Benchmark("spec", spec.load_spec, reads=AUTHORS, overall=False, reported=spec.DIRECTIONS, first_wins_ties=True,
+              extras=spec.extras, citation="Peng et al., CVPR 2024",
               tests="absolute and relative size and position, existence and count of an object, synthetic pictures",
               scores="image-to-text and text-to-image accuracy, each averaged over the six subsets"),
-    Benchmark("world-vismin", published_minimal.vismin_items, from_files=False, citation="VisMin's idea on the world",
-              tests="two pictures a minimal change apart: an object, an attribute, a spatial relation, a count",
-              scores="text, image and group"),
-    Benchmark("world-mmvp", published_minimal.mmvp_items, from_files=False, figure="image",
-              citation="MMVP-VLM's idea on the world (its position, colour and count patterns)",
-              tests="pairs of pictures one visual pattern apart, a caption each",
-              scores="pair accuracy (the image score)"),
-    Benchmark("world-spec", published_minimal.spec_items, from_files=False, headline="mean", extras=spec.extras,
-              citation="SPEC's idea on the world (relative position, size, existence, count)",
-              tests="a picture among captions and a caption among pictures that differ in one thing",
-              scores="image-to-text and text-to-image accuracy, each averaged over the subsets"),
 )})
+
+
+def world_version(public: str, name: str, load: Callable[[str, int], list[Item]], idea: str, tests: str,
+                  scores: str) -> Benchmark:
+    """A public benchmark's idea on the world: its items drawn per split, its cells counted and named as the public
+    one's (metric, figure, extras, an "all" cell or its paper's headline cells)."""
+    b = BENCHMARKS[public]
+    return Benchmark(name, load, from_files=False, metric=b.metric, figure=b.figure, extras=b.extras,
+                     overall=b.overall, reported=b.reported, citation=idea, tests=tests, scores=scores)
+
+
+WORLD_VERSIONS = (  # (public benchmark, name, items, whose idea and which of its parts, what it tests, its scores)
+    ("colorswap", "world-colorswap", published.colorswap_items, "ColorSwap's idea on the world",
+     "the two objects' colour words swapped, two pictures and two captions", "text, image and group"),
+    ("whatsup", "world-whatsup", published.whatsup_items, "What'sUp's idea on the world",
+     "one object left of, right of, above, below another", "accuracy among the four; pair and set accuracy"),
+    ("sugarcrepe-pp", "world-sugarcrepe-pp", published.sugarcrepe_pp_items, "SugarCrepe++'s idea on the world",
+     "the objects named in either order against a colour or shape swap", "ITT and TOT"),
+    ("valse", "world-valse", published.valse_items, "VALSE's idea on the world (its relations and FOIL-it pieces)",
+     "the preposition replaced; a shape not in the picture", "pairwise accuracy"),
+    ("eqben", "world-eqben", published.eqben_items, "EqBen's idea on the world (its Kubric parts)",
+     "two pictures a visual-minimal change apart: places traded, a colour changed, one more object",
+     "text, image and group"),
+    ("vismin", "world-vismin", published_minimal.vismin_items, "VisMin's idea on the world",
+     "two pictures a minimal change apart: an object, an attribute, a relation, a count", "text, image and group"),
+    ("mmvp-vlm", "world-mmvp", published_minimal.mmvp_items,
+     "MMVP-VLM's idea on the world (its position, colour and count patterns)",
+     "pairs of pictures one visual pattern apart, a caption each", "pair accuracy (the image score)"),
+    ("spec", "world-spec", published_minimal.spec_items,
+     "SPEC's idea on the world (relative position, size, existence, count)",
+     "a picture among captions and a caption among pictures that differ in one thing",
+     "image-to-text and text-to-image accuracy, each averaged over the subsets"),
+)
+BENCHMARKS.update({row[1]: world_version(*row) for row in WORLD_VERSIONS})
 
 
 def benchmark(name: str) -> Benchmark:

@@ -7,18 +7,20 @@ all benchmarks, the world's too, is ``explorer.eval.benchmark_registry``.
 from __future__ import annotations
 
 import io
-import json
 import logging
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from PIL import Image
+from PIL import Image, UnidentifiedImageError
 
+from explorer.core import cancel
 from explorer.core.data_roots import OUTSIDE, OutsideRoots, inside
 from explorer.core.items import Item
+from explorer.eval.table_files import Budget, DatasetError, frame, read_json, read_jsonl
 from explorer.images.inputs import InputError, load_image, normalize_image
 
 log = logging.getLogger(__name__)
@@ -29,10 +31,6 @@ WINOGROUND_FIELDS = ("id", "image_0", "image_1", "caption_0", "caption_1", "tag"
 BIVLC_FIELDS = ("image", "caption", "negative_caption", "negative_image", "type")
 ARO_FIELDS = ("image_path", "bbox_x", "bbox_y", "bbox_w", "bbox_h", "true_caption", "false_caption")
 _UNBOUNDED = 1 << 30  # load_image's max_side when a box in original pixels is cropped afterwards
-
-
-class DatasetError(ValueError):
-    """A benchmark file is missing or malformed; the message names the file and the field."""
 
 
 @dataclass(frozen=True)
@@ -46,17 +44,25 @@ class ImageRef:
 
     def load(self) -> Image.Image:
         """The RGB image (cropped to ``box`` in original pixels), or a ``DatasetError`` naming the item."""
+        if self.data is None and (self.path is None or not self.path.is_file()):
+            raise DatasetError(f"{self.source}: image file {self.path} not found")
         try:
             if self.data is not None:
                 with Image.open(io.BytesIO(self.data)) as im:
                     im.load()
                     image = normalize_image(im, _UNBOUNDED if self.box else None)
-            elif self.path is not None and self.path.is_file():
-                image = load_image(self.path, _UNBOUNDED if self.box else None)
             else:
-                raise DatasetError(f"{self.source}: image file {self.path} not found")
-        except (InputError, OSError, SyntaxError, Image.DecompressionBombError) as exc:
+                image = load_image(self.path, _UNBOUNDED if self.box else None)
+        except InputError as exc:  # a file's own words, naming it
             raise DatasetError(f"{self.source}: {exc}") from exc
+        except Image.DecompressionBombError as exc:
+            raise DatasetError(f"{self.source}: its picture has too many pixels to be read here") from exc
+        except UnidentifiedImageError as exc:
+            raise DatasetError(f"{self.source}: its picture is not an image this app can read (PNG, JPEG, WebP, "
+                               f"TIFF, ...)") from exc
+        except (OSError, SyntaxError, ValueError) as exc:  # a decoder's words, without the objects it names
+            said = re.sub(r"<[^<>]* at 0x[0-9a-fA-F]+>", "it", str(exc))
+            raise DatasetError(f"{self.source}: its picture could not be decoded ({said})") from exc
         if self.box is None:
             return image
         x, y, w, h = self.box
@@ -99,12 +105,6 @@ def _extras(row: Mapping, known: Iterable[str]) -> dict[str, Any]:
             if k not in set(known) and not _missing(v) and not isinstance(v, (bytes, dict))}
 
 
-def json_problem(exc: json.JSONDecodeError, line: bool = True) -> str:
-    """What is wrong with a JSON text and where, whole (the decoder's own message stops at "at")."""
-    where = f"line {exc.lineno}, column {exc.colno}" if line else f"column {exc.colno}"
-    return f"{exc.msg.removesuffix(' at')} at {where}"
-
-
 def _named(root: Path, name: str, where: str) -> Path:
     """The file ``name`` under ``root`` that a benchmark's row names, refused (naming the row) when it leads out."""
     try:
@@ -113,54 +113,26 @@ def _named(root: Path, name: str, where: str) -> Path:
         raise DatasetError(f"{where}: its image path {OUTSIDE}") from None
 
 
-def _read_json(path: Path) -> Any:
-    inside(path)
-    if not path.is_file():
-        raise DatasetError(f"{path}: file not found")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DatasetError(f"{path.name}: invalid JSON ({json_problem(exc)})") from exc
-    except UnicodeDecodeError as exc:
-        raise DatasetError(f"{path.name}: not UTF-8 text ({exc.reason})") from exc
-
-
-def _read_jsonl(path: Path) -> list[Any]:
-    rows = []
-    for n, line in enumerate(inside(path).read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise DatasetError(f"{path.name}: invalid JSON on line {n} ({json_problem(exc, False)})") from exc
-    return rows
+_read_json = read_json  # the layouts' name for it
 
 
 def _read_table(paths: Sequence[Path], required: Sequence[str]) -> list[dict]:
-    """Rows of CSV, JSON (a list), JSONL or parquet files, after checking the required columns."""
-    import pandas as pd
-
+    """Rows of CSV, JSON (a list), JSONL or parquet files, after checking the required columns, all of them read
+    within one budget (``explorer.eval.table_files``)."""
+    budget = Budget(Path(paths[0]).name if len(paths) == 1 else f"{Path(paths[0]).parent.name}/*{paths[0].suffix}")
     rows: list[dict] = []
     for path in map(inside, paths):
         suffix = path.suffix.lower()
         try:
-            if suffix == ".parquet":
-                frame = pd.read_parquet(path)
-            elif suffix == ".csv":
-                frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-            else:
-                data = _read_jsonl(path) if suffix == ".jsonl" else _read_json(path)
-                if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
-                    raise DatasetError(f"{path.name}: expected a list of objects, one per item")
-                frame = pd.DataFrame(data)
-        except DatasetError:
+            table = frame(path, budget)
+        except (DatasetError, cancel.Cancelled):
             raise
         except Exception as exc:  # pandas / pyarrow parse errors
             raise DatasetError(f"{path.name}: cannot be read as {suffix[1:]} ({exc})") from exc
-        absent = [c for c in required if c not in frame.columns]
-        if absent and len(frame):
-            raise DatasetError(f"{path.name}: no column {absent[0]!r} (has {', '.join(map(str, frame.columns))})")
-        rows += frame.to_dict("records")
+        absent = [c for c in required if c not in table.columns]
+        if absent and len(table):
+            raise DatasetError(f"{path.name}: no column {absent[0]!r} (has {', '.join(map(str, table.columns))})")
+        rows += table.to_dict("records")
     return rows
 
 
@@ -250,7 +222,7 @@ def load_winoground(data: Path, images: Path | None = None, limit: int | None = 
     base = files[0].parent
     if files[0].suffix == ".jsonl":
         name = files[0].name
-        rows = _read_jsonl(files[0])
+        rows = read_jsonl(files[0])
         root = _folder(Path(images) if images else base / "images", "Winoground image folder")
         pick = lambda row, k, where: ImageRef(  # noqa: E731
             where, path=_named(root, f"{_text(row, k, where)}.png", where))

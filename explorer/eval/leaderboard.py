@@ -10,15 +10,18 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from explorer.core.data_roots import DataAccess
 from explorer.eval.accuracy import Found, benchmark_tasks, item_outcomes, placed, summary
+from explorer.eval.benchmark_registry import Benchmark
 from explorer.eval.benchmark_registry import benchmark as registered
 from explorer.eval.compare import grouped, pairs_scored, with_holm
 from explorer.eval.headline import POOLED
 
 if TYPE_CHECKING:
+    from explorer.core.shards import Shards
     from explorer.methods import ScoringMethod
 
 log = logging.getLogger(__name__)
-Loader = Callable[[], Sequence["ScoringMethod"]]  # a model's scoring methods, its encoder loaded when called
+# a model's scoring methods, its encoder loaded when called, and where its outcomes are kept (read back by a rerun)
+Loader = Callable[[], tuple[Sequence["ScoringMethod"], "Shards"]]
 
 
 def figure(benchmark: str, cell: dict) -> str:
@@ -33,15 +36,23 @@ def verdict(outcome: Any, score: str) -> bool:
     return bool(outcome.image) if score == "image" else outcome.correct
 
 
-def _headline_cells(results: dict, per_kind: bool = False) -> list[tuple[str, str, str, dict]]:
+def _is_cells(node: dict) -> bool:
+    """Whether ``node`` holds a public benchmark's cells (each a dict with its count), not a world one's splits."""
+    return any(isinstance(v, dict) and "n" in v for v in node.values())
+
+
+def _headline_cells(results: dict, b: Benchmark) -> list[tuple[str, str, str, dict]]:
     """(method, split, kind, cell) of one model's results on one benchmark (split "" for a public one): its "all"
-    cell (kind "all"), or where its paper reports each kind's figure (``per_kind``: ARO) each kind's cell, the
-    pooled ones kept beside a macro figure left out."""
+    cell (kind "all"); where its paper reports other cells as its headline (``reported``: SPEC's i2t and t2i), those;
+    where it reports each kind's figure (``per_kind``: ARO) each kind's cell, the pooled ones kept beside a macro
+    figure left out."""
     out = []
     for method, node in results.items():
-        tops = [("", node)] if "all" in node else list(node.items())
+        tops = [("", node)] if _is_cells(node) else list(node.items())
         for split, cells in tops:
-            if per_kind:
+            if b.reported:
+                out += [(method, split, kind, cells[kind]) for kind in b.reported if kind in cells]
+            elif b.per_kind:
                 out += [(method, split, kind, cell) for kind, cell in cells.items()
                         if kind not in ("all", POOLED) and not kind.endswith(f" {POOLED}") and isinstance(cell, dict)]
             elif "all" in cells:
@@ -53,12 +64,18 @@ def table_rows(model: str, benchmark: str, results: dict) -> list[dict]:
     """One row per method and split (and kind, where its paper reports each kind's): the benchmark's headline
     figure, its interval and count."""
     rows = []
-    for method, split, kind, cell in _headline_cells(results, registered(benchmark).per_kind):
+    for method, split, kind, cell in _headline_cells(results, registered(benchmark)):
         score = figure(benchmark, cell)
         low, high = cell.get("ci", {}).get(score, (None, None))
         rows.append({"model": model, "benchmark": benchmark, "split": split, "kind": kind, "method": method,
                      "score": score, "value": cell.get(score), "low": low, "high": high, "n": cell.get("n")})
     return rows
+
+
+def paired_kind(benchmark: str, item: Any) -> str:
+    """The cell an item's paired verdict counts in: its direction where its paper's headline cells are the two
+    directions (SPEC), else its kind."""
+    return item.info.get("direction", item.kind) if registered(benchmark).reported else item.kind
 
 
 def paired_cells(benchmark: str, methods: Sequence[str], kinds: Sequence[str], first: Sequence[Found],
@@ -80,18 +97,22 @@ def evaluate_models(models: Sequence[tuple[str, Loader]], benchmarks: Sequence[s
     """Each model (a label and its loader, loaded one at a time) on the same items of each benchmark: ``results``
     (``{MODEL: {BENCHMARK: accuracy.evaluate's shape}}``), ``table`` (``table_rows`` of each), ``paired``
     (``{MODEL: {BENCHMARK: {METHOD: {SPLIT: {KIND: paired}}}}}`` against the first model, Holm-adjusted over all of
-    a model's cells) and ``paired_rows`` (the headline cells of ``paired`` as rows: "all", or each kind's for ARO)."""
+    a model's cells), ``paired_rows`` (the headline cells of ``paired`` as rows: "all", or each kind's for ARO) and
+    ``resumed`` (per model, the outcomes read back from its shards and why the others were scored)."""
     tasks = {b: benchmark_tasks(b, limit, splits, data, images, access, view, strict_ties) for b in benchmarks}
     found: dict[str, dict[str, list]] = {}
     results: dict[str, dict] = {}
+    resumed: dict[str, dict[str, int]] = {}
     names: list[str] = []
     for label, load in models:
-        methods = load()
+        methods, shards = load()
         names = [m.name for m in methods]
         for b, parts in tasks.items():
-            found.setdefault(label, {})[b] = [item_outcomes(methods, items, b, task=split) for split, items in parts]
+            found.setdefault(label, {})[b] = [item_outcomes(methods, items, b, shards=shards, task=f"{b}/{split or ''}")
+                                              for split, items in parts]
             for (split, items), outcomes in zip(parts, found[label][b]):
                 placed(results.setdefault(label, {}).setdefault(b, {}), split, summary(methods, items, outcomes, b))
+        resumed[label] = shards.resumed()
         del methods
         gc.collect()  # one model's weights held at a time
     first, paired, rows = models[0][0], {}, []
@@ -99,15 +120,15 @@ def evaluate_models(models: Sequence[tuple[str, Loader]], benchmarks: Sequence[s
         for b, parts in tasks.items():
             cells: dict = {}
             for (split, items), a, o in zip(parts, found[first][b], found[label][b]):
-                placed(cells, split, paired_cells(b, names, [it.kind for it in items], a, o))
+                placed(cells, split, paired_cells(b, names, [paired_kind(b, it) for it in items], a, o))
             paired.setdefault(label, {})[b] = cells
         with_holm(paired[label])
         rows += [{"model": label, "against": first, "benchmark": b, "split": split, "kind": kind, "method": method,
                   **cell} for b, cells in paired[label].items()
-                 for method, split, kind, cell in _headline_cells(cells, registered(b).per_kind)]
+                 for method, split, kind, cell in _headline_cells(cells, registered(b))]
     table = [row for label, by_b in results.items() for b, res in by_b.items() for row in table_rows(label, b, res)]
     return {"models": [m for m, _ in models], "benchmarks": list(benchmarks), "table": table,
-            "paired": paired, "paired_rows": [_flat(r) for r in rows], "results": results}
+            "paired": paired, "paired_rows": [_flat(r) for r in rows], "results": results, "resumed": resumed}
 
 
 def _flat(row: dict) -> dict:

@@ -13,7 +13,7 @@ from typing import Any, BinaryIO, Iterator
 
 from explorer.core import cancel
 from explorer.core.data_roots import inside
-from explorer.eval.dataset_loaders import DatasetError, json_problem
+from explorer.eval.table_files import Budget, DatasetError, counted, json_problem, lines_ahead
 
 REQUIRED = ("image", "caption_a", "caption_b")
 OPTIONAL = ("image_b", "category")
@@ -183,6 +183,9 @@ def rows(path: Path) -> Iterator[Row]:
         raise DatasetError(f"{path.name}: own pairs are a .csv file with a header row or a .jsonl file")
     try:
         with inside(path).open("rb") as f:
-            yield from _csv_rows(f, path.name) if suffix == ".csv" else _jsonl_rows(f)
+            budget = Budget(path.name)
+            lines_ahead(path, budget, header=int(suffix == ".csv"))
+            found = _csv_rows(f, path.name) if suffix == ".csv" else _jsonl_rows(f)
+            yield from counted(found, budget, len(REQUIRED + OPTIONAL))
     except OSError as exc:  # unreadable, or a folder given the name of a table: said without the server's path
         raise DatasetError(f"{path.name} cannot be read ({exc.strerror or type(exc).__name__})") from None

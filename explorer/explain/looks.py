@@ -51,6 +51,7 @@ class Panel:
     shares: np.ndarray  # each token's share of the text's cosine (the explainer's backward pass)
     cosine: float | None  # the global cosine of the image and the text
     missing: str = ""  # why there is no map
+    said: str = ""  # the method's own number for its map, where it has one ("SGI's chosen crop: cosine 0.779")
 
 
 @dataclass(frozen=True)
@@ -163,10 +164,11 @@ def _panel(relevance: Relevance | None, caption: str, segment: int, source: str,
     found = (maps or {}).get(relevance.segment.chars)
     if found is None:
         return Panel(**base, map=None, point=None, missing=f"{source_label(source)} has none for this segment")
-    return Panel(**base, map=found.map, point=found.point)
+    said = "" if found.value is None else f"{source_label(source)}: cosine {found.value:.3f}"
+    return Panel(**base, map=found.map, point=found.point, said=said)
 
 
-def _on_frame(panel: Panel, fit: Fit | None) -> Panel:
+def on_frame(panel: Panel, fit: Fit | None) -> Panel:
     """A panel worked out on a view of the picture, its map and point moved back onto the picture's own frame."""
     if fit is None or panel.map is None:
         return panel
@@ -195,7 +197,7 @@ def looks(encoder: DualEncoder, seen: ImageState, captions: Sequence[str],
     missing = _unavailable(source, encoder, scores)
     method = scores[source] if scores and source != EXPLAINER and not missing and segment != WHOLE else None
     maps = [_method_maps(source, encoder, image, s) for s in method] if method else [None, None]
-    panels = tuple(_on_frame(_panel(_chosen(e, segment), c, segment, source, m, missing), frame and frame.fit)
+    panels = tuple(on_frame(_panel(_chosen(e, segment), c, segment, source, m, missing), frame and frame.fit)
                    for e, c, m in zip(found, captions, maps))
     notes = [missing] if missing else []
     if encoder.random_weights:

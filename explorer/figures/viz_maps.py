@@ -41,7 +41,9 @@ def scale_of(panels: Sequence[Panel]) -> tuple[float, float]:
 def _title(which: str, panel: Panel) -> str:
     said = textwrap.wrap(f"{which}: \u201c{panel.text or panel.caption}\u201d", TITLE_CHARS)
     cosine = f"cosine {panel.cosine:.3f}" if panel.cosine is not None else "no such segment"
-    return "<br>".join(html.escape(line) for line in [*said, cosine])
+    if panel.said and panel.cosine is not None:  # the map's own number first; the global cosine named as such
+        cosine = f"{panel.said}; the whole picture's cosine {panel.cosine:.3f}"
+    return "<br>".join(html.escape(line) for line in [*said, *textwrap.wrap(cosine, TITLE_CHARS)])
 
 
 def map_figure(image: Image.Image, shown: Looks, which: int, side: int = PANEL_SIDE) -> go.Figure:
@@ -59,9 +61,10 @@ def map_figure(image: Image.Image, shown: Looks, which: int, side: int = PANEL_S
         x, y = panel.point[0] * f, panel.point[1] * f
         fig.add_trace(go.Scatter(x=[x, x + beside], y=[y, y], mode="markers", marker=POINT, name="where it points",
                                  showlegend=False))
-    if panel.map is None:
-        fig.add_annotation(text="<br>".join(textwrap.wrap(html.escape(f"No map: {panel.missing}."), 30)),
-                           x=picture.width / 2, y=picture.height / 2, showarrow=False, bgcolor="white")
+    if panel.map is None:  # said over the map's half, blank without a map: the picture stays in view
+        fig.add_annotation(text="<br>".join(textwrap.wrap(html.escape(f"No map: {panel.missing}."), 24)),
+                           x=beside + round(image.width * f) / 2, y=picture.height / 2, showarrow=False,
+                           bgcolor="white")
     key = ("right: the map, dark least, white most;<br>left: the picture in its own colours,<br>outlined over the "
            "upper half of the scale;<br>\u00d7 where it points")  # lines short enough for a phone
     bar = dict(title=dict(text=f"{html.escape(shown.scale_title)}<br>{key}", side="top", font=dict(size=11)),

@@ -29,6 +29,7 @@ from PIL import Image
 
 from explorer.core import image_state
 from explorer.core.image_state import ImageState
+from explorer.images.inputs import Upload
 from explorer.images.page import INK, Page, background, page_of
 from explorer.world.scene import flat_frame  # the frame test that tells a drawing from a photo
 
@@ -170,16 +171,23 @@ def view_state(image: Image.Image | ImageState, view: View = "whole") -> ImageSt
     ``Frame``. The raw view's is a state of its own (its ``view`` "raw"), so a method's work on it (SGI's views, which
     enlarge small things only under the whole view) is never taken for the whole view's."""
     state = image_state.of(image)
+    upload = state.find(Upload)
     if view == "raw":
         raw = image_state.STATES.of(state.image, key=f"{state.key}/raw")
         raw.view = "raw"
-        return raw
+        return raw if upload is None else _keeping(raw, upload)
     fit = state.kept(Fit, lambda: fit_of(state.image, view), view)
     if not fit.changes:
         return state
     seen = image_state.STATES.of(fit.picture(state.image), key=f"{state.key}/{view}")
     seen.kept(Frame, lambda: Frame(fit, fit.page.picture if fit.page else state.image))
     seen.view = view
+    return seen if upload is None else _keeping(seen, upload)
+
+
+def _keeping(seen: ImageState, upload: Upload) -> ImageState:
+    """A view's state, keeping the picture's ``Upload``: its places can be said in the upload's own pixels."""
+    seen.keep(upload)
     return seen
 
 

@@ -6,6 +6,7 @@ import io
 import logging
 import re
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -64,6 +65,22 @@ def _notices(name: str, im: Image.Image) -> list[str]:
     return out
 
 
+TURNED = {5, 6, 7, 8}  # EXIF orientations that turn the picture a quarter: its width and height swap
+
+
+@dataclass(frozen=True)
+class Upload:
+    """What a picture read from a file keeps of it (``ImageState.kept``, the picture's own; a view of it keeps it too,
+    ``fit.view_state``): the file's own size, upright, where the page reads a smaller copy."""
+
+    size: tuple[int, int]
+
+
+def upright_size(im: Image.Image) -> tuple[int, int]:
+    """A just-opened image's size as its maker sees it (read from its header, turned by its EXIF orientation)."""
+    return (im.height, im.width) if im.getexif().get(0x0112) in TURNED else im.size
+
+
 class _Checked(io.BufferedReader):
     """An image file whose every read checks the request's cancel token: a huge image's decoding, which reads its
     file a block at a time, stops between blocks once the request is given up."""
@@ -88,7 +105,7 @@ def read_image(path: str | Path, max_side: int | None = None) -> tuple[Image.Ima
             with _Checked(io.FileIO(path)) as f, Image.open(f) as im:  # the header read: refused by size unread
                 if im.width * im.height > max_pixels:
                     raise InputError(f"{path.name} is {im.width} x {im.height} pixels, too many: {too_big}")
-                notices = _notices(path.name, im)
+                notices, own = _notices(path.name, im), upright_size(im)
                 im.draft("RGB", (max_side, max_side))  # JPEG decodes straight at a reduced scale
                 im.load()
                 out = normalize_image(im, max_side)
@@ -103,6 +120,10 @@ def read_image(path: str | Path, max_side: int | None = None) -> tuple[Image.Ima
     except (OSError, ValueError, SyntaxError) as exc:
         raise InputError(f"{path.name} could not be decoded as an image ({exc}).") from exc
     log.debug("loaded %s as %s", path.name, out.size)
+    if own != out.size:  # a smaller copy: its state knows the picture's own size (places are said in its pixels)
+        from explorer.core import image_state  # here, not at the top: the loaders' --help loads no torch
+
+        image_state.of(out).keep(Upload(own))
     return out, notices
 
 

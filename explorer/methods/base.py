@@ -11,6 +11,7 @@ from PIL import Image
 
 from explorer.core import cancel, image_state
 from explorer.core.image_state import ImageState
+from explorer.drawing.display import Place, upload_place
 from explorer.methods.proposals import Named
 from explorer.methods.results import Caution, Maps, Score
 from explorer.methods.tabs import MethodTab
@@ -52,8 +53,8 @@ class MainPictures:
     """The pictures the main tab shows under its score table: one per caption, and one of both captions."""
 
     overlay: Callable[[ImageState, Any], Image.Image]  # (the view's state, one caption's evidence) -> its picture
-    joint: Callable[[dict[str, Any], float], Any]  # ({"A: caption": evidence, ...}, the upload's own-pixel scale) ->
-    # a plotly figure of both
+    joint: Callable[[dict[str, Any], Place], Any]  # ({"A: caption": evidence, ...}, where the view's points lie in
+    # the upload's own pixels, ``display.upload_place``) -> a plotly figure of both
     overlay_label: str  # each caption's picture's label, "{}" for the caption's letter
     joint_label: str
 
@@ -172,16 +173,17 @@ def main_method(names: Sequence[str]) -> str | None:
     return next((cls.name for cls in in_page_order() if cls.name in names and cls.info.main), None)
 
 
-def main_pictures(state: ImageState, analysis: Any, scale: float = 1.0) -> dict[str, Any]:
+def main_pictures(state: ImageState, analysis: Any) -> dict[str, Any]:
     """The main tab's pictures of ``analysis`` (the engine's ``Analysis``) on the view's ``state``: "overlay A",
-    "overlay B" and "joint", by ``main_method``; none where no method that ran has them. ``scale``: the upload's own
-    pixels over the pixels read (the regions named in its own)."""
+    "overlay B" and "joint", by ``main_method``; none where no method that ran has them (the regions named in the
+    upload's own pixels)."""
     name = main_method(list(analysis.scores))
     if name is None:
         return {}
     drawn, scores = REGISTRY[name].info.main, analysis.scores[name]
     out = {f"overlay {k}": drawn.overlay(state, s.evidence) for k, s in zip("AB", scores)}
-    return out | {"joint": drawn.joint({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", scores)}, scale)}
+    joint = {f"{k}: {s.caption}": s.evidence for k, s in zip("AB", scores)}
+    return out | {"joint": drawn.joint(joint, upload_place(state))}
 
 
 def options_from(given: Any) -> dict[str, dict[str, Any]]:

@@ -30,6 +30,7 @@ class Pointer:
 
     map: np.ndarray
     point: tuple[int, int]
+    value: float | None = None  # the method's own number for what it points at (SGI: its crop's cosine), if it has one
 
 
 Maps = dict[tuple[int, int], Pointer]  # a caption segment's character span -> its pointer
@@ -41,10 +42,11 @@ def peak(heat: np.ndarray) -> Pointer:
     return Pointer(heat, (int(x), int(y)))
 
 
-def region(mask: np.ndarray) -> Pointer:
-    """A uniform map over an (H, W) region (a crop or a subset), pointing at its centre of mass."""
+def region(mask: np.ndarray, value: float | None = None) -> Pointer:
+    """A uniform map over an (H, W) region (a crop or a subset), pointing at its centre of mass (``value``: the
+    method's number for it)."""
     ys, xs = np.nonzero(mask)
-    return Pointer(mask.astype(np.float32), (int(round(xs.mean())), int(round(ys.mean()))))
+    return Pointer(mask.astype(np.float32), (int(round(xs.mean())), int(round(ys.mean()))), value)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from explorer.core.image_state import of as state_of
 from explorer.core.image_state import owner_key
 from explorer.images.crops import Preprocessing
 from explorer.models.checkpoints import EMBEDDED_CHECKPOINT
-from explorer.models.load_problems import check_weights_reachable, checkpoint_problem, first_line
+from explorer.models.load_problems import check_loadable, checkpoint_problem, first_line
 from explorer.models.model_configs import EMBEDDED_MODEL, register_configs
 from explorer.models.model_errors import ModelUnavailable
 from explorer.models.tower import BucketedTower, autocast, buckets, short_text_forward, tower_dtypes
@@ -134,22 +134,15 @@ class DualEncoder:
         return f"{self.name} / {'random weights' if self.random_weights else self.pretrained}"
 
     def _create(self):
-        if not self.name.startswith(HF_HUB_PREFIX) and self.name not in open_clip.list_models():
-            raise ModelUnavailable(
-                f"Unknown model '{self.name}': choose one of open_clip.list_models(), e.g. ViT-B-32."
-            )
-        if self.checkpoint is not None and not self.checkpoint.is_file():
-            hint = " (train it with: python -m explorer train-world)" if self.checkpoint == EMBEDDED_CHECKPOINT else ""
-            raise ModelUnavailable(f"No checkpoint file at {self.checkpoint}{hint}.")
-        if self.pretrained is not None and self.checkpoint is None:
-            check_weights_reachable(self.name, self.pretrained)
+        hint = " (train it with: python -m explorer train-world)" if self.checkpoint == EMBEDDED_CHECKPOINT else ""
+        check_loadable(self.name, self.pretrained, self.checkpoint, hint)
         weights = str(self.checkpoint) if self.checkpoint is not None else self.pretrained
         try:  # open_clip loads a local file itself: safetensors, or torch.load(weights_only=True)
             model, _, preprocess = open_clip.create_model_and_transforms(self.name, pretrained=weights)
             tokenizer = open_clip.get_tokenizer(self.name)
         except Exception as exc:
             if self.checkpoint is not None:
-                raise ModelUnavailable(f"Could not load the checkpoint file {self.checkpoint} into '{self.name}': "
+                raise ModelUnavailable(f"Could not load the checkpoint file {self.checkpoint.name} into '{self.name}': "
                                        f"{checkpoint_problem(exc)}.") from exc
             raise ModelUnavailable(  # the hub, a tag, a tokenizer download: one sentence
                 f"Could not load '{self.name}' with pretrained weights '{self.pretrained}' ({first_line(exc)}); "
@@ -218,8 +211,12 @@ class DualEncoder:
     def embed_images(self, images: Sequence[Image.Image], batch_size: int = 64) -> torch.Tensor:
         """Global L2-normalized embeddings (N, D), uncached, through the model's own PIL preprocess."""
         chunks = [images[i : i + batch_size] for i in range(0, len(images), batch_size)]
-        return torch.cat([self.embed_pixels(torch.stack([self.preprocess(im.convert("RGB")) for im in c]))
-                          for c in chunks])
+        return torch.cat([self._embed_chunk(c) for c in chunks])
+
+    def _embed_chunk(self, images: Sequence[Image.Image]) -> torch.Tensor:
+        """One batch of ``embed_images``, after the request's stop is checked (a long list stops between batches)."""
+        cancel.check()
+        return self.embed_pixels(torch.stack([self.preprocess(im.convert("RGB")) for im in images]))
 
     def embed_pixels(self, pixels: torch.Tensor) -> torch.Tensor:
         """Global L2-normalized embeddings (N, D) on the CPU of model inputs already preprocessed (N, 3, H, W)."""

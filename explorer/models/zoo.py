@@ -19,6 +19,7 @@ HF_HUB = "hf-hub:"  # open_clip's prefix of a model whose config and weights liv
 CACHED, LOCAL, HUB, CANNOT = "cached here", "a local file", "needs the model hub", "cannot load here"
 VL_COMPO = "ytaek-oh/vl_compo results.csv"  # Oh et al. 2024: 274 CLIP checkpoints on 12 compositional benchmarks
 FSC_RESULTS = "ytaek-oh/fsc-clip assets/extended_results.csv"
+ZOO_FOLDER = "the zoo folder (the setting zoo_dir, EXPLORER_ZOO_DIR)"  # said in its place: no server path on a page
 
 
 def zoo_dir() -> Path:
@@ -103,8 +104,8 @@ def availability(name: str) -> tuple[str, str]:
         return CANNOT, e.get
     if e.how == "file":
         path = zoo_dir() / e.weights
-        return (LOCAL, str(path)) if path.is_file() else (CANNOT, f"no {e.weights} in {zoo_dir()}: {e.get} "
-                                                                   f"(or set EXPLORER_ZOO_DIR)")
+        return (LOCAL, f"{e.weights} in {ZOO_FOLDER}") if path.is_file() else \
+            (CANNOT, f"no {e.weights} in {ZOO_FOLDER}: {e.get}")
     if e.how == "hf-hub":
         found = _in_hub_cache(e.weights[len(HF_HUB):], "open_clip_config.json")
         return (CACHED, found) if found else (HUB, e.get)
@@ -130,6 +131,11 @@ def spec(name: str, device: str | None = None, **options) -> EncoderSpec:
     mark, why = availability(name)
     if mark == CANNOT:
         raise ModelUnavailable(f"{name} cannot load here: {why}.")
+    from explorer.models.load_problems import hub_resolves
+
+    if mark == HUB and e.how != "open_clip" and not hub_resolves():  # at once, not after the hub's time-outs
+        raise ModelUnavailable(f"{name} needs the model hub, which cannot be reached from here ({e.get}): fetch its "
+                               f"weights where it can be reached and pass the file with --checkpoint.")
     if e.how == "open_clip":
         return EncoderSpec(e.model, e.weights, device=device, **options)
     if e.how == "hf-hub":

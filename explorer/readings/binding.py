@@ -364,7 +364,11 @@ def world_tables(encoder, n_colors: int = 8, n_shapes: int = 3, seed: int = 0) -
     from explorer.readings.equal_area import picture
 
     pairs, scenes, captions = world_scenes(n_colors, n_shapes, seed)
-    images = encoder.embed_images([picture(s.objects, encoder.image_size) for s in scenes]).numpy()
+    drawn = []
+    for s in scenes:  # hundreds of scenes: a request given up stops between them
+        cancel.check()
+        drawn.append(picture(s.objects, encoder.image_size))
+    images = encoder.embed_images(drawn).numpy()
     texts = encoder.embed_texts(captions).numpy()
     return {kind: SceneTable(pairs, emb, n_colors, n_shapes) for kind, emb in (("image", images), ("text", texts))}
 

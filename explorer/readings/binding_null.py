@@ -8,8 +8,9 @@ unchanged, any binding is scrambled. Each table reading is measured on ``draws``
 its p is the Monte-Carlo share at or above it (``significance.against_draws``); the probes' retrievals are fitted on
 the flipped tables at the width the model's run chose, from the model's own starting weights, in batches that stop
 once ``STOP`` of them read at or above the model (Besag and Clifford's sequential p, exact too). Swaps told apart are
-judged by an exact sign test over independent units: renders for the pictures, distinct caption pairs for the
-captions (``binding_swaps.distinct_units``). ``controls`` are encoders that lack binding by construction (they must
+judged by an exact sign-flip test over the swap pairs (``significance.pair_test``), each pair's distinct renders (the
+pictures) or caption orders (the captions, ``binding_swaps.distinct_units``) averaged inside it: they are alike, not
+independent. ``controls`` are encoders that lack binding by construction (they must
 read at chance everywhere) and ones that have it (they must read above chance); tests run them through this code.
 """
 
@@ -18,16 +19,17 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.core import cancel
-from explorer.core.intervals import RESAMPLES, SEED, percent_intervals
+from explorer.core.intervals import percent_intervals
 from explorer.readings import BATCH, DRAWS, RENDERS, STOP
 from explorer.readings.binding import PROBES, SceneTable, probe_outcomes, readings_many, world_tables
 from explorer.readings.binding_swaps import SwapTable, distinct_units, swap_cosine, swap_renders, table_swaps
-from explorer.readings.significance import DIGITS, TOL, adjusted, against_draws, sign_test
+from explorer.readings.significance import DIGITS, TOL, adjusted, against_draws, pair_test
 
 METHOD = ("the scene table with the two scenes of each swap pair exchanged at random (what an encoder without binding "
           "cannot tell apart); each table reading's p the Monte-Carlo share of flipped tables at or above it, "
           "(k + 1) / (n + 1), the probes' retrievals drawn until 10 are at or above (k / n); swaps told apart: exact "
-          "sign test over independent units (renders for the pictures, distinct caption pairs for the captions); "
+          "sign-flip test over the swap pairs, each pair's renders (pictures) or distinct caption orders (captions) "
+          "averaged inside it; "
           "Holm's correction over every tested reading of the model, image and caption together")
 
 
@@ -87,20 +89,11 @@ def probe_null(table: SceneTable, name: str, width: int, value: float, orders: n
     return values, False
 
 
-def pair_interval(hits: np.ndarray, units: np.ndarray) -> list[float]:
-    """95% interval of the share of units told apart, pairs resampled: ``hits`` and ``units`` per pair."""
-    rows = np.random.default_rng(SEED).integers(0, len(hits), size=(RESAMPLES, len(hits)))
-    shares = 100 * hits[rows].sum(1) / np.maximum(units[rows].sum(1), 1)
-    low, high = np.percentile(shares, [2.5, 97.5])
-    return [round(float(low), 2), round(float(high), 2)]
-
-
 def swap_entry(apart: np.ndarray, wrong: np.ndarray, units: np.ndarray, unit: str) -> dict:
-    """Swaps told apart over independent units: ``apart``, ``wrong`` and ``units`` (pairs, renders) booleans."""
-    hits = (apart & units).sum(1)
-    n = int(units.sum())
-    return sign_test(100 * hits.sum() / n, int(hits.sum()), int((wrong & units).sum()), n,
-                     pair_interval(hits, units.sum(1)), unit)
+    """Swaps told apart, the pair the unit (``significance.pair_test``): ``apart``, ``wrong`` and ``units``
+    (pairs, renders) booleans, the renders counted those that are distinct draws; the interval resamples pairs."""
+    a, r, n = ((x & units).sum(1) for x in (apart, wrong, units))
+    return pair_test(a, r, n, percent_intervals(a / n)[0], unit)
 
 
 def measured(table: SceneTable, swaps: SwapTable | None = None, draws: int = DRAWS, seed: int = 0,
@@ -130,7 +123,8 @@ def measured(table: SceneTable, swaps: SwapTable | None = None, draws: int = DRA
         out[f"swap.{name}.heldout_objects"] = swap_entry(outcomes[f"apart.{name}"][0],
                                                          outcomes[f"reversed.{name}"][0], units, unit)
     info = {"draws": draws, "pairs": len(swaps.pairs), "renders": int(swaps.embeddings.shape[1]),
-            "units": int(units.sum()), "unit": unit, "swap_cosine": round(swap_cosine(swaps.embeddings), 4),
+            "units": len(swaps.pairs), "unit": "pairs", "distinct": {unit: int(units.sum())},
+            "swap_cosine": round(swap_cosine(swaps.embeddings), 4),
             "widths": widths_chosen}
     return out, info
 

@@ -7,13 +7,13 @@ Two nulls, both one-sided (is the reading higher than an encoder without binding
   as (k + 1) / (n + 1), with n 500 or more, so that no fitted tail is needed: a correction over every reading is
   possible once n is large enough (1 / 501 is under 0.05 / 22). Draws within ``TOL`` of the value count as equal to
   it (float noise in identical tables is no difference).
-- ``sign_test``: swaps told apart. Each unit (a render, or a distinct caption pair: ``binding_null``) is told apart
-  (both sides nearer their own prediction), told the wrong way round (both nearer the other's), or neither. Without
-  binding the two sides of a unit are exchangeable, so of the units decided either way each is told apart with
-  probability 1/2: an exact binomial test over independent units.
+- ``pair_test``: swaps told apart, the swap pair the unit (its renders, or its distinct caption orders, are alike:
+  they are averaged inside the pair). Each render is told apart (both sides nearer their own prediction), told the
+  wrong way round (both nearer the other's), or neither. Without binding the two sides of a pair are exchangeable,
+  so each pair's mean difference (apart - reversed) is as likely negated: an exact sign-flip test over the pairs.
 
 A reading that cannot be tested says so and enters no family: one that is not a number (or whose draws are not), one
-whose draws all read the same as it (the flips cannot move it), a sign test with no unit decided either way.
+whose draws all read the same as it (the flips cannot move it), swaps told apart with no pair leaning either way.
 """
 
 from __future__ import annotations
@@ -21,9 +21,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
+
+from explorer.core.intervals import percent_intervals
 
 ALPHA = 0.05  # a reading with Holm-adjusted p at most this is read "above chance"
+SMALLEST = 1.0  # points: the smallest effect (reading minus its null's mean) read as binding (docs/binding.md)
+SHOWS, NEGLIGIBLE = "shows binding", "real but negligible"  # an above-chance reading's effect, clearing SMALLEST or not
 TOL = 1e-6  # points: a draw this close to the value counts as equal to it
 DIGITS = 6  # decimals the value and the draws are recorded with, and p computed from, so it can be recomputed
 UNTESTED = "not tested"
@@ -71,21 +74,45 @@ def against_draws(value: float, draws, interval: list[float] | None = None, stop
     return entry | {"null": null | {"at_or_above": k, "p": _p(p)}}
 
 
-def sign_test(value: float, apart: int, reversed_: int, units: int, interval: list[float] | None = None,
-              unit: str = "renders") -> dict:
-    """Swaps told apart (``value``, percent of ``units``) against sides exchanged at random: ``apart`` units told
-    apart, ``reversed_`` told the wrong way round; p is the exact binomial upper tail of ``apart`` in both at 1/2."""
-    decided = apart + reversed_
+def _flip_distribution(steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The exact distribution of sum(s_i * steps_i), each sign s_i +1 or -1 at 1/2 (``steps``: non-negative integers):
+    (the sums, their probabilities)."""
+    total = int(steps.sum())
+    prob = np.zeros(2 * total + 1)
+    prob[total] = 1.0
+    for step in steps.astype(int):
+        if step:
+            prob = 0.5 * (np.roll(prob, step) + np.roll(prob, -step))  # the sums never reach the ends: no wrap
+    return np.arange(-total, total + 1), prob
+
+
+def pair_test(apart, reversed_, renders, interval: list[float] | None = None, unit: str = "renders") -> dict:
+    """Swaps told apart, the swap pair the unit: ``apart``, ``reversed_`` and ``renders`` per pair (its distinct
+    renders told apart, told the wrong way round, and in all). The value is the mean over pairs of each pair's share
+    of renders told apart; without binding the two sides of a pair are exchangeable, which flips the sign of its
+    difference (apart - reversed) / renders, so p is the exact sign-flip (randomisation) test over pairs of the sum of
+    those differences; the null's mean and range are the value's under those flips; ``effect`` (value minus the
+    null's mean, 50 x the mean difference) has its interval from pairs resampled (``pair_effect_interval``)."""
+    a, r, n = (np.asarray(x, dtype=int) for x in (apart, reversed_, renders))
+    scale = math.lcm(*(int(x) for x in n))
+    steps = np.abs(a - r) * (scale // n)
+    base = 100 * float(((a + r) / (2 * n)).mean())
+    sums, prob = _flip_distribution(steps)
+    values = base + 50 * sums / (scale * len(n))
+    cdf = np.cumsum(prob)
+    low, high = (float(values[np.searchsorted(cdf, q)]) for q in (ALPHA / 2, 1 - ALPHA / 2))
+    value = 100 * float((a / n).mean())
     entry = {"value": round(value, 2)} | ({"interval": interval} if interval is not None else {})
-    null = {"test": f"exact sign test over the {unit} decided", "unit": unit, "units": units, "apart": apart,
-            "reversed": reversed_, "mean": round(50 * decided / units, 2) if units else 0.0}
-    if not decided:
-        return entry | {"null": null | {"range": [0.0, 0.0], "p": None,
-                                        "untested": f"no {unit[:-1]} told apart either way: nothing to test"}}
-    p = float(stats.binomtest(apart, decided, 0.5, alternative="greater").pvalue)
-    low, high = stats.binom.ppf([ALPHA / 2, 1 - ALPHA / 2], decided, 0.5)
-    return entry | {"null": null | {"range": [round(100 * float(low) / units, 2), round(100 * float(high) / units, 2)],
-                                    "p": _p(p)}}
+    null = {"test": f"exact sign-flip test over swap pairs ({unit} averaged inside each pair)", "unit": "pairs",
+            "units": int(len(n)), "per_pair": {"apart": a.tolist(), "reversed": r.tolist(), unit: n.tolist()},
+            "apart": int((a > r).sum()), "reversed": int((a < r).sum()), "mean": round(base, 2),
+            "range": [round(low, 2), round(high, 2)]}
+    if not steps.any():
+        return entry | {"null": null | {"p": None, "untested": "no pair told apart more often one way than the "
+                                                             "other: nothing to test"}}
+    observed = int(((a - r) * (scale // n)).sum())
+    effect = {"value": round(value - base, 2), "interval": percent_intervals((a - r) / (2 * n))[0]}
+    return entry | {"null": null | {"p": _p(float(prob[sums >= observed].sum()))}, "effect": effect}
 
 
 def _p(p: float) -> float:
@@ -105,10 +132,31 @@ def holm(p: dict[str, float], family: int | None = None) -> dict[str, float]:
     return out
 
 
+def effect(entry: dict) -> dict:
+    """A tested reading's effect: its value minus its null's mean, with an interval: the pairs resampled for swaps
+    told apart (``pair_test``), the value's own interval less the null's mean where it has one, else the value less
+    the null's 95% range (a reading of the whole table: the null's spread is its only uncertainty)."""
+    if "effect" in entry:
+        return entry["effect"]
+    null, value = entry["null"], entry["value"]
+    low, high = ((entry["interval"][0] - null["mean"], entry["interval"][1] - null["mean"]) if "interval" in entry
+                 else (value - null["range"][1], value - null["range"][0]))
+    return {"value": round(value - null["mean"], 2), "interval": [round(low, 2), round(high, 2)]}
+
+
+def binding_word(reading: str, found: dict | None) -> str | None:
+    """What an above-chance reading says of binding: "shows binding" where its effect's interval clears
+    ``SMALLEST``, else "real but negligible"; None for any other reading."""
+    if reading != "above chance" or found is None:
+        return None
+    return SHOWS if found["interval"][0] >= SMALLEST else NEGLIGIBLE
+
+
 def adjusted(entries: dict[str, dict], family: int | None = None) -> dict[str, dict]:
-    """Entries with ``p_adjusted`` (Holm over every tested one; ``family``: see ``holm``) and their reading: "above
-    chance" at adjusted p at most ``ALPHA``, "below chance" under the null's range, else "at chance"; an entry that
-    could not be tested reads "not tested" and enters no family."""
+    """Entries with ``p_adjusted`` (Holm over every tested one; ``family``: see ``holm``), their ``effect`` and their
+    reading: "above chance" at adjusted p at most ``ALPHA``, "below chance" under the null's range, else "at
+    chance", and ``binding`` (``binding_word``); an entry that could not be tested reads "not tested" and enters no
+    family."""
     tested = {name: e["null"]["p"] for name, e in entries.items() if e["null"].get("p") is not None}
     adj = holm(tested, family)
     out = {}
@@ -119,5 +167,6 @@ def adjusted(entries: dict[str, dict], family: int | None = None) -> dict[str, d
         null = e["null"] | {"p_adjusted": adj[name], "family": max(len(adj), family or 0)}
         reading = ("above chance" if adj[name] <= ALPHA else "below chance" if e["value"] < null["range"][0]
                    else "at chance")
-        out[name] = e | {"null": null, "excess": round(e["value"] - null["mean"], 2), "reading": reading}
+        found = effect(e)
+        out[name] = e | {"null": null, "effect": found, "reading": reading, "binding": binding_word(reading, found)}
     return out

@@ -11,7 +11,9 @@ from explorer.core import settings
 from explorer.engine import Engine
 from explorer.methods import REGISTRY
 from explorer.models import checkpoints, seed_standing
-from explorer.ui import binding_tab, browse_tab, looks_tab, main_tab, method_tab, pad, share_link, swap_panel, tour
+from explorer.ui import (
+    binding_tab, browse_tab, looks_tab, main_tab, method_tab, pad, sessions, share_link, swap_panel, tour,
+)
 from explorer.ui.guard import page_closed
 from explorer.ui.serving import Serving
 from explorer.ui.shown_tab import follow_tabs
@@ -118,5 +120,6 @@ def build_app(engine: Engine, serving: Serving | None = None) -> gr.Blocks:
         tour.wire(tour_step, tour_text, main, tabs, shown, serving, {"binding": binding, "swap": swap})
         share_link.wire(demo, engine, main, tabs, pages, shown, serving)
         demo.unload(page_closed)  # a closed page's running requests stop (gradio cancels none of them by itself)
+    sessions.serving(demo)
     demo.queue(default_concurrency_limit=serving.heavy_concurrency, max_size=serving.queue_size)
     return demo

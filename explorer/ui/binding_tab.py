@@ -13,15 +13,19 @@ from explorer.engine import Engine
 from explorer.figures import viz
 from explorer.images.inputs import InputError, whole_number
 from explorer.readings import DRAWS, binding
-from explorer.readings.binding_report import FAMILY, read_model
+from explorer.readings.binding_report import FAMILY, UNSTABLE, ModelReading, read_model
 from explorer.readings.equal_area import picture
-from explorer.readings.significance import UNTESTED
+from explorer.readings.significance import SHOWS, SMALLEST, UNTESTED, binding_word, effect
 from explorer.ui.guard import guarded, plain
 from explorer.ui.serving import Serving
 
 N_COLORS, N_SHAPES = 8, 3  # the 24-object grid of the binding paper
 COLUMNS = {"r2.objects": "R2 scene ~ objects", "r2.concepts": "R2 object ~ colour + shape", "edit.top1": "edit top-1",
-           "probe.concepts": "probe: concepts", "probe.objects": "probe: objects"}  # binding.readings' names
+           "probe.concepts": "probe: concepts", "probe.objects": "probe: objects",  # binding.readings' names
+           "mlp.heldout_objects": "slot MLP: retrieval", "product.heldout_objects": "product probe: retrieval",
+           "additive.heldout_objects": "additive probe: retrieval", "swap.mlp.heldout_objects": "swaps: slot MLP",
+           "swap.product.heldout_objects": "swaps: product probe",
+           "swap.additive.heldout_objects": "swaps: additive probe"}  # the record's probe readings
 CHANCE, VERDICT = "chance", "verdict"  # chance: the null's mean (its 95% range); verdict: a sentence, with p
 COLUMNS_NOTE = (
     "**Readings** (percent). *R2 scene ~ objects*: how much of each scene's embedding the sum of its two objects' "
@@ -33,11 +37,16 @@ COLUMNS_NOTE = (
     f"range, over {DRAWS} copies of the scene table with the two scenes of each swap pair (the same colours and "
     "shapes, bound the other way, every object over the same pixels) exchanged at random; such an encoder cannot "
     "tell those copies from the real table. **Verdict**: whether the model's score says anything about binding. Its "
-    "*p* is the share of copies that score at least as high as the model, (k + 1) / (copies + 1); its *adjusted p* "
-    f"is Holm's correction as one of the {FAMILY} readings `python -m explorer binding` tests (the probe readings it "
-    "adds, not run here, counted at p 1), so a verdict here is never bolder than the command's: it shows binding at "
-    "adjusted p <= 0.05. The probes and the swaps told apart, and the check of each verdict on other drawings of "
-    "the scenes, are in `python -m explorer binding` (docs/binding.md)."
+    "*p* is the share of copies that score at least as high as the model, (k + 1) / (copies + 1) (for the swaps "
+    "told apart, the exact sign-flip test over the 84 swap pairs); its *adjusted p* is Holm's correction over every "
+    "reading `python -m explorer binding` tests. Above chance, the verdict gives the **effect**, the score less its "
+    f"chance, with its 95% interval: it shows binding only where that interval clears {SMALLEST:g} point, else the "
+    "difference is real but negligible. For the shipped model the table is its record (`docs/results/"
+    "binding-embedded.json`, every reading of the command, each verdict checked on two other drawings of the "
+    "scenes, \"unstable\" where they differ), the same family, p and verdict as docs/binding.md. For another "
+    f"model the tab runs the readings that need no probe, corrects them as {FAMILY} readings (those it does not run "
+    "counted at p 1, so never bolder than the command) and marks each verdict unchecked: `python -m explorer "
+    "binding` runs the probes, the swaps told apart and the check on other drawings."
 )
 
 
@@ -46,33 +55,55 @@ def _digits(value: float, mean: float) -> int:
     return next((d for d in (1, 2) if f"{value:.{d}f}" != f"{mean:.{d}f}"), 3)
 
 
-def verdict(entry: dict) -> str:
-    """A reading's verdict as a sentence a teacher reads, its p and adjusted p after it."""
+def _ps(entry: dict) -> str:
+    null = entry["null"]
+    return f"(p {null['p']:.2g}, adjusted {null['p_adjusted']:.2g} over {null['family']} readings)"
+
+
+def verdict(entry: dict, checked: bool = True) -> str:
+    """A reading's verdict as a sentence a teacher reads: what it says of binding, the effect where it is above
+    chance, its p and adjusted p after it; ``checked``: whether the verdict was checked on other drawings."""
     null, value = entry["null"], entry["value"]
     if entry["reading"] == UNTESTED:
         return f"Cannot tell: {null['untested']}."
+    if entry["reading"] == UNSTABLE:
+        seeds = "; ".join(f"drawing {s}: {b['value']:.1f}, adjusted p {b['p_adjusted']:.2g}, {b['reading']}"
+                          for s, b in entry["seeds"].items())
+        return f"Unstable: other drawings of the scenes give other verdicts ({seeds}), so no verdict."
     d = _digits(value, null["mean"])
     chance, score = f"{null['mean']:.{d}f}", f"{value:.{d}f}"
-    ps = f"(p {null['p']:.2g}, adjusted {null['p_adjusted']:.2g})"
+    unchecked = "" if checked else " Unchecked on other drawings of the scenes."
     if entry["reading"] == "above chance":
-        return (f"Shows binding: an encoder that cannot bind scores {chance} here; {null['at_or_above']} of "
-                f"{null['draws']} shuffled tables reach the model's {score} {ps}.")
+        found = effect(entry)  # the record's, or from its value and null where it was written before effects
+        shown = f"{found['value']:+.2f} points [{found['interval'][0]:.2f}, {found['interval'][1]:.2f}]"
+        if binding_word(entry["reading"], found) == SHOWS:
+            return (f"Shows binding: {score} against {chance} for an encoder that cannot bind, {shown} "
+                    f"{_ps(entry)}.{unchecked}")
+        return (f"Real but negligible: {score} against {chance} for an encoder that cannot bind, {shown}, not "
+                f"clearly {SMALLEST:g} point or more {_ps(entry)}.{unchecked}")
     if entry["reading"] == "below chance":
         return (f"Says nothing about binding: an encoder that cannot bind scores {chance} here, even more than the "
-                f"model's {score} {ps}.")
+                f"model's {score} {_ps(entry)}.{unchecked}")
     return (f"Says nothing about binding: an encoder that cannot bind scores {chance} here too, so {score} is no "
-            f"sign of binding {ps}.")
+            f"sign of binding {_ps(entry)}.{unchecked}")
 
 
-def _beside(entry: dict) -> dict:
-    """A reading's row cells: its value, its null (``significance.against_draws``) and the verdict, four cells in
-    all, so that a phone's width shows the value beside its chance without scrolling; both with the decimals that
-    tell them apart."""
+def _beside(entry: dict, checked: bool) -> dict:
+    """A reading's row cells: its value, its null (``significance.against_draws`` or ``pair_test``) and the verdict,
+    four cells in all, so that a phone's width shows the value beside its chance without scrolling; both with the
+    decimals that tell them apart."""
     null = entry["null"]
     d = _digits(entry["value"], null["mean"])
     return {"value": round(entry["value"], d),
             CHANCE: f"{null['mean']:.{d}f} ({null['range'][0]:.{d}f} to {null['range'][1]:.{d}f})",
-            VERDICT: verdict(entry)}
+            VERDICT: verdict(entry, checked)}
+
+
+def rows(found: ModelReading) -> list[dict]:
+    """The table's rows: every reading the model's record holds, or the tab's own table readings, image then
+    caption."""
+    return [{"reading": f"{kind}: {column}", **_beside(r[key], found.record is not None)}
+            for kind, r in found.readings.items() for key, column in COLUMNS.items() if key in r]
 
 
 def build(engine: Engine, choice: gr.State, serving: Serving) -> gr.State:
@@ -87,11 +118,12 @@ def build(engine: Engine, choice: gr.State, serving: Serving) -> gr.State:
         loaded = engine.model(model)
         found = read_model(loaded.encoder, N_COLORS, N_SHAPES,
                                         lambda done, total, what: progress((done, total), desc=f"{what}..."))
-        rows = [{"reading": f"{kind}: {column}", **_beside(r[key])}
-                for kind, r in found.readings.items() for key, column in COLUMNS.items()]
-        note = f"Model: **{plain(loaded.label)}**. Figures in percent, on all {len(pairs)} two-object scenes."
+        source = (f"its record, `docs/results/{found.record}`" if found.record else
+                  "this tab's run, the readings that need no probe, unchecked")
+        note = (f"Model: **{plain(loaded.label)}**, read from {source}. Figures in percent, on all {len(pairs)} "
+                "two-object scenes.")
         figure = viz.binding_mds_figure(found.observed, found.reconstructed, found.labels)
-        return (loaded.label, found), gr.update(value=pd.DataFrame(rows), visible=True), figure, note
+        return (loaded.label, found), gr.update(value=pd.DataFrame(rows(found)), visible=True), figure, note
 
     def object_names(scene: int) -> list[str]:
         return [f"{colors[c]} {world.SHAPES[s]}" for c, s in pairs[int(scene)]]

@@ -14,11 +14,10 @@ from explorer.engine import Engine
 from explorer.eval import overview
 from explorer.images.inputs import InputError
 from explorer.methods import REGISTRY
-from explorer.ui import model_menu
+from explorer.ui import model_menu, sessions
 from explorer.ui.guard import guarded, plain
 from explorer.ui.serving import Serving
 
-EXPORT_DIR = Path(tempfile.mkdtemp(prefix="explorer-slices-"))
 MATRIX_CELLS = {(0, 1): "both right", (1, 1): "fixes", (0, 2): "breaks", (1, 2): "both wrong"}  # (row, column)
 BASELINE = REGISTRY["global"].label  # the method the others are set against at first
 ONE_MODEL = "none: the page's model alone"  # the second model's menu, when no second model is picked
@@ -148,7 +147,7 @@ def build(engine: Engine, choice: gr.State, items: gr.State, selection: gr.State
         if table is None or not loaded_items:
             return None, "Score the loaded items first."
         rows = described(_slice(table, category_shown, method, baseline, cell, closest), loaded_items)
-        paths = overview.export(rows, Path(tempfile.mkdtemp(dir=EXPORT_DIR)), models=models)
+        paths = overview.export(rows, Path(tempfile.mkdtemp(dir=sessions.folder("slices"))), models=models)
         return [str(p) for p in paths], f"Exported {len(rows)} items."
 
     with gr.Accordion("Overview: every loaded item, each method's verdict and margin", open=True):

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 import gradio as gr
 
 from explorer.core.data_roots import DataAccess
@@ -20,12 +17,11 @@ from explorer.eval.uploads import benchmark_path, without_server_paths
 from explorer.figures.item_figures import cosine_grid, cosine_span
 from explorer.images.inputs import whole_number
 from explorer.methods import REGISTRY
-from explorer.ui import browse_overview
+from explorer.ui import browse_overview, sessions
 from explorer.ui.guard import guarded, plain, warn
 from explorer.ui.main_tab import MainInputs
 from explorer.ui.serving import Serving
 
-SEND_DIR = Path(tempfile.mkdtemp(prefix="explorer-send-"))
 FEWER = ", or with fewer items per category"
 SMALLER = (", or with a smaller file (split it): a load reads every row of a file and checks each image it names, "
            "however few items per category it keeps")
@@ -154,7 +150,7 @@ def build(engine: Engine, main: MainInputs, tabs: gr.Tabs, main_tab_id: str, ser
         if not keep:
             return gr.update(), gr.update(), gr.update(), gr.update(), "Nothing to send."
         item = items[keep[whole_number(position, "The item's position", 0, len(keep) - 1)]]
-        path = SEND_DIR / f"{abs(hash(item.id))}.png"
+        path = sessions.folder("send") / f"{abs(hash(item.id))}.png"
         ref, caption_a, caption_b = for_main_page(item)
         sent = picture(ref, BROWSE_SIZE)
         sent.save(path)

@@ -12,6 +12,7 @@ from explorer.explain.interaction_view import REGIONS, interaction_view, word_me
 from explorer.explain.interactions import applies
 from explorer.figures import viz_maps
 from explorer.images.inputs import clean_caption_pair, read_image_kept
+from explorer.ui.analysed import seen_state
 from explorer.ui.guard import guarded, plain
 from explorer.ui.main_tab import MainInputs
 from explorer.ui.serving import Serving
@@ -30,9 +31,10 @@ RECORDED = ("**The binding reading on the world's swaps** (recorded, `python -m 
 
 
 @guarded(lambda message: (message, gr.update(), None, None, ""))
-def draw(engine: Engine, path: str | None, caption_a: str, caption_b: str, choice: str, words: str | None,
-         region: str):
-    """The note, the word menu, A's and B's interaction maps and the words shaded by their share of the region."""
+def draw(engine: Engine, path: str | None, caption_a: str, caption_b: str, choice: str, result: tuple | None,
+         words: str | None, region: str):
+    """The note, the word menu, A's and B's interaction maps and the words shaded by their share of the region,
+    worked out on the view the page's comparison ``result`` read (its cosines are the table's)."""
     if not path:
         return WAITING, gr.update(choices=[], value=None), None, None, ""
     captions = clean_caption_pair(caption_a, caption_b)
@@ -44,7 +46,8 @@ def draw(engine: Engine, path: str | None, caption_a: str, caption_b: str, choic
     if words not in menu:
         return "Pick a word or span.", gr.update(choices=menu, value=None), None, None, ""
     image, _ = read_image_kept(path)
-    shown = interaction_view(loaded.encoder, image, captions, words, region)
+    seen = seen_state(result, image, captions, loaded.label)
+    shown = interaction_view(loaded.encoder, seen, captions, words, region)
     note = "  \n".join([f"Model: **{plain(loaded.label)}**; words: **{plain(words)}**; region: {region}.",
                         *(f"**{plain(n)}**" for n in shown.notes), shown.reading])
     rows = "".join(f"<div><b>{k}</b>: {viz_maps.token_row(p.tokens, p.shares)}</div>"
@@ -73,10 +76,10 @@ def build(engine: Engine, main: MainInputs, serving: Serving, min_width: int) ->
         gr.Dataframe(rows, headers=HEADERS, interactive=False, visible=bool(rows), elem_id="interactions-recorded",
                      wrap=True, elem_classes=["wide-table"])  # each cell whole: its figure, interval and reading
 
-    def draw_panel(path, caption_a, caption_b, choice, chosen, where):
-        return draw(engine, path, caption_a, caption_b, choice, chosen, where)
+    def draw_panel(path, caption_a, caption_b, choice, result, chosen, where):
+        return draw(engine, path, caption_a, caption_b, choice, result, chosen, where)
 
-    inputs = [main.upload, main.caption_a, main.caption_b, main.choice, words, region]
+    inputs = [main.upload, main.caption_a, main.caption_b, main.choice, main.result, words, region]
     outputs = [note, words, *maps, shares]
     main.result.change(draw_panel, inputs, outputs, **serving.heavy)  # a new comparison: the menu of its words
     for control in (words, region):

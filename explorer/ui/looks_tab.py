@@ -9,15 +9,13 @@ from typing import Any
 import gradio as gr
 from PIL import Image
 
-from explorer.core import settings
-from explorer.core.image_state import image_key
 from explorer.engine import Engine
 from explorer.explain import looks
 from explorer.figures import viz_maps
-from explorer.images.fit import view_state
 from explorer.images.inputs import clean_caption_pair, read_image_kept, whole_number
 from explorer.methods import REGISTRY as METHOD_REGISTRY
-from explorer.ui import interactions_panel
+from explorer.ui import heads_panel, interactions_panel
+from explorer.ui.analysed import compared, seen_state
 from explorer.ui.guard import guarded, plain
 from explorer.ui.main_tab import MainInputs
 from explorer.ui.serving import Serving
@@ -36,14 +34,6 @@ def _segment(value: Any, menu: list[tuple[str, int]]) -> int:
     """The segment menu's choice as an index; a choice the captions no longer have (an edit) is the whole caption."""
     chosen = looks.WHOLE if value in (None, "") else whole_number(value, "The segment", looks.WHOLE, 99)
     return chosen if chosen in [v for _, v in menu] else looks.WHOLE
-
-
-def _compared(result: tuple | None, image: Image.Image, captions: tuple[str, str], model: str) -> dict | None:
-    """The methods' scores of the page's comparison where it is of this image, these captions and this model."""
-    if result is None or image_key(result[0]) != image_key(image):
-        return None
-    analysis = result[1]
-    return analysis.scores if analysis.captions == captions and analysis.model == model else None
 
 
 @guarded(lambda message: (message, gr.update(), gr.update(), None, None, "", ""))
@@ -70,9 +60,8 @@ def draw(engine: Engine, path: str | None, caption_a: str, caption_b: str, choic
         explainer = names[0]
     segments = looks.segment_menu(captions)
     chosen = _segment(segment, segments)
-    scores = _compared(result, image, captions, loaded.label)
-    # the state of the view the comparison read, held by its analysis; else the image under the setting's view
-    seen = result[1].state if scores and result else view_state(image, settings.current().view)
+    scores = compared(result, image, captions, loaded.label)
+    seen = seen_state(result, image, captions, loaded.label)  # the view the comparison read: the table's cosines
     shown = looks.looks(loaded.encoder, seen, captions, scores, explainer, chosen, source)
     label = dict((n, lab) for lab, n in explainers)[explainer]
     notes = [f"**{plain(note)}**" for note in (*shown.notes, *said)]
@@ -111,3 +100,4 @@ def build(engine: Engine, main: MainInputs, serving: Serving, tab: gr.Tab, shown
     for control in (explainer, segment, source):  # input, not change: the menus this draw sets do not draw again
         control.input(draw_looks, inputs, outputs, trigger_mode="always_last", **serving.heavy)
     interactions_panel.build(engine, main, serving, MAP_MIN_WIDTH)
+    heads_panel.build(engine, main, serving, MAP_MIN_WIDTH)

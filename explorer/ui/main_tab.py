@@ -15,16 +15,16 @@ import pandas as pd
 from PIL import Image
 
 from explorer.core import settings
-from explorer.drawing.display import model_view
+from explorer.drawing.display import model_view, upload_place
 from explorer.engine import TABLE_COLUMNS, UNTRAINED_MARK, Analysis, Engine, report
 from explorer.images.fit import VIEWS
 from explorer.images.inputs import InputError, clean_caption, clean_caption_pair, read_image_kept
 from explorer.images.model_input import model_input
 from explorer.language import text
 from explorer.methods import REGISTRY, main_method
-from explorer.ui import model_menu
+from explorer.ui import model_menu, sessions
 from explorer.ui.guard import guarded, plain, warn
-from explorer.ui.own_pixels import scale, sizes_note
+from explorer.ui.own_pixels import sizes_note
 from explorer.ui.quick_webp import quick_webp
 from explorer.ui.serving import Serving
 from explorer.world.examples import examples
@@ -103,7 +103,6 @@ def _done(result: Analysis) -> str:
 
 
 IMAGE_HINT = ", or with a smaller image"
-REPORT_DIR = Path(tempfile.mkdtemp(prefix="explorer-reports-"))
 CLEARED = (gr.update(), pd.DataFrame(columns=TABLE_COLUMNS), None, None, None, None)  # all but the image shown
 EMPTY = (None, *CLEARED[1:])  # the image shown too: a failed analysis shows nothing of it
 
@@ -203,7 +202,8 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
             # drawn from the state of the view the methods read (the analysis holds it), on the picture's frame
             overlays = [gr.update() if same else quick_webp(drawn.overlay(result.state, s.evidence))
                         for same, s in zip(same_overlay, scores)]
-            heat = drawn.joint({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", scores)}, scale(path, image))
+            heat = drawn.joint({f"{k}: {s.caption}": s.evidence for k, s in zip("AB", scores)},
+                               upload_place(result.state))  # the regions in the upload's own pixels
         # the image's notices first, then what each method's evidence is worth, beside its verdict
         result = dataclasses.replace(result, notices=(*said, *verdict_notices(result), *result.notices))
         table = shown_scores(result.table())
@@ -251,7 +251,7 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
         if not shows_inputs(last, path, caption_a, caption_b, model):
             return None, ("No download yet: the results shown are out of date (your last change is being scored, or "
                           "could not be). Press the button again once the scores show your inputs.")
-        paths = report.write(*last, Path(tempfile.mkdtemp(dir=REPORT_DIR)))
+        paths = report.write(*last, Path(tempfile.mkdtemp(dir=sessions.folder("reports"))))
         a, b = last[1].captions
         return [str(p) for p in paths], (f"Ready to download below: A *{plain(a)}* and B *{plain(b)}*, scored by "
                                          f"**{plain(last[1].model)}**.")
@@ -309,13 +309,14 @@ def build(engine: Engine, serving: Serving) -> MainInputs:
                   **serving.light).then(on_change, followed, outputs, **edit)
     for changed in (upload, choice, view):  # the picture follows the upload, the view, and the model's input size
         changed.change(model_sees, [upload, choice, view], [sees, sees_note], api_name=False, **serving.light)
-    view.change(on_change, followed, outputs, **edit)
     model.input(load_model, [model, choice], [status, device, model, choice], api_name="load_model",
                 **serving.heavy).then(follow_model, followed, outputs, **edit)
     run_btn.click(analyze, [upload, caption_a, caption_b, choice, view], [*outputs, following], api_name="analyze",
                   **serving.heavy)
-    for box in (caption_a, caption_b):  # change, not input: deleting, cutting, pasting and set values count too
-        box.change(on_change, followed, outputs, trigger_mode="always_last", **edit)
+    # one event for both captions and the view (change, not input: deleting, cutting, pasting and set values count
+    # too), so an edit's results never land after a later edit's: always_last runs them one at a time, the last kept
+    gr.on([caption_a.change, caption_b.change, view.change], on_change, followed, outputs, trigger_mode="always_last",
+          **edit)
     report_btn.click(take_away, [upload, caption_a, caption_b, choice, result], [report_files, report_note],
                      api_name="report", **serving.light)
     # a report is of the comparison it was made from: a new one clears the files and their note together

@@ -7,7 +7,7 @@ from typing import Sequence
 
 from PIL import Image
 
-TURNED = {5, 6, 7, 8}  # EXIF orientations that turn the picture a quarter: its width and height swap
+from explorer.images.inputs import upright_size
 
 
 def own_size(path: str | None, read: Image.Image) -> tuple[int, int]:
@@ -15,11 +15,9 @@ def own_size(path: str | None, read: Image.Image) -> tuple[int, int]:
     cannot say."""
     try:
         with Image.open(path) as im:
-            width, height = im.size
-            turned = im.getexif().get(0x0112) in TURNED
+            return upright_size(im)
     except (OSError, ValueError, TypeError, Image.DecompressionBombError):  # the page read it: the copy's size stands
         return read.size
-    return (height, width) if turned else (width, height)
 
 
 def scale(path: str | None, read: Image.Image) -> float:

@@ -9,7 +9,6 @@ size cap, time limit and cancellation as an analysis.
 from __future__ import annotations
 
 import hashlib
-import tempfile
 from pathlib import Path
 
 import gradio as gr
@@ -18,12 +17,12 @@ from PIL import Image
 
 from explorer import world
 from explorer.images.inputs import read_image
+from explorer.ui import sessions
 from explorer.ui.guard import guarded
 from explorer.ui.serving import Serving
 from explorer.world.drawings import DRAWN_BACKGROUNDS
 from explorer.world.examples import examples
 
-PAD_DIR = Path(tempfile.mkdtemp(prefix="explorer-drawings-"))
 CANVAS = 300  # pixels: the drawn splits' canvas
 HINT = ("Draw shapes in the world's colours (the brush's palette) on a plain background: start from a blank canvas "
         "or an example below, or upload one onto the pad. The page reads your drawing like an uploaded image.")
@@ -39,7 +38,8 @@ def unread(file: FileData | bytes | None, flatten_on_white: bool = False) -> str
     "Error"."""
     if file is None or isinstance(file, FileData):
         return file.path if file else None
-    path = PAD_DIR / f"sent-{hashlib.sha1(file).hexdigest()[:16]}"  # a picture the browser sent as bytes
+    sent = f"sent-{hashlib.sha1(file).hexdigest()[:16]}"  # a picture the browser sent as bytes
+    path = sessions.folder("drawings") / sent
     if not path.exists():
         path.write_bytes(file)
     return str(path)
@@ -67,7 +67,7 @@ def drawing_file(value: dict | Image.Image | None) -> str | None:
     if picture is None:
         return None
     name = hashlib.sha1(picture.tobytes() + str(picture.size).encode()).hexdigest()[:16]
-    path = PAD_DIR / f"drawing-{name}.png"
+    path = sessions.folder("drawings") / f"drawing-{name}.png"
     if not path.exists():
         picture.save(path)
     return str(path)
@@ -76,7 +76,7 @@ def drawing_file(value: dict | Image.Image | None) -> str | None:
 def is_drawing(path: str | None) -> bool:
     """Whether the page's image is a drawing the pad handed it (a file the pad wrote, by its name)."""
     name = Path(path).name if path else ""
-    return name.startswith("drawing-") and (PAD_DIR / name).exists()
+    return name.startswith("drawing-") and (sessions.folder("drawings") / name).exists()
 
 
 def page_image(value: dict | Image.Image | None, current: str | None = None, handed: str | None = None) -> str | dict:
@@ -97,7 +97,7 @@ def canvases() -> dict[str, str]:
     """Empty starting canvases, one per drawn background, as PNG files written once (a file is served as it is)."""
     paths = {}
     for name, rgb in DRAWN_BACKGROUNDS.items():
-        paths[name] = str(PAD_DIR / f"canvas-{name}.png")
+        paths[name] = str(sessions.root("drawings") / f"canvas-{name}.png")
         if not Path(paths[name]).exists():
             Image.new("RGB", (CANVAS, CANVAS), rgb).save(paths[name])
     return paths

@@ -26,10 +26,9 @@ from explorer.ui.serving import Serving
 from explorer.world import SPLITS
 from explorer.world.published_minimal import VISMIN_KINDS
 
-PAIR_BENCHMARK = "world-vismin"  # the world's VisMin: object, attribute, spatial and count changes
+PAIR_BENCHMARK = "world-vismin"  # the world's VisMin: object, attribute, relation and counting changes
 PAIR_SPLIT = SPLITS[0]  # the split of the world the model was trained on
 MAX_INDEX = 199  # items drawn per category at most
-VISMIN_CATEGORIES = ("object", "attribute", "relation", "counting")  # as VisMin's own files name them
 SHOWN = ()  # "made from" of a 2 x 2 or message of none of the page's inputs: any change of them clears it
 
 
@@ -69,9 +68,9 @@ def _vismin_items(path: str, stamp: float, access: DataAccess) -> tuple[Item, ..
 
 
 def vismin_item(path: str | Path, kind: str, index: float | None, access: DataAccess, upload: str | None = None) -> Item:
-    """VisMin's own item ``index`` of category ``kind`` from its files at ``path`` (the hub's rows and the authors'
-    answer key; ``upload``: the .zip they came in, for messages), read as ``access`` allows; ``InputError`` naming
-    what it has where it has no such item."""
+    """VisMin's own item ``index`` of category ``kind`` from its files at ``path`` (the hub's rows, as ``eval
+    --benchmark vismin`` reads them; ``upload``: the .zip they came in, for messages), read as ``access`` allows;
+    ``InputError`` naming what it has where it has no such item."""
     n = whole_number(index, "The item's number", 0, MAX_INDEX)
     try:
         where = access.typed(str(path))
@@ -102,14 +101,14 @@ class Picker:
 def picker(data: DataAccess) -> Picker:
     """The picker, in rows of the current layout block; ``data``: the folders of the server a typed path may read."""
     with gr.Row():
-        kind = gr.Dropdown(list(dict.fromkeys([*VISMIN_KINDS, *VISMIN_CATEGORIES])), value=VISMIN_KINDS[1],
+        kind = gr.Dropdown(list(VISMIN_KINDS), value=VISMIN_KINDS[1],
                            allow_custom_value=True, label="Or a VisMin item, two pictures a minimal change apart and "
                            "a caption each: its category", elem_id="pair-kind")
         index = gr.Number(value=0, precision=0, label=f"Its number (0 to {MAX_INDEX})", elem_id="pair-index")
         button = gr.Button("Score both of its pictures", elem_id="pair-score")
     with gr.Row(equal_height=True):  # VisMin's own files; none: the world's VisMin
-        upload = gr.File(label="VisMin's own files (none: the world's): a .zip of its folder, the hub's data/ and "
-                               "the authors' solutions/sim_solution.csv", file_types=[".zip"], type="filepath",
+        upload = gr.File(label="VisMin's own files (none: the world's): a .zip of its folder, the hub's data/ as "
+                               "its authors keep it today", file_types=[".zip"], type="filepath",
                          height=130, elem_id="pair-upload")
         typed = gr.Textbox(label="or its folder on the server" + (f", inside {' or '.join(map(str, data.roots))}"
                                                                   if data.roots else ": none here (upload it)"),

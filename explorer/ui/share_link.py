@@ -3,19 +3,16 @@ the captions, the model, the tab), and a page opened from such a link set up and
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 import gradio as gr
 
 from explorer.engine import Engine, share
 from explorer.images.inputs import InputError
 from explorer.models.model_errors import ModelUnavailable
+from explorer.ui import sessions
 from explorer.ui.guard import plain, warn
 from explorer.ui.main_tab import MainInputs, device_line
 from explorer.ui.serving import Serving
 
-LINK_DIR = Path(tempfile.mkdtemp(prefix="explorer-links-"))
 NO_LINK = "An uploaded image has no link: pick an example, or send an item from Browse, to share its analysis."
 
 
@@ -41,7 +38,7 @@ def wire(demo: gr.Blocks, engine: Engine, main: MainInputs, tabs: gr.Tabs, pages
             device = device_line(engine, shared.model)  # loads it: the comparison that follows needs it anyway
         except (InputError, ModelUnavailable) as exc:
             return (*(gr.update(),) * 9, warn(str(exc)))
-        path = share.picture_of(shared, LINK_DIR)
+        path = share.picture_of(shared, sessions.folder("links"))
         return (str(path), shared.caption_a, shared.caption_b, True, shared.model, shared.model, device,
                 gr.Tabs(selected=shared.tab), shared.tab,
                 f"Opened from a link: {plain(shared.example or shared.item)}.")

@@ -20,9 +20,9 @@ from explorer.figures import two_by_two
 from explorer.figures.two_by_two import Grid
 from explorer.images.inputs import InputError, read_image_kept
 from explorer.methods import REGISTRY
-from explorer.ui import pair_panel
+from explorer.ui import pair_panel, sessions
 from explorer.ui.guard import guarded, plain, warn
-from explorer.ui.main_tab import REPORT_DIR, MainInputs, method_notices, notices, shows_inputs
+from explorer.ui.main_tab import MainInputs, method_notices, notices, shows_inputs
 from explorer.ui.own_pixels import own_box, scale
 from explorer.ui.serving import Serving
 
@@ -86,7 +86,7 @@ def both_sides(engine: Engine, image: Image.Image, a: str, b: str, choice: str, 
 def drawn(result: SwapResult, said: str) -> tuple:
     """The 2 x 2 of ``result`` as the panel shows it: ``said`` with image B's notices, both pictures, the verdicts,
     every method's grid, and the files to take away."""
-    files = [str(p) for p in swap_report.write(result, Path(tempfile.mkdtemp(dir=REPORT_DIR)))]
+    files = [str(p) for p in swap_report.write(result, Path(tempfile.mkdtemp(dir=sessions.folder("reports"))))]
     shown = grids(result)
     return (said + notices(result.analysis_b.notices), result.image_a, result.image_b, two_by_two_table(shown),
             two_by_two.grids_html(shown), files)
@@ -97,21 +97,22 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> gr.State:
     2 x 2 shown (its ``SwapResult``), None while none is."""
     upload, caption_a, caption_b, choice = main.upload, main.caption_a, main.caption_b, main.choice
 
-    @guarded(lambda message: (gr.update(), gr.update(), message, None))
+    @guarded(lambda message: (gr.update(), gr.update(), message, None, None))
     def propose_captions(path: str | None, typed_a: str, typed_b: str, choice: str):
-        """The proposal shown; the captions filled only where both boxes are empty (nothing typed is written over)."""
+        """The proposal shown, and the picture and model it was made of; the captions filled only where both boxes are
+        empty (nothing typed is written over)."""
         if not path:
             raise InputError("Draw on the pad or upload an image first.")
         encoder, substitute = namer(engine, choice)
         image = read_image_kept(path)[0]
         found = propose(encoder, image, substitute)
-        said = proposal_text(found, scale(path, image))
+        said, made = proposal_text(found, scale(path, image)), (path, choice)
         if not found.caption_a:
-            return gr.update(), gr.update(), said, found
+            return gr.update(), gr.update(), said, found, made
         if (typed_a or "").strip() or (typed_b or "").strip():
             return gr.update(), gr.update(), said + "\n\nYour captions are kept: press *Use the proposal* to put it " \
-                                                   "in the boxes.", found
-        return found.caption_a, found.caption_b or gr.update(), said, found
+                                                   "in the boxes.", found, made
+        return found.caption_a, found.caption_b or gr.update(), said, found, made
 
     def use_proposal(found: Proposal | None):
         if found is None or not found.caption_a:
@@ -135,6 +136,13 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> gr.State:
                     (path, a, b, choice), None)  # why, kept while the inputs stay those it was said of
         said = f"Image B: {'; '.join(result.changed)}. Scored by **{plain(result.analysis_a.model)}**."
         return (*drawn(result, said), (path, a, b, choice), result)
+
+    def clear_proposal(path: str | None, choice: str, made: tuple | None):
+        """The proposal (what the model saw, and the captions it proposes) cleared once the picture or the model
+        differ from those it was made of (``made``); its captions, once in the boxes, are the user's."""
+        if made is not None and made == (path, choice):
+            return (gr.update(),) * 3
+        return "", None, None
 
     def clear_moved_on(path: str | None, a: str, b: str, choice: str, made: tuple | None):
         """The 2 x 2 cleared once the inputs or the model differ from those it was made with. A change that sets the
@@ -163,12 +171,18 @@ def build(engine: Engine, serving: Serving, main: MainInputs) -> gr.State:
     gr.Markdown(LEGEND, elem_id="two-by-two-legend")
     files = gr.File(label="Both sides, to download: HTML that opens offline, and JSON with both pictures",
                     file_count="multiple", interactive=False, height=140, elem_id="swap-files")
-    propose_btn.click(propose_captions, [upload, caption_a, caption_b, choice], [caption_a, caption_b, proposal, found],
-                      api_name="propose", **serving.heavy)
+    proposed = gr.State(None)  # the picture (its path) and the model the proposal shown was made of
+    propose_btn.click(propose_captions, [upload, caption_a, caption_b, choice],
+                      [caption_a, caption_b, proposal, found, proposed], api_name="propose", **serving.heavy)
+    for changed in (upload, choice):  # nothing said of a picture outlives it
+        changed.change(clear_proposal, [upload, choice, proposed], [proposal, found, proposed], api_name=False,
+                       **serving.light)
     use_btn.click(use_proposal, found, [caption_a, caption_b], api_name=False, **serving.light)
     made = gr.State(None)  # the inputs (image path, A, B) and the model the 2 x 2 shown was made with
     result = gr.State(None)  # the 2 x 2 shown, as made
     shown = [swap_note, image_a, image_b, table, cosines, files, made, result]
+    picked.button.click(lambda: ("", None, None), None, [proposal, found, proposed], api_name=False,
+                        **serving.light)  # a VisMin item scored: the panel shows its pictures, not the proposal's
     making = [pair_panel.wire(engine, serving, main, picked, shown, drawn),
               make_btn.click(make_b, [upload, caption_a, caption_b, choice, main.result, main.view], shown,
                              api_name="make_b", **serving.heavy)]

@@ -23,7 +23,9 @@ from explorer.world.palette import SIZES
 from explorer.world.published import _stream, _third, minimal_change, whatsup_items
 from explorer.world.sampling import place_objects
 
-VISMIN_KINDS = ("object", "attribute", "spatial", "count")
+VISMIN_CHANGES = {"object": "object", "attribute": "attribute", "relation": "spatial",
+                  "counting": "count"}  # VisMin's category names -> the world's change
+VISMIN_KINDS = tuple(VISMIN_CHANGES)
 MMVP_PATTERNS = {"Positional and Relational Context": "spatial", "Color and Appearance": "attribute",
                  "Quantity and Count": "count"}  # MMVP's pattern names -> the world's change
 COUNTS = (1, 2, 3)
@@ -41,8 +43,8 @@ def vismin_items(split: str, n: int, coverage: float = DEFAULT_COVERAGE,
     """VisMin's four categories, ``n`` items each: one object drawn as another shape, one recoloured, the two
     trading places, one more object; text, image and group as VisMin scores them."""
     base, seen, rng = _stream(split, "vismin", coverage, seed)
-    return [replace(_changed(rng, base, seen, kind, split), kind=kind, id=f"{split}/{kind}/{i}")
-            for kind in VISMIN_KINDS for i in range(n)]
+    return [replace(_changed(rng, base, seen, change, split), kind=kind, id=f"{split}/{kind}/{i}")
+            for kind, change in VISMIN_CHANGES.items() for i in range(n)]
 
 
 def mmvp_items(split: str, n: int, coverage: float = DEFAULT_COVERAGE,

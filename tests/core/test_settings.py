@@ -17,7 +17,8 @@ from explorer.core.settings import FIELDS, MODEL_FLAGS, Settings
 from scripts.readme_settings import with_tables
 
 ROOT = Path(__file__).resolve().parents[2]
-OTHER_TOOLS = {"HF_HUB_OFFLINE", "WORLD_SIZE", "LOCAL_RANK"}  # huggingface_hub's and torchrun's, read where used
+OTHER_TOOLS = {"HF_HUB_OFFLINE", "WORLD_SIZE", "LOCAL_RANK", "GRADIO_TEMP_DIR"}  # huggingface_hub's, torchrun's and
+# gradio's, read (gradio's also set) where used
 SAMPLE = {bool: "1", int: "3", float: "2.5", str: "x"}
 
 
@@ -130,7 +131,7 @@ def test_only_the_settings_read_the_environment():
         handed = {id(a) for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "from_env"
                   for a in n.args}
         read = {id(n.func.value) for n in ast.walk(tree) if isinstance(n, ast.Call)
-                and getattr(n.func, "attr", "") == "get" and n.args and isinstance(n.args[0], ast.Constant)
+                and getattr(n.func, "attr", "") in ("get", "setdefault") and n.args and isinstance(n.args[0], ast.Constant)
                 and n.args[0].value in OTHER_TOOLS}
         for node in ast.walk(tree):
             is_env = (isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv")) or \

@@ -5,11 +5,10 @@ import pytest
 from PIL import Image, ImageDraw
 
 from explorer import world
-from explorer.core import image_state
 from explorer.engine import Engine
-from explorer.engine.cautions import objects_mask
 from explorer.images.regions import Region
 from explorer.language import text
+from explorer.methods.picture import prepare
 from explorer.methods.sgi import SegmentMatch, SGIEvidence
 from explorer.methods.sgi.cautions import sgi_cautions
 
@@ -21,6 +20,11 @@ def _slide() -> Image.Image:
     for paint, left in ((draw.rectangle, 60), (draw.ellipse, 1360)):
         paint((left, 380, left + 180, 560), fill=world.COLORS["red" if left < 800 else "blue"])
     return slide
+
+
+def objects_mask(image: Image.Image) -> np.ndarray | None:
+    """The objects' pixels of ``image`` read as it is (the raw view: the slide's own pixels)."""
+    return prepare(image, "raw")[1].mask()
 
 
 def test_the_raw_view_of_a_slide_says_the_model_sees_no_shape(embedded):
@@ -36,8 +40,7 @@ def test_the_raw_view_of_a_slide_says_the_model_sees_no_shape(embedded):
 
 
 def test_an_sgi_match_on_empty_canvas_is_said_and_one_on_the_object_is_not():
-    slide = image_state.of(_slide())
-    mask = objects_mask(slide)
+    mask = objects_mask(_slide())
     assert mask is not None and mask[470, 150] and mask[470, 1450] and not mask[100, 800]
     segment = next(s for s in text.segments("a red square and a blue circle") if s.kind == "object")
     regions = (Region((0, 0, 800, 800), "crop"), Region((50, 370, 250, 570), "object"))
@@ -49,7 +52,7 @@ def test_an_sgi_match_on_empty_canvas_is_said_and_one_on_the_object_is_not():
 
 def test_a_photo_gets_no_caution(embedded):
     noise = np.random.default_rng(0).integers(0, 256, (256, 256, 3), dtype=np.uint8)
-    assert objects_mask(image_state.of(Image.fromarray(noise))) is None
+    assert objects_mask(Image.fromarray(noise)) is None
     analysis = Engine(embedded, ["sgi"]).analyze(Image.fromarray(noise), "a red square", "a blue square")
     assert analysis.cautions == () and analysis.cautions_of("sgi") == ()
 
@@ -84,7 +87,7 @@ def test_tflocal_on_a_slide_with_its_attention_on_blank_canvas_or_the_title_is_c
     from explorer.methods.tflocal.cautions import tflocal_cautions
     from explorer.methods.tflocal.method import AttentionEvidence
 
-    mask = objects_mask(image_state.of(_titled_slide()))
+    mask = objects_mask(_titled_slide())
     assert mask is not None and not mask[60:130, 150:1000].any()  # the title is text, not a shape
     grid = (9, 16)  # 100 px patches
 
@@ -106,7 +109,7 @@ def test_a_method_preferring_a_caption_with_an_absent_colour_is_cautioned_beside
     from explorer.ui.main_tab import method_notices
 
     true, false = "a red square and a blue circle", "a blue square and a green circle"
-    state = image_state.of(_slide())
+    _, state = prepare(_slide(), "raw")
     scores = {"powerclip": (Score("powerclip", true, 0.4749), Score("powerclip", false, 0.4883)),
               "sgi": (Score("sgi", true, 0.31), Score("sgi", false, 0.27)),
               "global": (Score("global", true, 0.2), Score("global", "a red circle and a blue square", 0.3))}

@@ -20,28 +20,52 @@ def _png(scene) -> bytes:
     return out.getvalue()
 
 
-def vismin(root: Path, n: int = 3) -> Path:
-    """The hub's ``data/test-00000-of-00001.parquet`` (images as ``{bytes, path}`` structs) and the authors'
-    ``solutions/sim_solution.csv``; every other item's captions in the other order, as the hub shuffles them."""
+def vismin(root: Path, n: int = 3, old: bool = False, arrow: bool = False) -> Path:
+    """The hub's test split as its authors keep it today: caption i image i's on every row, no answer key, in
+    ``data/test-00000-of-00001.parquet`` (images as ``{bytes, path}`` structs) or, with ``arrow``, the folder
+    ``load_from_disk`` reads (``data/test/data-00000-of-00001.arrow``, an arrow stream). ``old``: the November 2024
+    release, every other row's captions in the other order and the answer key ``solutions/sim_solution.csv``."""
     import pandas as pd
+    import pyarrow as pa
 
     rows, keys = [], []
     for category, kind in VISMIN_CATEGORIES:
         for item in world.swap_items("id", kind, n):
-            swapped = len(rows) % 2 == 1
+            swapped = old and len(rows) % 2 == 1
             texts = item.captions[::-1] if swapped else item.captions
             rows.append({"id": len(rows), "text_0": texts[0], "text_1": texts[1],
                          "image_0": {"bytes": _png(item.images[0]), "path": None},
                          "image_1": {"bytes": _png(item.images[1]), "path": None}, "category": category})
             keys.append({"idx": len(keys), "Text": TEXT[swapped], "Image": IMAGE[swapped], "category": category})
-    (root / "data").mkdir(parents=True, exist_ok=True)
-    pd.DataFrame(rows).to_parquet(root / "data" / "test-00000-of-00001.parquet")
-    (root / "solutions").mkdir()
-    pd.DataFrame(keys).to_csv(root / "solutions" / "sim_solution.csv", index=False)
+    (root / "data" / "test").mkdir(parents=True, exist_ok=True)
+    if arrow:
+        table = pa.Table.from_pylist(rows)
+        with pa.OSFile(str(root / "data" / "test" / "data-00000-of-00001.arrow"), "wb") as sink:
+            with pa.ipc.new_stream(sink, table.schema) as writer:
+                writer.write_table(table)
+        (root / "data" / "dataset_dict.json").write_text('{"splits": ["test"]}')
+    else:
+        pd.DataFrame(rows).to_parquet(root / "data" / "test-00000-of-00001.parquet")
+    if old:
+        (root / "solutions").mkdir()
+        pd.DataFrame(keys).to_csv(root / "solutions" / "sim_solution.csv", index=False)
     return root
 
 
-MMVP_PATTERNS = (("Orientation and Direction", "relation"), ("State and Condition", "size"))
+def old_key(root: Path, n: int = 3) -> Path:
+    """The November 2024 release's answer key for ``vismin``'s rows (every other row crosswise), written under
+    ``root`` apart from any rows."""
+    keys = [{"idx": i, "Text": TEXT[i % 2 == 1], "Image": IMAGE[i % 2 == 1], "category": category}
+            for i, (category, _) in enumerate(c for c in VISMIN_CATEGORIES for _ in range(n))]
+    (root / "solutions").mkdir(parents=True, exist_ok=True)
+    with (root / "solutions" / "sim_solution.csv").open("w", newline="") as f:
+        out = csv.DictWriter(f, ("idx", "Text", "Image", "category"))
+        out.writeheader()
+        out.writerows(keys)
+    return root / "solutions" / "sim_solution.csv"
+
+
+MMVP_PATTERNS = (("Orientation", "relation"), ("Presence", "size"))  # the file's short type names
 
 
 def mmvp(root: Path, folder: str = "MLLM_VLM Images", n: int = 4) -> Path:

@@ -95,3 +95,17 @@ def test_aro_s_leaderboard_shows_each_subset_s_macro_accuracy_as_its_authors_rep
         ("world-clip-finetune", "VG-Relation"), ("world-clip-finetune", "VG-Attribution")]
     page = (tmp_path / "aro.html").read_text()
     assert "aro VG-Relation global" in page and "aro VG-Attribution global" in page
+
+
+def test_spec_s_headline_is_its_two_directions_side_by_side():
+    """SPEC's paper reports the image-to-text and text-to-image means, never one figure over both."""
+    from explorer.eval.leaderboard import table_rows
+
+    def cell(v):
+        return {"accuracy": v, "n": 4, "ci": {"accuracy": [v - 1, v + 1]}}
+
+    cells = {"count i2t": cell(50.0), "count t2i": cell(25.0), "i2t": cell(50.0), "t2i": cell(25.0)}
+    for name, results, split in (("spec", {"global": cells}, ""), ("world-spec", {"global": {"id": cells}}, "id")):
+        rows = table_rows("m", name, results)
+        assert [(r["split"], r["kind"], r["value"], r["low"]) for r in rows] == [(split, "i2t", 50.0, 49.0),
+                                                                                 (split, "t2i", 25.0, 24.0)]

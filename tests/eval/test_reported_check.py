@@ -3,6 +3,8 @@ refuses before scoring and names what it needs; the comparison itself runs on a 
 world models standing in as zoo entries, and on a report built by hand."""
 
 import json
+import math
+from pathlib import Path
 
 import huggingface_hub.constants
 import pytest
@@ -11,6 +13,8 @@ from layout_fixtures import sugarcrepe
 from explorer.cli import main
 from explorer.eval.reported_check import check_rows, needs, ours, verdict
 from explorer.models import checkpoints, zoo
+
+ROOT = Path(__file__).resolve().parents[2]
 
 PAPER_B32 = {"replace_obj": 90.9, "replace_att": 80.0, "replace_rel": 69.2, "swap_obj": 61.2, "swap_att": 64.0,
              "add_obj": 77.2, "add_att": 68.2}  # the SugarCrepe paper's ViT-B/32 (OpenAI) per category
@@ -33,7 +37,7 @@ def test_offline_the_check_refuses_before_scoring_and_names_what_it_needs(offlin
     said = str(refused.value.code)
     assert said.startswith("--check-reported cannot check here: ")
     assert "OpenAI ViT-B-32 needs the model hub, which cannot be reached from here: open_clip downloads it" in said
-    assert f"NegCLIP cannot load here: no negclip.pth in {offline / 'zoo'}" in said
+    assert "NegCLIP cannot load here: no negclip.pth in the zoo folder (the setting zoo_dir" in said
     assert "DAC-LLM cannot load here: DAC's weights are LoRA on a fork" in said
     assert capsys.readouterr().out == ""  # nothing scored, nothing printed
 
@@ -86,3 +90,16 @@ def test_the_check_scores_the_zoo_entries_and_fails_on_a_figure_off_the_reported
     tight = main(["eval", "--models", "world-clip,world-clip-finetune", "--benchmark", "sugarcrepe", "--data",
                   str(data), "--methods", "global", "--check-reported", "0"])
     assert tight == 1 and "not within 0 points" in capsys.readouterr().err
+
+
+def test_the_default_tolerance_is_the_measured_one():
+    """``--check-reported``'s default is the record's tolerance: the largest measured spread, rounded up to half a
+    point, and no spread above it."""
+    from explorer.eval.reported_check import TOLERANCE
+
+    record = json.loads((ROOT / "docs" / "results" / "zoo" / "tolerance.json").read_text())
+    spreads = [v for by_b in record["spread"].values() for v in by_b.values()]
+    for runs in record["figures"].values():
+        for b in ("sugarcrepe", "winoground"):
+            assert max(r[b] for r in runs.values()) - min(r[b] for r in runs.values()) <= TOLERANCE
+    assert TOLERANCE == record["tolerance"] == max(0.5, math.ceil(max(spreads) * 2) / 2)

@@ -10,7 +10,7 @@ import torch
 
 from explorer import world
 from explorer.explain import interactions as module
-from explorer.explain.interaction_binding import CHANCE, density, judge, patch_cells, summary
+from explorer.explain.interaction_binding import CHANCE, FIGURES, WORDS, density, judge, paired, patch_cells, summary
 from explorer.explain.interaction_record import markdown, recorded
 from explorer.explain.interactions import Interactions, fractions, image_side, interactions, words_in
 
@@ -69,9 +69,14 @@ def test_the_reading_follows_the_mass_onto_the_right_object_or_the_colours(swap_
     (c1, s1), (c2, s2) = cells
     true = " and ".join(f"a {c} {s}" for c, s in cells)  # "a red square and a blue circle"
     on_own = {c1: cells[(c1, s1)], s1: cells[(c1, s1)], c2: cells[(c2, s2)], s2: cells[(c2, s2)]}
-    assert judge(_synthetic(true, picture, size, grid, on_own), picture, size, grid, box) == {"right_object": [1, 1]}
+    assert judge(_synthetic(true, picture, size, grid, on_own), picture, size, grid, box) == {
+        "right_object": [1, 1], "colour_word": [1, 1], "shape_word": [1, 1]}
     on_other = {c1: cells[(c2, s2)], s1: cells[(c2, s2)], c2: cells[(c1, s1)], s2: cells[(c1, s1)]}
-    assert judge(_synthetic(true, picture, size, grid, on_other), picture, size, grid, box) == {"right_object": [0, 0]}
+    assert judge(_synthetic(true, picture, size, grid, on_other), picture, size, grid, box) == {
+        "right_object": [0, 0], "colour_word": [0, 0], "shape_word": [0, 0]}
+    grounded = {c1: 3 * cells[(c1, s1)], s1: cells[(c2, s2)], c2: 3 * cells[(c2, s2)], s2: cells[(c1, s1)]}
+    assert judge(_synthetic(true, picture, size, grid, grounded), picture, size, grid, box) == {
+        "right_object": [1, 1], "colour_word": [1, 1], "shape_word": [0, 0]}  # the colour word alone finds it
     swapped = f"a {c1} {s2} and a {c2} {s1}"
     by_colour = {c1: 3 * cells[(c1, s1)], s2: cells[(c2, s2)], c2: 3 * cells[(c2, s2)], s1: cells[(c1, s1)]}
     assert judge(_synthetic(swapped, picture, size, grid, by_colour), picture, size, grid, box) == \
@@ -95,7 +100,8 @@ def test_a_model_that_puts_every_word_in_the_same_places_reads_exactly_chance():
                 for name, values in judge(_synthetic(caption, picture, 128, grid, words), picture, 128, grid,
                                           box).items():
                     verdicts.setdefault(name, []).extend(values)
-        assert {name: len(v) for name, v in verdicts.items()} == {"right_object": 4, "colour_wins": 4}
+        assert {name: len(v) for name, v in verdicts.items()} == {"right_object": 4, "colour_wins": 4,
+                                                                  "colour_word": 4, "shape_word": 4}
         items.append(verdicts)
     out = summary(items)
     for name in ("right_object", "colour_wins"):
@@ -131,6 +137,18 @@ def test_the_summary_is_a_share_of_spans_per_item_with_an_interval():
     assert out["right_object"]["percent"] == 50.0 and out["right_object"]["spans"] == 6
     assert out["right_object"]["reading"] == "at chance" and out["colour_wins"]["items"] == 1
     assert out["right_object"]["ci"][0] <= 50.0 <= out["right_object"]["ci"][1]
+    assert out["right_object"]["per_item"] == [1.0, 0.5, 0.0] and out["colour_wins"]["per_item"] == [None, None, 1.0]
+
+
+def test_the_span_reads_binding_only_where_it_gains_over_each_of_its_words_alone():
+    grounding = [{"right_object": [1, 1], "colour_word": [1, 1], "shape_word": [1, 0]} for _ in range(12)]
+    out = summary(grounding)  # the colour word alone finds every object: the span adds nothing to it
+    assert out["span_gain"]["over_colour_word"]["points"] == 0.0
+    assert out["span_gain"]["over_shape_word"]["points"] == 50.0
+    assert out["span_gain"]["reading"].startswith("grounding alone")
+    binding = [{"right_object": [1, 1], "colour_word": [1, 0], "shape_word": [0, 1]} for _ in range(12)]
+    assert summary(binding)["span_gain"]["reading"] == "binding"
+    assert paired([1.0, 0.5, None], [0.5, 0.5, 1.0]) == {"points": 25.0, "ci": [0.0, 50.0], "items": 2}
 
 
 def test_the_record_matches_the_authors_code():
@@ -150,7 +168,7 @@ def test_the_binding_records_cover_every_split_on_enough_items_and_the_doc_shows
         assert record["command"].startswith("python -m explorer interactions") and record["chance"] == CHANCE
         for split, kinds in record["results"]["model"].items():
             for kind, figures in kinds.items():
-                for name, entry in figures.items():
+                for name, entry in ((n, figures[n]) for n in (*FIGURES, *WORDS) if n in figures):
                     null = record["results"]["null"][split][kind][name]
                     assert entry["items"] >= 24 and null["items"] == entry["items"]
                     assert entry["ci"][0] <= entry["percent"] <= entry["ci"][1]

@@ -8,6 +8,8 @@ from plotly.subplots import make_subplots
 
 from explorer.core import image_state
 from explorer.drawing import display
+from explorer.images.fit import frame_of, view_state
+from explorer.images.inputs import Upload
 from explorer.images.regions import Region
 from explorer.language.text import Segment
 from explorer.methods.sgi import SegmentMatch, SGIEvidence
@@ -50,7 +52,8 @@ def test_sgi_heatmap_lays_out_the_rows_as_make_subplots(rows):
     for t, (x, y), ev in zip(fig.data, axes, shown.values()):  # regions down, segments across
         columns = sgi_pictures.sgi_columns(ev)
         np.testing.assert_array_equal(t.z, ev.matrix[:, columns].T)
-        assert list(t.y) == [display.region_name(i, ev.regions[i], 1.0, "<br>") for i in columns]  # two short lines
+        named = [display.region_name(i, ev.regions[i], display.Place(1.0), "<br>") for i in columns]
+        assert list(t.y) == named  # two short lines
         assert list(t.x) == [sgi_pictures.segment_label(k, m.segment.text) for k, m in enumerate(ev.matches)]
         assert boxed(fig, x, y) == [(k, columns.index(m.crop)) for k, m in enumerate(ev.matches)]
 
@@ -69,7 +72,7 @@ def test_sgi_heatmap_shows_each_segments_best_and_the_top_regions_named_and_rank
     names = list(heat.y)
     assert len(names) == sgi_pictures.SGI_COLUMNS == len(set(names))  # at most K columns, each named once
     shown = [int(name.split()[0][1:]) for name in names]  # "r12 segment 8×8 @12,12" -> 12
-    assert names == [display.region_name(i, ev.regions[i], 1.0, "<br>") for i in shown]
+    assert names == [display.region_name(i, ev.regions[i], display.Place(1.0), "<br>") for i in shown]
     best = {m.crop for m in ev.matches}
     others = [i for i in np.argsort(-ev.matrix.max(0)).tolist() if i not in best]
     assert set(shown) == best | set(others[: sgi_pictures.SGI_COLUMNS - len(best)])  # every segment's best, then the top...
@@ -100,7 +103,55 @@ def test_a_region_is_named_by_its_number_kind_size_and_place():
     assert display.region_name(0, Region((0, 0, 64, 48), "image")) == "r0 whole image"
     assert display.region_name(12, Region((10, 20, 50, 58), "crop")) == "r12 crop 40\u00d738 @10,20"
     # a 1600 x 900 upload read at 1024 x 576: named in the upload's own pixels
-    assert display.region_name(2, Region((256, 0, 1024, 768), "crop"), 1600 / 1024) == "r2 crop 1200\u00d71200 @400,0"
+    assert (display.region_name(2, Region((256, 0, 1024, 768), "crop"), display.Place(1600 / 1024))
+            == "r2 crop 1200\u00d71200 @400,0")
+
+
+def test_a_regions_place_is_in_the_uploads_own_pixels_on_a_padded_view():
+    """A 1600 x 900 slide read at 1024 x 576 and padded to a 1024 square: a region of the square is named where it
+    lies on the slide the user uploaded, not in the square's pixels."""
+    image_state.forget()
+    slide = Image.new("RGB", (1024, 576), "white")
+    ImageDraw.Draw(slide).rectangle((100, 100, 900, 300), fill="red")  # wide: the slide is padded, not cut
+    image_state.of(slide).keep(Upload((1600, 900)))  # as reading the upload keeps its own size
+    seen = view_state(slide, "whole")
+    assert frame_of(seen).fit.box == (0, -224, 1024, 800)  # letterboxed: the slide starts 224 px down the square
+    place = display.upload_place(seen)
+    assert (display.region_name(5, Region((100, 324, 300, 524), "object"), place)
+            == "r5 object 313\u00d7313 @156,156")  # (100, 100) on the slide read, 1.5625 times in the upload's pixels
+
+
+def pieces_evidence() -> SGIEvidence:
+    """An object segment whose highest cosine is a piece's (a crop cutting a shape), which it may not match."""
+    regions = (Region((0, 0, 64, 64), "image"), Region((0, 0, 20, 20), "piece"), Region((0, 0, 40, 40), "crop"),
+               Region((30, 30, 60, 60), "object"))
+    matrix = np.asarray([[0.5, 0.8, 0.6, 0.66], [0.4, 0.7, 0.3, 0.2]], dtype=np.float32)
+    segs = [Segment("object", "blue square", (0,), (0, 11)), Segment("caption", "a blue square", (0,), (0, 13))]
+    matches = (SegmentMatch(segs[0], "a blue square", 3, 0.66), SegmentMatch(segs[1], "a blue square", 1, 0.7))
+    return SGIEvidence(regions, matches, matrix)
+
+
+def test_the_heat_map_boxes_the_best_cell_a_segment_may_match_and_greys_the_others():
+    ev = pieces_evidence()
+    np.testing.assert_array_equal(ev.allowed, [[True, False, True, True], [True, True, True, False]])
+    fig = sgi_pictures.sgi_heatmap({"B: a blue square": ev})
+    coloured, grey = fig.data
+    columns = sgi_pictures.sgi_columns(ev)
+    z = ev.matrix[:, columns].T
+    ok = ev.allowed[:, columns].T
+    shown, apart = np.asarray(coloured.z, dtype=float), np.asarray(grey.z, dtype=float)
+    np.testing.assert_array_equal(np.isnan(shown), ~ok)  # the cells a segment may not match are not coloured...
+    np.testing.assert_array_equal(np.where(ok, np.nan, z), apart)  # ...but grey, with their cosine
+    for k, row in boxed(fig, "x", "y"):  # each box on its column's best coloured cell, the match SGI made
+        assert shown[row, k] == np.nanmax(shown[:, k]) == pytest.approx(ev.matches[k].similarity)
+    assert shown[columns.index(1), 0] != shown[columns.index(1), 0]  # the piece's 0.80 is not the object's to box
+    legend = fig.layout.annotations[-1].text.replace("<br>", " ")
+    assert "piece" in legend and "never matched to a piece" in legend
+
+
+def test_the_heat_map_has_no_grey_legend_where_every_cell_may_be_matched():
+    fig = sgi_pictures.sgi_heatmap({"A: a red square": evidence(["red square"], 5, 0)})
+    assert len(fig.data) == 1 and "piece" not in fig.layout.annotations[-1].text
 
 
 def test_a_long_caption_title_wraps_to_a_phones_width():

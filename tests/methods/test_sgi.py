@@ -62,7 +62,11 @@ def test_batched_and_naive_paths_agree_and_crops_are_encoded_once(embedded, monk
     assert calls[1:] == [1] * (2 * n)  # one by one, for each caption again
     for a, b in zip(batched, naive):
         assert a.value == pytest.approx(b.value, abs=1e-5)
-        assert [m.crop for m in a.evidence.matches] == [m.crop for m in b.evidence.matches]
+        for i, (ma, mb) in enumerate(zip(a.evidence.matches, b.evidence.matches)):
+            # the same crop, or two crops the segment scores alike to float precision (a tie that the last bit of
+            # a batched or a one-by-one matmul breaks either way: AVX2 kernels do, AVX512 ones did not)
+            tie = a.evidence.matrix[i, [ma.crop, mb.crop]]
+            assert ma.crop == mb.crop or tie[0] == pytest.approx(tie[1], abs=1e-5), (ma.crop, mb.crop, tie)
 
 
 def test_segment_prompts_read_like_captions():

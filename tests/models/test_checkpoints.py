@@ -73,8 +73,9 @@ def test_an_unknown_name_says_which_names_are_known():
 
 
 def test_a_missing_file_is_named_as_a_file_not_a_checkpoint_name(tmp_path):
-    with pytest.raises(ModelUnavailable, match="No checkpoint file at"):
+    with pytest.raises(ModelUnavailable, match="No checkpoint file gone.safetensors: nothing at the path given") as err:
         load_encoder(EncoderSpec(checkpoint=str(tmp_path / "gone.safetensors")))
+    assert str(tmp_path) not in str(err.value)  # the file's name, never the folder of a server
     assert resolve(None) == (None, None)
 
 
@@ -103,21 +104,25 @@ def test_a_bad_checkpoint_file_is_named_with_what_is_wrong_with_it(tmp_path, emb
     reaches the user, and the pickle never runs."""
     from safetensors.torch import save_file
 
-    garbage, pickled, foreign, broken = (tmp_path / n for n in ("noise.pt", "code.pt", "foreign.safetensors",
-                                                                "broken.safetensors"))
+    garbage, pickled, foreign, broken, cut = (tmp_path / n for n in ("noise.pt", "code.pt", "foreign.safetensors",
+                                                                     "broken.safetensors", "cut.pth"))
     garbage.write_bytes(bytes(range(256)) * 8)
     marker = tmp_path / "ran"
     torch.save({"visual.proj": _RunsCode(marker)}, pickled)
     save_file({"another.model": torch.zeros(3)}, foreign)
     broken.write_bytes(b"\x10\x00")
+    torch.save(embedded.model.state_dict(), cut)
+    cut.write_bytes(cut.read_bytes()[:100_000])  # a download that stopped
     for path, cause in ((garbage, "is not a PyTorch or safetensors weights file"),
                         (pickled, "holds Python objects besides tensors (io.open), which could run code"),
                         (foreign, f"do not fit this model ({len(embedded.model.state_dict())} of the model's weights "
                                   f"missing from it, 1 unknown to the model"),
-                        (broken, "is not a readable safetensors file")):
+                        (broken, "is not a readable safetensors file"),
+                        (cut, "it is cut short or damaged: the file ends before its data does")):
         with pytest.raises(ModelUnavailable) as err:
             load_encoder(EncoderSpec(checkpoint=str(path)))
         message = str(err.value)
-        assert f"checkpoint file {path} into 'world-clip'" in message and cause in message, message
+        assert f"checkpoint file {path.name} into 'world-clip'" in message and cause in message, message
+        assert str(tmp_path) not in message and message.endswith("."), message  # no server path, no cut sentence
         assert "weights_only" not in message and "pretrained weights 'None'" not in message
     assert not marker.exists()

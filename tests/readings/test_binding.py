@@ -9,6 +9,7 @@ from explorer.readings import DRAWS
 from explorer.readings.binding import (
     PROBES, SceneTable, additive_r2, all_pairs, composition_probes, edit_top1, probe_accuracy, readings,
 )
+from explorer.readings.binding_audit import problems
 from explorer.readings.binding_report import FAMILY, read_model
 from explorer.readings.significance import holm
 
@@ -132,9 +133,10 @@ def test_binding_cli_figures_are_a_recomputation_and_carry_their_nulls(tmp_path,
                 assert null["widths"][name.split(".")[0]] == value
             elif name.startswith("swap.cosine"):
                 assert null["swap_cosine"] == pytest.approx(value, abs=1e-4)
-            elif name.startswith("swap.") and kind == "text":  # captions count each distinct caption pair once
+            elif name.startswith("swap.") and kind == "text":  # a pair's distinct caption orders averaged in it
                 entry = figures[f"{name}.{kind}"]["null"]
-                assert entry["unit"] == "caption pairs" and entry["units"] == null["units"] <= 12
+                assert entry["unit"] == "pairs" and entry["units"] == null["units"] == 6
+                assert sum(entry["per_pair"]["caption pairs"]) == null["distinct"]["caption pairs"] <= 12
             else:
                 assert figures[f"{name}.{kind}"]["value"] == pytest.approx(value, abs=0.01), (name, kind)
         assert null["draws"] == 4 and null["pairs"] == 6 and null["renders"] == 2
@@ -149,15 +151,18 @@ def test_binding_cli_figures_are_a_recomputation_and_carry_their_nulls(tmp_path,
         assert null["p"] <= null["p_adjusted"] and entry["reading"] == \
             ("above chance" if null["p_adjusted"] <= 0.05 else "below chance" if entry["value"] < null["range"][0]
              else "at chance"), name
-        if name.startswith("swap."):  # the exact sign test, from the counts it records
-            assert null["apart"] + null["reversed"] <= null["units"] <= 12
-            assert entry["value"] == pytest.approx(100 * null["apart"] / null["units"], abs=0.01)
+        if name.startswith("swap."):  # the exact sign-flip test over pairs, from each pair's counts it records
+            counts = null["per_pair"]
+            assert null["units"] == len(counts["apart"]) == 6 and null["apart"] + null["reversed"] <= 6
+            renders = np.array(counts["renders" if name.endswith("image") else "caption pairs"])
+            assert entry["value"] == pytest.approx(100 * np.mean(np.array(counts["apart"]) / renders), abs=0.01)
         else:  # the Monte-Carlo p, from the draws it records
             values = np.array(null["values"])
             assert len(values) <= 4 and null["mean"] == pytest.approx(values.mean(), abs=0.01)
             k = int((values >= null["observed"] - 1e-6).sum())
             assert null["p"] == pytest.approx(k / len(values) if "sequential" in null["test"]
                                               else (k + 1) / (len(values) + 1), rel=1e-3)
+    assert problems(report) == []  # every p, count, unit and family recomputes from what the record stores
     assert figures["swap.additive.heldout_objects.image"]["interval"] == [0, 0]
     assert figures["swap.additive.heldout_objects.image"]["reading"] == "not tested"  # blind to swaps: none decided
 
@@ -339,7 +344,10 @@ def test_docs_binding_md_shows_the_records_figures_beside_their_nulls():
 
     root = Path(__file__).resolve().parents[2]
     report = json.loads((root / "docs" / "results" / "binding-embedded.json").read_text())
-    assert report["command"] == "python -m explorer binding --json docs/results/binding-embedded.json"
+    assert report["command"].startswith("python scripts/binding_check_seeds.py docs/results/binding-embedded-seed0.json")
+    assert report["command"].endswith("--json docs/results/binding-embedded.json")
+    assert all(c.startswith("python -m explorer binding --no-check --render-seed")
+               for c in report["null"]["checked"]["commands"])
     assert markdown(report) in (root / "docs" / "binding.md").read_text()
     tests = {name: e for name, e in report["figures"].items() if e["null"]["p"] is not None}
     assert holm({name: e["null"]["p"] for name, e in tests.items()}) == \

@@ -16,6 +16,9 @@ from explorer.images.fit import view_state
 from explorer.methods import get_method
 from explorer.ui.pair_panel import pair_captions, vismin_item, world_vismin_item
 from tests.app_server import running_app
+from tests.ui.user_words import said_in_words  # noqa: F401 (the fixture, used by every test here)
+
+pytestmark = pytest.mark.usefixtures("said_in_words")  # every message read for what a user cannot act on
 
 
 @pytest.fixture(scope="module")
@@ -52,13 +55,13 @@ def test_the_compare_tab_shows_a_vismin_item_s_2x2_and_its_four_cosines(client, 
 
 
 def test_a_number_out_of_range_is_refused_in_a_sentence(client):
-    said = client.predict("count", 500, None, "", api_name="/pair_two_by_two")[0]
+    said = client.predict("counting", 500, None, "", api_name="/pair_two_by_two")[0]
     assert "The item's number must be a whole number from 0 to 199; got 500" in said
 
 
 def test_an_uploaded_vismin_folder_s_item_shows_its_2x2_read_as_its_authors_read_it(client, embedded, tmp_path):
-    """VisMin's own files (the hub's parquet, the authors' answer key) zipped as a user uploads them: the item's own
-    two pictures, each caption beside its own picture (the key, not the row's order), scored in the authors' view."""
+    """VisMin's own files (the hub's parquet as its authors keep it today) zipped as a user uploads them: the item's
+    own two pictures, each caption beside its own picture (caption i image i's), scored in the authors' view."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "eval"))
     from minimal_pair_fixtures import vismin
 
@@ -69,7 +72,7 @@ def test_an_uploaded_vismin_folder_s_item_shows_its_2x2_read_as_its_authors_read
             z.write(f, f.relative_to(tmp_path))
     item = vismin_item(root, "counting", 1, DataAccess())
     a, b = pair_captions(item)
-    assert item.info["view"] == "raw" and (a, b) != item.captions  # the hub's row holds this one's captions swapped
+    assert item.info["view"] == "raw" and (a, b) == item.captions  # today's rows: caption i is image i's
     note, _, _, table, cosines, _ = client.predict("counting", 1, handle_file(str(archive)), "",
                                                    api_name="/pair_two_by_two")
     assert note.startswith("VisMin's counting item 1") and "as VisMin's authors read it" in note, note

@@ -2,6 +2,8 @@
 them, a header naming a column twice refused by name, zip bombs refused before they reach the disk, and a large pairs
 file that runs over the time limit stops being read (the CPU measured as in ``test_work_ends``)."""
 
+import dataclasses
+import math
 import os
 import re
 import time
@@ -10,6 +12,7 @@ import zipfile
 import pytest
 from gradio_client import Client, handle_file
 
+from explorer.core import settings
 from explorer.eval import archives
 from explorer.eval.pairs import read_pairs
 from explorer.ui.serving import Serving
@@ -17,11 +20,14 @@ from tests.app_server import running_app
 from tests.eval.test_pairs import scenes
 from tests.eval.test_pairs_rows import bad_rows_among_good
 from tests.ui.test_work_ends import IDLE_CPU, SETTLE_S, WINDOW_S, after_answer, still_running
+from tests.ui.user_words import said_in_words  # noqa: F401 (the fixture, used by every test here)
 
 LIMIT_S = 1.0
 ON_DISK_MB = 64  # what two bombs may leave on the server's disk, all told
 COLOURS = ("red", "green", "blue", "yellow", "purple", "orange")
 SHAPES = ("square", "circle", "triangle", "star")
+
+pytestmark = pytest.mark.usefixtures("said_in_words")  # every message read for what a user cannot act on
 
 
 def unescaped(markdown: str) -> str:
@@ -86,26 +92,32 @@ def big_pairs(folder, rows: int) -> bytes:
 
 
 def test_a_large_pairs_upload_past_its_time_limit_stops_being_read(embedded, tmp_path):
-    """300,000 rows take several times the limit to read: the load answers at the limit, with a hint that can help,
-    and within a second its work no longer runs."""
+    """A pairs file sized on this machine to take twice the limit, the settling and the window to read (the row limit
+    raised to hold it where a fast CPU needs more rows): the load answers at the limit, with a hint that can help, and
+    within a second its work no longer runs."""
     sample = tmp_path / "sample"
     sample.mkdir()
     (sample / "sample.csv").write_bytes(big_pairs(sample, 30_000))
     begun = time.process_time()
     read_pairs(sample / "sample.csv")
-    whole = 10 * (time.process_time() - begun)
-    assert whole > LIMIT_S + SETTLE_S + WINDOW_S, whole  # the whole file, read on, would keep the CPU busy through
-    # the window
+    per_row = (time.process_time() - begun) / 30_000
+    rows = max(90_000, math.ceil(2 * (LIMIT_S + SETTLE_S + WINDOW_S) / per_row))  # read on, it would keep the CPU
+    # busy through the window
     with zipfile.ZipFile(tmp_path / "big.zip", "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr("big/pairs.csv", big_pairs(tmp_path, 300_000))
+        zf.writestr("big/pairs.csv", big_pairs(tmp_path, rows))
         for name in (f"s{i}-0.png" for i in range(4)):
             zf.write(tmp_path / name, f"big/{name}")
     serving = Serving(heavy_concurrency=2, light_concurrency=4, queue_size=16, time_limit_s=LIMIT_S)
-    with running_app(embedded, serving) as url:
-        status = unescaped(load(Client(url, verbose=False), tmp_path / "big.zip"))
-        assert "took longer than the server's limit of 1 s" in status and "with a smaller file" in status, status
-        used = after_answer()
-        assert used < IDLE_CPU, (used, still_running())
+    before = settings.current()
+    settings.use(dataclasses.replace(before, table_rows=max(before.table_rows, rows)))
+    try:
+        with running_app(embedded, serving) as url:
+            status = unescaped(load(Client(url, verbose=False), tmp_path / "big.zip"))
+            assert "took longer than the server's limit of 1 s" in status and "with a smaller file" in status, status
+            used = after_answer()
+            assert used < IDLE_CPU, (used, still_running())
+    finally:
+        settings.use(before)
 
 
 def test_an_unpacked_file_is_named_by_its_path_in_the_archive_never_the_servers(client, tmp_path):

@@ -1,6 +1,7 @@
 """The "Where the model looks" view: its figure (two maps, a titled colour bar, tokens shaded by share), its cache,
 and its handler on the embedded model, a random ViT and a random ResNet (which the page compares with too)."""
 
+import html
 import json
 import re
 
@@ -61,7 +62,9 @@ def test_a_panel_without_a_map_says_why():
     missing = looks.Panel("a dog", "a dog", None, None, ("a", "dog"), np.array([0.5, 0.5]), 0.2, "no trained weights")
     shown = looks.Looks((panel("a cat", (5, 5)), missing), "tflocal", "rollout", "attention", "", ())
     with_map, without = viz_maps.maps_figures(image, shown, side=60)
-    assert "No map: no trained weights" in without.layout.annotations[0].text and not with_map.layout.annotations
+    said = without.layout.annotations[0]
+    assert "No map: no trained weights" in said.text.replace("<br>", " ") and not with_map.layout.annotations
+    assert said.x > without.layout.xaxis.range[1] / 2  # over the blank map, the picture on the left in view
 
 
 @pytest.fixture(scope="module")
@@ -109,6 +112,10 @@ def test_each_method_map_is_one_click_away_for_the_same_segment(page):
     evidence = analysis.scores["sgi"][0].evidence
     x0, y0, x1, y1 = evidence.regions[evidence.matches[0].crop].box  # the crop SGI chose for A's first segment
     assert crops.panels[0].map[y0:y1, x0:x1].all() and crops.panels[0].map.sum() == (x1 - x0) * (y1 - y0)
+    for panel, score in zip(crops.panels, analysis.scores["sgi"]):  # titled with the crop's cosine, the heat map's
+        match = score.evidence.matches[0]
+        assert panel.said == f"{looks.source_label('sgi')}: cosine {match.similarity:.3f}"
+        assert panel.said in html.unescape(viz_maps._title("A", panel).replace("<br>", " "))
     for source in ("tflocal", "powerclip"):
         shown = looks.looks(engine.encoder, analysis.state, analysis.captions, analysis.scores, "rollout", 1, source)
         assert all(p.map is not None and p.map.shape == (128, 128) and p.map.max() > 0 for p in shown.panels)
@@ -122,6 +129,8 @@ def test_a_method_map_needs_the_pages_comparison_of_these_captions(page):
     note, *_, fig_a, fig_b, _, _ = draw(*page, "rollout", 0, "sgi", b="a red circle and a blue square")
     assert "read from the page's comparison" in note and "compare them on the first tab" in note
     assert all(len(f.layout.annotations) == 1 and "No map" in f.layout.annotations[0].text for f in (fig_a, fig_b))
+    # said over the blank map, on the right half of the figure: the picture on the left stays in view
+    assert all(f.layout.annotations[0].x > f.layout.xaxis.range[1] / 2 for f in (fig_a, fig_b))
     assert not any(f.layout.annotations for f in draw(*page, "rollout", 0, "sgi")[3:5])  # the compared captions
 
 

@@ -18,7 +18,7 @@ from PIL import Image
 
 from explorer import world
 from explorer.engine import Engine
-from explorer.ui import browse_tab
+from explorer.ui import browse_tab, sessions
 from explorer.ui.app import build_app
 from explorer.ui.serving import Serving
 from tests.app_server import free_port
@@ -45,6 +45,17 @@ def still_running() -> str:
                      if names.get(tid, "").startswith("explorer-request"))
 
 
+def page_of_its_own(url: str) -> Client:
+    """A client whose requests name a session no heartbeat keeps open, as a tab's would once the test holds its
+    heartbeat: the client's own heartbeat connected first, on the session it started with (it stays there)."""
+    client = Client(url, verbose=False)
+    deadline = time.monotonic() + 30
+    while not sessions.heartbeats(client.session_hash) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    client.session_hash = str(uuid.uuid4())
+    return client
+
+
 def after_answer() -> float:
     time.sleep(SETTLE_S)
     return cpu_seconds(WINDOW_S)
@@ -61,7 +72,7 @@ def serving(encoder, limit_s: float):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(browse_tab, "load_items", lambda *args, **kwargs: items)
         _, url, _ = demo.launch(server_name="127.0.0.1", server_port=free_port(), prevent_thread_lock=True,
-                                quiet=True)
+                                quiet=True, **sessions.launch_options())
         try:
             yield url
         finally:
@@ -106,8 +117,7 @@ def test_a_closed_page_stops_its_request(embedded, photo):
     page's unload, which stops its work long before the limit would (a page of its own, whose limit of a minute
     cannot answer first, however busy the machine)."""
     with serving(embedded, PATIENT_LIMIT_S) as url:
-        client = Client(url, verbose=False)
-        client.session_hash = str(uuid.uuid4())  # a page of its own: its heartbeat held open here, as a tab does
+        client = page_of_its_own(url)  # its heartbeat held open here, as a tab does
         with httpx.stream("GET", client.heartbeat_url.format(session_hash=client.session_hash), timeout=30) as beat:
             lines = beat.iter_lines()  # kept: a line reader dropped closes the stream
             next(lines)  # the page is open

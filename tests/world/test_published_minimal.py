@@ -32,11 +32,11 @@ def what_changed(before, after) -> set[str]:
 def test_vismin_pairs_differ_by_one_minimal_change():
     items = minimal.vismin_items("id", 3)
     assert [it.kind for it in items] == [k for k in minimal.VISMIN_KINDS for _ in range(3)]
-    expected = {"object": {"shape:1"}, "attribute": {"color:0"}, "count": {"one more"}, "spatial": {"places"}}
+    expected = {"object": {"shape:1"}, "attribute": {"color:0"}, "counting": {"one more"}, "relation": {"places"}}
     for it in items:
         before, after = it.images[0].objects, it.images[1].objects
         assert what_changed(before, after) == expected[it.kind], it.id
-        if it.kind != "spatial":
+        if it.kind != "relation":
             assert it.captions == (list_caption(before), list_caption(after))
 
 
@@ -82,3 +82,4 @@ def test_world_mmvp_reports_the_pair_accuracy_and_world_spec_both_averages(embed
     for direction in ("i2t", "t2i"):
         mean = np.mean([c["accuracy"] for k, c in spec.items() if k.endswith(f" {direction}")])
         assert spec[direction]["accuracy"] == pytest.approx(mean, abs=0.01) and spec[direction]["kinds"] == 4
+    assert "all" not in spec  # SPEC reports the two directions side by side, no figure over both

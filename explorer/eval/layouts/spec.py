@@ -3,7 +3,8 @@ relative size, absolute position, relative position, existence or count. Publish
 ``wjpoom/SPEC`` (data on the model hub) as one folder per subset holding ``image2text.json`` (a picture told among
 captions) and ``text2image.json`` (a caption told among pictures), lists of ``{query, keys, label}`` with image
 paths relative to the subset's folder. Scored as the authors' ``spec/eval.py`` with their model wrappers' argmax:
-image-to-text and text-to-image accuracy per subset, each averaged over the subsets."""
+image-to-text and text-to-image accuracy per subset, each averaged over the subsets: the two figures the paper
+reports side by side, and no figure over both."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from explorer.eval.layouts import read_list
 
 SUBSETS = ("absolute_size", "relative_size", "absolute_spatial", "relative_spatial", "existence", "count")
 FILES = {"i2t": "image2text.json", "t2i": "text2image.json"}
+DIRECTIONS = tuple(FILES)  # the paper's two headline cells: each direction's accuracy averaged over the subsets
 
 
 def _label(row: Any, n: int, where: str) -> int:

@@ -20,7 +20,6 @@ from PIL import Image
 from explorer.core import cancel, image_state
 from explorer.core.image_state import ImageState
 from explorer.images.crops import crop_batch, image_tensor
-from explorer.images.ink import on_paper
 from explorer.images.regions import (
     DEFAULT_SCALES, DEFAULT_STRIDE, Box, CropMode, Region, crop_image, fill_color, multiscale_crops, visible_extent,
 )
@@ -28,6 +27,7 @@ from explorer.language import text
 from explorer.language.prompts import prompts_of, segment_prompts
 from explorer.methods import proposals as shared
 from explorer.methods.base import Score, ScoringMethod
+from explorer.methods.picture import prepared
 from explorer.models.encoders import DualEncoder
 
 
@@ -45,6 +45,13 @@ class SGIEvidence:
     matches: tuple[SegmentMatch, ...]
     matrix: np.ndarray  # (segments, regions) cosine similarities
 
+    @property
+    def allowed(self) -> np.ndarray:
+        """(segments, regions) whether each segment may be matched to each region (``allowed``): its match is the
+        best of its allowed cells; the pictures show the others apart."""
+        kinds = rule_kinds([m.segment for m in self.matches])
+        return np.stack([allowed(kind, self.regions) for kind in kinds])
+
 
 @dataclass(frozen=True)
 class RegionFeatures:
@@ -54,6 +61,7 @@ class RegionFeatures:
     embeddings: torch.Tensor  # (regions, D), L2-normalized
 
 
+TIE = 1e-6  # cosines this close are one: float32's last bits, which AVX2 and AVX512 kernels set apart
 ZOOM_SMALL = 0.15  # chosen on the validation looks (docs/views.md): a thing this small against the frame's side is
 ZOOM_SHARE = 0.35  # seen in a window it fills this share of; the world's smallest shapes (0.216) never are
 
@@ -80,11 +88,9 @@ PIECE = "piece"  # the source of a crop that cuts a drawn object: an object segm
 
 
 def object_boxes(state: ImageState) -> list[Box]:
-    """The boxes of the objects drawn on the state's plain paper (``proposals.objects``); none for a picture whose
+    """The boxes of the objects drawn on the view's plain paper (its prepared ``Picture``); none for a picture whose
     frame is not plain (a photo): its objects are not flat shapes."""
-    if on_paper(state.image) is None:
-        return []
-    return [found.box for found in shared.objects(state).objects]
+    return prepared(state).boxes()
 
 
 def object_regions(boxes: Sequence[Box], size: tuple[int, int]) -> list[Region]:
@@ -105,15 +111,27 @@ def cuts(box: Box, objects: Sequence[Box]) -> bool:
                and not (box[0] <= o[0] and box[1] <= o[1] and o[2] <= box[2] and o[3] <= box[3]) for o in objects)
 
 
-def _best(row: np.ndarray, regions: Sequence[Region], kind: str) -> int:
-    """The region a segment of ``kind`` matches, by ``row``, its similarity to each region (regions,): an object's
-    the best of the whole objects' regions (no piece), a relation's or a caption's the best crop as ever (no object
-    window; so too every segment of a caption with a relation, whose objects' crops hold where they stand); of regions
-    that share a crop (a tie), the tightest."""
+def allowed(kind: str, regions: Sequence[Region]) -> np.ndarray:
+    """(regions,) which regions a segment of ``kind`` may match: an object's the whole objects' windows and the crops
+    that cut no object (no piece), a relation's or a caption's every crop as ever (no object window)."""
     skip = PIECE if kind == "object" else "object"
-    allowed = np.asarray([r.source != skip for r in regions])
-    top = row[allowed].max()
-    return int(min(np.flatnonzero(allowed & (row == top)), key=lambda k: regions[k].area))
+    return np.asarray([r.source != skip for r in regions], dtype=bool)
+
+
+def rule_kinds(segments: Sequence[text.Segment]) -> list[str]:
+    """The kind whose rule (``allowed``) each segment is matched by: its own, or "relation" for every segment of a
+    caption with a relation (where things stand: its objects' crops hold where they stand)."""
+    related = any(seg.kind == "relation" for seg in segments)
+    return ["relation" if related else seg.kind for seg in segments]
+
+
+def _best(row: np.ndarray, regions: Sequence[Region], kind: str) -> int:
+    """The region a segment of ``kind`` matches, by ``row``, its similarity to each region (regions,): the best of
+    those it may match (``allowed``); of regions that tie (within ``TIE``: crops that show the same pixels, whose
+    cosines a batched matmul may part in the last bits), the tightest."""
+    ok = allowed(kind, regions)
+    top = row[ok].max()
+    return int(min(np.flatnonzero(ok & (row >= top - TIE)), key=lambda k: regions[k].area))
 
 
 def _inside(box: Box, window: Box) -> Box:
@@ -219,9 +237,8 @@ class StructureGuided(ScoringMethod):
         else:
             seg_emb = torch.stack([t.embedding for t in self.encoder.encode_texts(prompts, companions=False)])
         matrix = (seg_emb @ regions.embeddings.T).numpy()
-        related = any(seg.kind == "relation" for seg, _ in pairs)  # where things stand: every segment reads crops
-        best = [_best(row, regions.regions, "relation" if related else seg.kind)
-                for (seg, _), row in zip(pairs, matrix)]
+        kinds = rule_kinds([seg for seg, _ in pairs])
+        best = [_best(row, regions.regions, kind) for kind, row in zip(kinds, matrix)]
         matches = tuple(
             SegmentMatch(seg, prompt, int(b), float(matrix[i, b]))
             for i, ((seg, prompt), b) in enumerate(zip(pairs, best))
