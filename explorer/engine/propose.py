@@ -18,7 +18,7 @@ from explorer.core.image_state import ImageState
 from explorer.engine import Engine
 from explorer.engine.model_pool import EMBEDDED_CHOICE
 from explorer.images.fit import INK, PROBE_SIDE, content_box
-from explorer.images.ink import on_paper
+from explorer.images.ink import fills_alone, on_paper
 from explorer.images.objects import Found, FoundObject, blend
 from explorer.images.page import page_of
 from explorer.images.regions import Box
@@ -185,7 +185,7 @@ def propose(encoder: DualEncoder, image: Image.Image | ImageState, substitute: s
     page = page_of(state)
     if page.crop is None and world.flat_frame(state.image) < DRAWING_LIKE:
         return Proposal("", "", (), label, (*notes, PHOTO))
-    found = found_objects(state)
+    found = fills_alone(found_objects(state))
     notes += [f"{what[0].upper()}{what[1:]}." for what in page.what] + _text_note(found)
     if len(found.objects) > MOST_OBJECTS:
         notes.append(f"{len(found.objects)} objects found, more than a caption here names (the world's scenes hold "

@@ -5,10 +5,15 @@ is drawn on it (``fit.content_box``) is read on a copy ``WORK_SIDE`` pixels alon
 picture's size, so a 300 px pad, a 3000 px scan and a slide with small shapes at its sides are read alike. There,
 every pixel far from the paper is ink; each joined stroke of ink with its holes filled is an object's silhouette (a
 scribbled or outlined inside becomes whole), a stroke of two colours is split by colour (a red and a blue shape that
-touch), a silhouette inside a larger one is its fill (an outline and its fill are one object, its colour the
-fill's), lines of text and drawn lines are set aside (``text.text_and_lines``: said to be text, never a shape), and a
-speck (less than ``LEAST_SHARE`` of the largest object) is dropped. A picture whose frame is not plain
+touch), and a speck (less than ``LEAST_SHARE`` of the largest object) is dropped. A picture whose frame is not plain
 (a gradient, a photo) gets None: the segmentation reads it (``objects.find_objects``).
+
+That plain reading stands for a plain drawing (the world's scenes read as they always have; an outline and its fill
+found there are one object to a caption: ``fills_alone``). A page is read further: a sheet or ruled paper read first
+(``page.read_page``), a line of text found, or more marks than a caption names. There ink is found on the picture's
+mean over ``GRAIN`` px (crayon's grain joined), a silhouette inside a larger one is its fill (an outline and its fill
+are one object, its colour the fill's), and lines of text and drawn lines are set aside (``text.text_and_lines``:
+said to be text, never a shape).
 """
 
 from __future__ import annotations
@@ -28,19 +33,23 @@ LEAST_PIXELS = 24  # on the working copy: a silhouette smaller than this is a sp
 SPLIT = 60.0  # RGB: a stroke whose two colour clusters lie this far apart is two objects that touch
 SPLIT_SHARE = 0.1  # each cluster holds at least this share of the stroke's ink
 GRAIN = 3  # px of the working copy: ink is found on its mean over squares this wide
-INSIDE = 0.9
-HUG = 3  # px of the working copy: an outline broken open still hugs its fill this close  # share of a silhouette within a larger one: it is that one's fill
+INSIDE = 0.9  # share of a silhouette within a larger one: it is that one's fill
+HUG = 3  # px of the working copy: an outline broken open still hugs its fill this close
+MOST_MARKS = 4  # objects a plain reading finds (an outline and its fill one): the world's scenes hold 4 at most
 EIGHT = np.ones((3, 3), bool)
 
 
-def _two_colours(colours: np.ndarray, paper: np.ndarray) -> np.ndarray | None:
-    """Labels 0/1 for a stroke's ink where its colours form two clusters far apart (2-means on its strong ink: at
-    least half as far from the paper as its farthest; -1 for the rest), neither a blend of the other with the paper (a
-    soft edge), else None."""
+def _two_colours(colours: np.ndarray, paper: np.ndarray, page: bool) -> np.ndarray | None:
+    """Labels 0/1 for a stroke's ink where its colours form two clusters far apart (2-means; on a page, on its strong
+    ink: at least half as far from the paper as its farthest, -1 for the rest), neither a blend of the other with the
+    paper (a soft edge), else None. A plain picture's 2-means starts from its darkest and brightest pixels."""
     far = np.linalg.norm(colours - paper, axis=1)
-    strong = colours[far >= 0.5 * np.percentile(far, 95)].astype(float)
-    first = strong[int(np.argmax(np.linalg.norm(strong - np.median(strong, axis=0), axis=1)))]
-    centres = np.stack([first, strong[int(np.argmax(np.linalg.norm(strong - first, axis=1)))]])
+    strong = colours[far >= 0.5 * np.percentile(far, 95)].astype(float) if page else colours
+    if page:
+        first = strong[int(np.argmax(np.linalg.norm(strong - np.median(strong, axis=0), axis=1)))]
+        centres = np.stack([first, strong[int(np.argmax(np.linalg.norm(strong - first, axis=1)))]])
+    else:
+        centres = colours[[int(np.argmin(colours.sum(1))), int(np.argmax(colours.sum(1)))]].astype(float)
     for _ in range(8):
         label = np.linalg.norm(strong[:, None] - centres[None], axis=2).argmin(1)
         if label.min() == label.max():
@@ -54,18 +63,20 @@ def _two_colours(colours: np.ndarray, paper: np.ndarray) -> np.ndarray | None:
         along = np.clip((centres[k] - paper) @ towards / max(1.0, float(towards @ towards)), 0, 1)
         if np.linalg.norm(centres[k] - paper - along * towards) < SPLIT / 2:
             return None
+    if not page:
+        return label
     label = np.linalg.norm(colours[:, None].astype(float) - centres[None], axis=2).argmin(1)
     label[far < 0.5 * np.percentile(far, 95)] = -1  # the paper around a stroke joins neither part
     return label
 
 
-def _silhouettes(work: np.ndarray, ink: np.ndarray, paper: np.ndarray) -> list[np.ndarray]:
+def _silhouettes(work: np.ndarray, ink: np.ndarray, paper: np.ndarray, page: bool) -> list[np.ndarray]:
     """Each joined stroke of ink (split by colour where it holds two), its holes filled."""
     labels, n = ndimage.label(ink, EIGHT)
     out = []
     for k in range(1, n + 1):
         stroke = labels == k
-        split = _two_colours(work[stroke], paper) if stroke.sum() >= 2 * LEAST_PIXELS else None
+        split = _two_colours(work[stroke], paper, page) if stroke.sum() >= 2 * LEAST_PIXELS else None
         parts = [stroke] if split is None else [_part(stroke, split == c) for c in (0, 1)]
         for part in parts:
             pieces, m = ndimage.label(part, EIGHT)
@@ -114,9 +125,36 @@ def _outlined(shapes: list[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray | N
     return out
 
 
-def ink_objects(image: Image.Image) -> Found | None:
+def ink_objects(image: Image.Image, page: bool = False) -> Found | None:
     """The objects drawn on the picture's plain paper, largest first, the pairs that touch and the lines of text;
-    None where the frame is not plain."""
+    None where the frame is not plain. A plain drawing is read as it always was; a page (``page``: a sheet or ruled
+    paper was read first, a line of text, or more marks than a caption names: ``_a_page``) is read as a person reads
+    one."""
+    plain = _read(image, False)
+    if plain is None:
+        return None
+    read = _read(image, True)
+    return read if page or read.text or _a_page(plain) else plain  # type: ignore[union-attr]
+
+
+def _a_page(plain: Found) -> bool:
+    """Whether a plain reading found more marks than a caption names: a page's letters or crayon's pieces."""
+    return len(fills_alone(plain).objects) > MOST_MARKS
+
+
+def fills_alone(found: Found) -> Found:
+    """The objects with each outline that holds another object (its fill, ``INSIDE`` within it) left out: an
+    outline and its fill are one object, read from its fill (a plain reading finds both)."""
+    objects = found.objects
+    outlines = {k for k, outer in enumerate(objects) if any(
+        (inner.mask & outer.mask).sum() >= INSIDE * inner.mask.sum() for inner in objects[k + 1:])}
+    kept = [k for k in range(len(objects)) if k not in outlines]
+    where = {old: new for new, old in enumerate(kept)}
+    touching = tuple((where[i], where[j]) for i, j in found.touching if i in where and j in where)
+    return Found(tuple(objects[k] for k in kept), touching, found.text)
+
+
+def _read(image: Image.Image, page: bool) -> Found | None:
     paper = on_paper(image)
     if paper is None:
         return None
@@ -127,11 +165,12 @@ def ink_objects(image: Image.Image) -> Found | None:
     scale = min(1.0, WORK_SIDE / max(x1 - x0, y1 - y0))
     size = (max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale)))
     work = np.asarray(image.convert("RGB").crop(drawn).resize(size, Image.Resampling.BOX), dtype=np.float32)
-    smooth = ndimage.uniform_filter(work, (GRAIN, GRAIN, 1))  # crayon's grain and a marker's gaps joined
+    smooth = ndimage.uniform_filter(work, (GRAIN, GRAIN, 1)) if page else work  # crayon's grain, a marker's gaps
     ink = np.linalg.norm(smooth - np.asarray(paper, np.float32), axis=-1) > INK
-    marks = _outlined(sorted(_silhouettes(work, ink, np.asarray(paper, np.float32)), key=lambda s: -int(s.sum())))
+    shapes = sorted(_silhouettes(work, ink, np.asarray(paper, np.float32), page), key=lambda s: -int(s.sum()))
+    marks = _outlined(shapes) if page else [(m, None) for m in shapes]
     colours = [np.median(work[m & ink], axis=0) - paper if (m & ink).any() else np.zeros(3) for m, _ in marks]
-    text, lines = text_and_lines([box_of(m) for m, _ in marks], max(size), colours)
+    text, lines = text_and_lines([box_of(m) for m, _ in marks], max(size), colours) if page else ([], [])
     aside = {i for line in text for i in line} | set(lines)
     shapes = [m for i, m in enumerate(marks) if i not in aside]
     least = max(LEAST_PIXELS, LEAST_SHARE * shapes[0][0].sum()) if shapes else 0

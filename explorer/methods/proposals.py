@@ -174,7 +174,7 @@ def objects(state: ImageState) -> Found:
     out), moved back onto the picture; else from the segmentation SGI and PowerCLIP share (``objects.find_objects``)."""
     def find() -> Found:
         page = page_of(state)
-        drawn = ink_objects(page.picture)
+        drawn = ink_objects(page.picture, page.changes)
         if drawn is None:
             return find_objects(state.image, regions(state, segmentation()))
         return on_picture(drawn, page) if page.crop is not None else drawn

@@ -7,8 +7,9 @@ from PIL import Image, ImageDraw, ImageFont
 
 from explorer import world
 from explorer.core import image_state
+from explorer.images import ink
 from explorer.images.fit import fit_of
-from explorer.images.ink import ink_objects
+from explorer.images.ink import fills_alone, ink_objects
 from explorer.images.page import read_page
 from explorer.methods import proposals
 
@@ -37,7 +38,10 @@ def test_the_worlds_scenes_and_plain_drawings_are_read_as_they_are():
     for split in ("heldout", "shift", "style"):  # the world eval's other splits: tests/images/test_fit.py
         for kind in world.KINDS:
             for item in world.swap_items(split, kind, 4):
-                assert not any(read_page(p).changes for p in item.pictures(128)), (split, kind)
+                for picture in item.pictures(128):
+                    assert not read_page(picture).changes, (split, kind)
+                    found, plain = ink_objects(picture), ink._read(picture, False)  # the plain road, unchanged
+                    assert [(o.box, o.rgb) for o in found.objects] == [(o.box, o.rgb) for o in plain.objects]
     assert not read_page(_two_shapes()).changes
 
 
@@ -56,9 +60,12 @@ def test_ruled_paper_lines_and_margin_are_background():
 
 
 def test_an_outline_and_its_fill_are_one_object_of_the_fills_colour():
-    found = ink_objects(_two_shapes(outline=(20, 20, 20))).objects
-    assert len(found) == 2
-    assert sorted(_near(o.rgb, RED) + 2 * _near(o.rgb, BLUE) for o in found) == [1, 2]
+    outlined = _two_shapes(outline=(20, 20, 20))
+    plain = ink_objects(outlined)  # a plain drawing (the world's outlined shift split) is read as it always was
+    assert len(plain.objects) == 4
+    for found in (fills_alone(plain).objects, ink_objects(outlined, page=True).objects):  # a caption's; a page's
+        assert len(found) == 2
+        assert sorted(_near(o.rgb, RED) + 2 * _near(o.rgb, BLUE) for o in found) == [1, 2]
 
 
 def test_a_title_and_a_footer_are_text_not_shapes():
