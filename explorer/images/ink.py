@@ -130,11 +130,11 @@ def ink_objects(image: Image.Image, page: bool = False) -> Found | None:
     None where the frame is not plain. A plain drawing is read as it always was; a page (``page``: a sheet or ruled
     paper was read first, a line of text, or more marks than a caption names: ``_a_page``) is read as a person reads
     one."""
-    plain = _read(image, False)
-    if plain is None:
+    paper = on_paper(image)
+    if paper is None:
         return None
-    read = _read(image, True)
-    return read if page or read.text or _a_page(plain) else plain  # type: ignore[union-attr]
+    plain, read = _read(image, paper, False), _read(image, paper, True)
+    return read if page or read.text or _a_page(plain) else plain
 
 
 def _a_page(plain: Found) -> bool:
@@ -154,10 +154,7 @@ def fills_alone(found: Found) -> Found:
     return Found(tuple(objects[k] for k in kept), touching, found.text)
 
 
-def _read(image: Image.Image, page: bool) -> Found | None:
-    paper = on_paper(image)
-    if paper is None:
-        return None
+def _read(image: Image.Image, paper: tuple[int, int, int], page: bool) -> Found:
     drawn = content_box(image, paper)
     if drawn is None:
         return Found((), ())

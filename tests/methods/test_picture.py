@@ -58,8 +58,8 @@ def test_the_view_frame_paper_and_objects_are_looked_up_once_by_the_prepared_pic
     found = look_ups(engine, make(1 if view == "whole" else 2), view)
     expected = {("view_state", "explorer.methods.picture"): 1, ("frame_of", "explorer.methods.picture"): 1,
                 ("on_paper", "explorer.methods.picture"): 1}
-    if make is slide:
-        expected[("objects", "explorer.methods.picture")] = 1
+    if make is slide:  # the objects read once, on the paper their reading finds (``ink.ink_objects``)
+        expected.update({("objects", "explorer.methods.picture"): 1, ("on_paper", "explorer.images.ink"): 1})
     fit = [k for k in found if k[0] == "fit_of"]  # the raw view, or a whole view that leaves the picture as it is
     assert all(k == ("fit_of", "explorer.methods.picture") and found[k] == 1 for k in fit), found
     assert {k: n for k, n in found.items() if k[0] != "fit_of"} == expected
