@@ -74,9 +74,9 @@ def read(engine: Engine, image, truth: list[Drawn]) -> dict:
         k = next(i for i, o in enumerate(truth) if o.phrase == match.prompt)
         box = sgi_a.evidence.regions[match.crop].box
         box = frame.fit.box_to_picture(box) if frame else box
-        on_object.append(holds(box, truth[k], truth[1 - k]))
+        on_object.append(bool(holds(box, truth[k], truth[1 - k])))  # the box's numpy floats: a plain bool
     return {"named": named == sorted((o.color, o.shape) for o in truth), "on_object": on_object,
-            "sgi_prefers_true": sgi_a.value > sgi_b.value, "notes": list(proposal.notes),
+            "sgi_prefers_true": bool(sgi_a.value > sgi_b.value), "notes": list(proposal.notes),
             "proposed": proposal.caption_a}
 
 
