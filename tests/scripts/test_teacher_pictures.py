@@ -1,5 +1,7 @@
-"""scripts/teacher_pictures.py: the val and test sets apart, and each picture's truth on its ink."""
+"""scripts/teacher_pictures.py: the val and test sets apart, each picture's truth on its ink, and the record of
+docs/results/teacher-pictures.json against its own pictures and the drawings page."""
 
+import json
 import runpy
 from pathlib import Path
 from types import SimpleNamespace
@@ -31,3 +33,18 @@ def test_the_sets_share_no_picture_and_each_truth_lies_on_its_ink(teacher):
     again = list(teacher.pictures("test", 1, looks))
     assert all(np.array_equal(np.asarray(a[2]), np.asarray(b[2])) for a, b in zip(test, again))
 
+
+
+def test_the_record_is_its_pictures_and_the_drawings_page_shows_it():
+    record = json.loads((ROOT / "docs" / "results" / "teacher-pictures.json").read_text())
+    assert record["pictures_of"] == "teacher" and record["set"] == "test" and record["per_look"] >= 16
+    page = (ROOT / "docs" / "drawings.md").read_text()
+    for look, row in record["looks"].items():
+        mine = [p for p in record["pictures"] if p["look"] == look]
+        assert row["pictures"] == len(mine) == record["per_look"]
+        assert row["named"] == sum(p["named"] for p in mine)
+        assert row["on_object"] == sum(sum(p["on_object"]) for p in mine)
+        assert row["sgi_prefers_true"] == sum(p["sgi_prefers_true"] for p in mine)
+        shown = (f"| {row['pictures']} | {row['named_share']:.0%} | {row['on_object_share']:.0%} "
+                 f"({row['on_object']} of {row['segments']}) | {row['sgi_prefers_true']} of {row['pictures']} |")
+        assert shown in page, look
