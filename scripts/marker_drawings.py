@@ -155,15 +155,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-look", type=int, default=24, help="pictures per look (default 24)")
     parser.add_argument("--out", type=Path, required=True, help="folder for the PNGs and truth.json")
     args = parser.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
-    truth = {}
-    for look, i, image, drawn in pictures(args.set, args.per_look):
-        name = f"{look}-{i:02d}.png"
-        image.save(args.out / name)
-        truth[name] = [asdict(d) for d in drawn]
-    (args.out / "truth.json").write_text(json.dumps(truth, indent=1))
-    print(f"{len(truth)} pictures in {args.out}")
+    write(pictures(args.set, args.per_look), args.out)
     return 0
+
+
+def write(made, out: Path) -> None:
+    """Each picture of ``made`` ((look, index, image, truth)) as a PNG in ``out``, and their truth in truth.json."""
+    out.mkdir(parents=True, exist_ok=True)
+    truth = {}
+    for look, i, image, drawn in made:
+        name = f"{look}-{i:02d}.png"
+        image.save(out / name)
+        truth[name] = [asdict(d) for d in drawn]
+    (out / "truth.json").write_text(json.dumps(truth, indent=1))
+    print(f"{len(truth)} pictures in {out}")
 
 
 if __name__ == "__main__":

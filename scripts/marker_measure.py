@@ -1,5 +1,6 @@
-"""How the page reads marker drawings (``scripts/marker_drawings.py``): whether the proposals name both objects, and
-whether SGI's match for each object's segment lies on that object.
+"""How the page reads marker drawings (``scripts/marker_drawings.py``) and pictures as teachers bring them
+(``scripts/teacher_pictures.py``, ``--pictures teacher``): whether the proposals name both objects, and whether SGI's
+match for each object's segment lies on that object.
 
 For every picture of a set, on every look: ``Explorer.propose``'s objects against the truth (both named: the
 proposal's colours and shapes are the drawing's two); then the page's analysis of the true caption against its swap
@@ -8,6 +9,7 @@ moved back to the picture's frame: it holds the object when it contains the obje
 is at most ``MOST_TIMES`` the object's box. The figures go to a JSON record (docs/results/marker-drawings.json).
 
     python scripts/marker_measure.py --set test --per-look 24 --json docs/results/marker-drawings.json
+    python scripts/marker_measure.py --pictures teacher --set test --per-look 24 --json docs/results/teacher-pictures.json
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from marker_drawings import LOOKS, SEEDS, Drawn, pictures  # noqa: E402
+import marker_drawings  # noqa: E402
+import teacher_pictures  # noqa: E402
+from marker_drawings import Drawn  # noqa: E402
 
 from explorer.core import image_state  # noqa: E402
 from explorer.engine import Engine  # noqa: E402
@@ -30,6 +34,7 @@ from explorer.engine.propose import propose  # noqa: E402
 from explorer.images.fit import frame_of  # noqa: E402
 from explorer.models.encoders import DualEncoder  # noqa: E402
 
+GENERATORS = {"marker": marker_drawings, "teacher": teacher_pictures}
 MOST_TIMES = 6.0  # a matched region holds the object when at most this many times the object's box
 
 
@@ -68,21 +73,24 @@ def read(engine: Engine, image, truth: list[Drawn]) -> dict:
             continue
         k = next(i for i, o in enumerate(truth) if o.phrase == match.prompt)
         box = sgi_a.evidence.regions[match.crop].box
-        box = frame.fit.box_to_frame(box) if frame else box
-        on_object.append(holds(box, truth[k], truth[1 - k]))
+        box = frame.fit.box_to_picture(box) if frame else box
+        on_object.append(bool(holds(box, truth[k], truth[1 - k])))  # the box's numpy floats: a plain bool
     return {"named": named == sorted((o.color, o.shape) for o in truth), "on_object": on_object,
-            "sgi_prefers_true": sgi_a.value > sgi_b.value, "notes": list(proposal.notes)}
+            "sgi_prefers_true": bool(sgi_a.value > sgi_b.value), "notes": list(proposal.notes),
+            "proposed": proposal.caption_a}
 
 
-def measure(which: str, per_look: int, looks=LOOKS) -> tuple[dict, list[dict]]:
-    """Every look's figures on the ``which`` set (shares of pictures named, of segments on their object) and each
-    picture's own outcome."""
+def measure(which: str, per_look: int, generator=marker_drawings, looks: tuple | None = None
+            ) -> tuple[dict, list[dict]]:
+    """Every look's figures on the ``which`` set of ``generator``'s pictures (shares of pictures named, of segments
+    on their object) and each picture's own outcome."""
     engine = Engine(DualEncoder(), ["global", "sgi"])
     out: dict[str, dict] = {}
     each = []
-    for look, i, image, truth in pictures(which, per_look, looks):
+    for look, i, image, truth in generator.pictures(which, per_look, *([looks] if looks else [])):
         found = read(engine, image, truth)
-        each.append({"look": look, "index": i, **{k: found[k] for k in ("named", "on_object", "sgi_prefers_true")}})
+        each.append({"look": look, "index": i, "size": list(image.size),
+                     **{k: found[k] for k in ("named", "on_object", "sgi_prefers_true", "proposed")}})
         row = out.setdefault(look, {"pictures": 0, "named": 0, "segments": 0, "on_object": 0, "sgi_prefers_true": 0})
         row["pictures"] += 1
         row["named"] += found["named"]
@@ -97,15 +105,24 @@ def measure(which: str, per_look: int, looks=LOOKS) -> tuple[dict, list[dict]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", choices=sorted(SEEDS), default="tune", help="which set (default tune)")
+    parser.add_argument("--pictures", choices=sorted(GENERATORS), default="marker",
+                        help="marker drawings (default) or pictures as teachers bring them")
+    parser.add_argument("--set", default="tune", help="which set: tune or test (marker), val or test (teacher)")
     parser.add_argument("--per-look", type=int, default=24, help="pictures per look (default 24)")
+    parser.add_argument("--looks", help="only these looks of the teacher pictures, comma-separated (a record in parts)")
     parser.add_argument("--json", type=Path, help="where to write the record")
     args = parser.parse_args(argv)
+    generator = GENERATORS[args.pictures]
+    if args.set not in generator.SEEDS:
+        parser.error(f"the {args.pictures} pictures' sets are {', '.join(sorted(generator.SEEDS))}")
     start = time.perf_counter()
-    looks, each = measure(args.set, args.per_look)
-    record = {"set": args.set, "seed": SEEDS[args.set], "per_look": args.per_look, "model": "world-clip (embedded)",
-              "most_times": MOST_TIMES, "sizes": {look.name: list(look.size) for look in LOOKS}, "looks": looks,
-              "pictures": each,
+    looks, each = measure(args.set, args.per_look, generator, tuple(args.looks.split(",")) if args.looks else None)
+    record = {"pictures_of": args.pictures, "set": args.set, "seed": generator.SEEDS[args.set],
+              "per_look": args.per_look, "model": "world-clip (embedded)", "most_times": MOST_TIMES,
+              "command": "python scripts/marker_measure.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+              **({"sizes": {look.name: list(look.size) for look in marker_drawings.LOOKS}}
+                 if args.pictures == "marker" else {}),
+              "looks": looks, "pictures": each,
               "seconds": round(time.perf_counter() - start, 1)}
     for name, row in looks.items():
         print(f"{name:12s} named {row['named_share']:.0%}  on object {row['on_object_share']:.0%} "

@@ -13,7 +13,8 @@ models take many minutes on 2 cores).
 
 With ``--only pictures`` it shoots pictures as people make them, each with the captions proposed from it, its
 SGI matches and the 2 x 2 (``picture-NAME-WIDTH.png``): a 1600 x 900 slide with a shape near each side, a 1200 x 800
-page with small shapes, and a drawing made on the pad with the mouse. Where no caption is proposed, the true ones
+page with small shapes, a drawing made on the pad with the mouse, and three of ``scripts/teacher_pictures.py``'s test
+pictures (a titled slide, a photographed drawing, a lined page: ``--pictures titled-slide photo lined``). Where no caption is proposed, the true ones
 (what the script drew) are typed, and the proposal's message stays in the picture.
 
     python scripts/page_screenshots.py [--out docs/img/guide] [--widths 1440] [--phone 390]
@@ -163,14 +164,30 @@ def shoot_swap(url: str, chromium: str, width: int, out: Path) -> Path:
     return path
 
 
-PICTURE_NAMES = ["slide", "page", "pad"]
+TEACHER = {"titled-slide": "slide", "photo": "photo", "lined": "lined"}  # scripts/teacher_pictures.py's looks
+PICTURE_NAMES = ["slide", "page", "pad", *TEACHER]
 PICTURES = {"slide": "a red square and a blue circle", "page": "a green triangle and an orange circle"}
 SWAPPED = {"slide": "a blue square and a red circle", "page": "an orange triangle and a green circle"}
 
 
+def teacher_picture(name: str, path: Path) -> Path:
+    """The first picture of a look of ``scripts/teacher_pictures.py``'s test set; its truth as the captions to type."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import marker_measure
+    import teacher_pictures
+
+    _, _, image, truth = next(teacher_pictures.pictures("test", 1, (TEACHER[name],)))
+    PICTURES[name], SWAPPED[name] = marker_measure.caption(truth), marker_measure.swapped(truth)
+    image.save(path)
+    return path
+
+
 def made_picture(name: str, path: Path) -> Path:
     """A picture as people make one, drawn with a round brush: ``slide``, 1600 x 900 with a shape near each side;
-    ``page``, 1200 x 800 paper with two small shapes."""
+    ``page``, 1200 x 800 paper with two small shapes; or a teacher's (``teacher_picture``): a titled slide, a
+    photographed drawing, a lined page."""
+    if name in TEACHER:
+        return teacher_picture(name, path)
     size, shapes = {"slide": ((1600, 900), [("red", "square", (70, 330, 290, 550)),
                                              ("blue", "circle", (1330, 330, 1550, 550))]),
                     "page": ((1200, 800), [("green", "triangle", (380, 300, 470, 390)),

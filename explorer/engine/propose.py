@@ -18,8 +18,9 @@ from explorer.core.image_state import ImageState
 from explorer.engine import Engine
 from explorer.engine.model_pool import EMBEDDED_CHOICE
 from explorer.images.fit import INK, PROBE_SIDE, content_box
-from explorer.images.ink import on_paper
+from explorer.images.ink import fills_alone, on_paper
 from explorer.images.objects import Found, FoundObject, blend
+from explorer.images.page import page_of
 from explorer.images.regions import Box
 from explorer.language import text
 from explorer.methods import proposals
@@ -181,9 +182,17 @@ def propose(encoder: DualEncoder, image: Image.Image | ImageState, substitute: s
     state = image_state.of(image)
     label = encoder.label
     notes = [OFF_WORLD_MODEL.format(substitute)] if substitute else []
-    if world.flat_frame(state.image) < DRAWING_LIKE:
+    page = page_of(state)
+    if page.crop is None and world.flat_frame(state.image) < DRAWING_LIKE:
         return Proposal("", "", (), label, (*notes, PHOTO))
-    found = found_objects(state)
+    found = fills_alone(found_objects(state))
+    notes += [f"{what[0].upper()}{what[1:]}." for what in page.what] + _text_note(found)
+    if len(found.objects) > MOST_OBJECTS:
+        notes.append(f"{len(found.objects)} objects found, more than a caption here names (the world's scenes hold "
+                     f"{MOST_OBJECTS} at most): caption A names the {MOST_OBJECTS} largest, the objects that stand "
+                     f"out most; the {len(found.objects) - MOST_OBJECTS} smallest are left out.")
+        found = Found(found.objects[:MOST_OBJECTS], tuple((i, j) for i, j in found.touching
+                                                          if max(i, j) < MOST_OBJECTS), found.text)
     order = sorted(range(len(found.objects)), key=lambda i: found.objects[i].box[0])  # left to right
     named = name_objects(encoder, state.image, found)
     seen = tuple(named[i] for i in order)
@@ -204,11 +213,16 @@ def propose(encoder: DualEncoder, image: Image.Image | ImageState, substitute: s
     return Proposal(caption_a, swap.caption if swap else "", seen, label, tuple(notes), touching)
 
 
+def _text_note(found: Found) -> list[str]:
+    """What text the picture holds (a title, labels, a footer): read as text, never as a shape."""
+    if not found.text:
+        return []
+    lines = "one line" if len(found.text) == 1 else f"{len(found.text)} lines"
+    return [f"Text ({lines}: a title, a label or a footer) is text, not a shape: the proposals leave it out."]
+
+
 def _notes(seen: tuple[SeenObject, ...], touching: tuple[tuple[int, int], ...]) -> list[str]:
     notes = []
-    if len(seen) > MOST_OBJECTS:
-        notes.append(f"{len(seen)} objects found: the world's scenes hold {MOST_OBJECTS} at most, so the model never "
-                     f"saw this many together; caption A names them all and B swaps the first two.")
     for i, j in touching:
         notes.append(f"Objects {i + 1} ({seen[i].phrase}) and {j + 1} ({seen[j].phrase}) touch: each is read from its "
                      f"own colour, and two of one colour that touch read as one object.")

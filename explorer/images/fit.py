@@ -11,6 +11,9 @@ TFLocal, PowerCLIP, the maps) a square picture instead:
 The ``raw`` view reads the picture as it is, and the model's preprocess crops it as it always has (SGI's crops of
 small things too: the state's ``view``).
 
+A picture whose page is read first (``page.read_page``: a photographed sheet set upright and its light evened, a
+ruled page's lines painted out) has its views cut from that page, which is then their frame.
+
 Every view is the picture cut and padded at its own scale, never resized: a point of the view is a point of the
 picture moved by ``Fit.box``'s corner, so the methods' boxes and maps are drawn back onto the picture's own frame by
 moving them (``Fit.box_to_frame``, ``Fit.map_to_frame``).
@@ -27,6 +30,7 @@ from PIL import Image
 from explorer.core import image_state
 from explorer.core.image_state import ImageState
 from explorer.images.inputs import Upload
+from explorer.images.page import INK, Page, background, page_of
 from explorer.world.scene import flat_frame  # the frame test that tells a drawing from a photo
 
 Box = tuple[int, int, int, int]
@@ -35,7 +39,6 @@ VIEWS: tuple[str, ...] = ("whole", "raw")
 CONTENT_SHARE = 0.35  # chosen on the validation looks (docs/views.md): what the drawing's box fills of its view's side
 SMALL_CONTENT = 0.6  # chosen there too: a content view where its side is at most this share of the letterbox's
 PLAIN_FRAME = 0.8  # a drawing's frame is plain (``world.flat_frame``): a photo never gets a content view
-INK = 48.0  # RGB distance from the background at which a pixel is drawn on
 PROBE_SIDE = 512  # the content is found on a copy at most this large
 
 
@@ -49,22 +52,29 @@ class Fit:
     box: Box
     fill: tuple[int, int, int]
     how: str
+    page: Page | None = None  # the page the view is cut from, where it is not the picture itself (``page.read_page``)
 
     @property
     def changes(self) -> bool:
-        return self.box != (0, 0, *self.size)
+        return self.box != (0, 0, *self.size) or self.page is not None
 
     def picture(self, image: Image.Image) -> Image.Image:
-        """The view of ``image``: the picture itself where nothing changes."""
+        """The view of ``image``: the picture itself where nothing changes; else cut from its page."""
         if not self.changes:
             return image
         x0, y0, x1, y1 = self.box
         out = Image.new("RGB", (x1 - x0, y1 - y0), self.fill)
-        out.paste(image.convert("RGB"), (-x0, -y0))
+        out.paste((self.page.picture if self.page else image).convert("RGB"), (-x0, -y0))
         return out
 
+    def box_to_picture(self, box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+        """A box in the view's pixels, in the picture's own (through its page, turned back where a sheet was)."""
+        moved = self.box_to_frame(box)
+        return self.page.box_to_frame(moved) if self.page else moved
+
     def box_to_frame(self, box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
-        """A box in the view's pixels, in the picture's (past its edges where the box lies on the padding)."""
+        """A box in the view's pixels, in its frame's: the picture's (the page's, where it has one), past its edges
+        where the box lies on the padding."""
         x0, y0 = self.box[:2]
         return (box[0] + x0, box[1] + y0, box[2] + x0, box[3] + y0)
 
@@ -81,6 +91,10 @@ class Fit:
     @property
     def note(self) -> str:
         """One sentence: what of the picture every method reads."""
+        read = "".join(f"{what}; " for what in self.page.what) if self.page else ""
+        return read + self._how()
+
+    def _how(self) -> str:
         (w, h), (x0, y0, x1, y1) = self.size, self.box
         if self.how == "letterboxed":
             bars = "above and below" if w > h else "left and right"
@@ -93,14 +107,6 @@ class Fit:
         if self.how == "raw":
             return f"the {w} x {h} picture is read as it is: the model's preprocess crops it as it always has"
         return f"the {w} x {h} picture is read as it is"
-
-
-def background(image: Image.Image) -> tuple[int, int, int]:
-    """The colour of the picture's outer frame (2 px wide): the per-channel median."""
-    pixels = np.asarray(image.convert("RGB"))
-    frame = np.concatenate([pixels[:2].reshape(-1, 3), pixels[-2:].reshape(-1, 3), pixels[:, :2].reshape(-1, 3),
-                            pixels[:, -2:].reshape(-1, 3)])
-    return tuple(int(v) for v in np.median(frame, axis=0))  # type: ignore[return-value]
 
 
 def content_box(image: Image.Image, fill: tuple[int, int, int]) -> Box | None:
@@ -134,18 +140,20 @@ def fit_of(image: Image.Image, view: View = "whole", small: float | None = None,
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r}; known: {', '.join(VIEWS)}")
     small, share = small or SMALL_CONTENT, share or CONTENT_SHARE
-    w, h = image.size
-    whole = (0, 0, w, h)
     if view == "raw":
-        return Fit((w, h), whole, (0, 0, 0), "raw")
+        return Fit(image.size, (0, 0, *image.size), (0, 0, 0), "raw")
+    page = page_of(image_state.of(image))
+    image = page.picture if page.changes else image
+    w, h = image.size
+    whole, read = (0, 0, w, h), page if page.changes else None
     fill = background(image)
     if flat_frame(image) >= PLAIN_FRAME and (drawn := content_box(image, fill)) is not None:
         side = max(1, round(max(drawn[2] - drawn[0], drawn[3] - drawn[1]) / share))
         if side <= small * max(w, h):
-            return Fit((w, h), _square_around(drawn, side), fill, "content")
+            return Fit((w, h), _square_around(drawn, side), fill, "content", read)
     if w != h:
-        return Fit((w, h), _square_around(whole, max(w, h)), fill, "letterboxed")
-    return Fit((w, h), whole, fill, "as is")
+        return Fit((w, h), _square_around(whole, max(w, h)), fill, "letterboxed", read)
+    return Fit((w, h), whole, fill, "as is", read)
 
 
 @dataclass(frozen=True, eq=False)
@@ -172,7 +180,7 @@ def view_state(image: Image.Image | ImageState, view: View = "whole") -> ImageSt
     if not fit.changes:
         return state
     seen = image_state.STATES.of(fit.picture(state.image), key=f"{state.key}/{view}")
-    seen.kept(Frame, lambda: Frame(fit, state.image))
+    seen.kept(Frame, lambda: Frame(fit, fit.page.picture if fit.page else state.image))
     seen.view = view
     return seen if upload is None else _keeping(seen, upload)
 

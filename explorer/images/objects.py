@@ -38,10 +38,12 @@ class FoundObject:
 
 @dataclass(frozen=True)
 class Found:
-    """The objects of a picture, largest first, and the pairs of them that touch (indices)."""
+    """The objects of a picture, largest first, the pairs of them that touch (indices), and the boxes of its lines of
+    text (a title, a label, a footer: never objects)."""
 
     objects: tuple[FoundObject, ...]
     touching: tuple[tuple[int, int], ...]
+    text: tuple[Box, ...] = ()
 
 
 def _median(pixels: np.ndarray, where: np.ndarray) -> tuple[int, int, int]:

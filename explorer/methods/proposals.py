@@ -16,7 +16,7 @@ import os
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack, contextmanager
 from contextvars import ContextVar, copy_context
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Callable, Iterator, Sequence
 
@@ -26,7 +26,8 @@ from PIL import Image
 from explorer.core import cancel
 from explorer.core.image_state import ImageState
 from explorer.images.ink import ink_objects
-from explorer.images.objects import Found, find_objects
+from explorer.images.objects import Found, box_of, find_objects
+from explorer.images.page import Page, page_of
 from explorer.images.regions import Region, sam_regions, segment_regions
 from explorer.models.cores import one_thread
 
@@ -169,9 +170,24 @@ def start_ahead(states: Sequence[ImageState], proposers: Sequence[Named], device
 
 def objects(state: ImageState) -> Found:
     """The flat objects of the state's picture, kept in the state: drawn on plain paper, read at the drawing's own
-    scale (``ink.ink_objects``); else from the segmentation SGI and PowerCLIP share (``objects.find_objects``)."""
+    scale (``ink.ink_objects``) on its page (``page.read_page``: a photographed sheet upright and evened, rules painted
+    out), moved back onto the picture; else from the segmentation SGI and PowerCLIP share (``objects.find_objects``)."""
     def find() -> Found:
-        drawn = ink_objects(state.image)
-        return drawn if drawn is not None else find_objects(state.image, regions(state, segmentation()))
+        page = page_of(state)
+        drawn = ink_objects(page.picture, page.changes)
+        if drawn is None:
+            return find_objects(state.image, regions(state, segmentation()))
+        return on_picture(drawn, page) if page.crop is not None else drawn
 
     return state.kept(Found, find)
+
+
+def on_picture(found: Found, page: Page) -> Found:
+    """Objects found on a turned page, moved back onto the picture's pixels."""
+    objects = []
+    for o in found.objects:
+        mask, core = page.map_to_frame(o.mask), page.map_to_frame(o.core)
+        if core.any():
+            objects.append(replace(o, mask=mask, core=core, box=box_of(core)))
+    text = tuple(tuple(int(round(v)) for v in page.box_to_frame(b)) for b in found.text)
+    return Found(tuple(objects), found.touching if len(objects) == len(found.objects) else (), text)  # type: ignore

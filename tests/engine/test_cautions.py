@@ -68,12 +68,27 @@ def test_a_caution_that_reads_the_same_for_both_captions_is_said_once():
     assert said.cautions_of("powerclip") == (same, "B's own") and said.cautions_of("sgi") == ("x",)
 
 
-def test_tflocal_on_a_slide_with_its_attention_on_blank_canvas_is_cautioned():
+def _titled_slide() -> Image.Image:
+    """The slide with a title line across its top and a footer."""
+    from PIL import ImageFont
+
+    try:
+        title, small = ImageFont.truetype("DejaVuSans-Bold.ttf", 70), ImageFont.truetype("DejaVuSans.ttf", 26)
+    except OSError:
+        pytest.skip("no DejaVu font here to write a slide's title with")
+    slide = _slide()
+    draw = ImageDraw.Draw(slide)
+    draw.text((120, 40), "Which shape is red?", fill=(20, 20, 20), font=title)
+    draw.text((60, 850), "Year 2 science", fill=(110, 110, 110), font=small)
+    return slide
+
+
+def test_tflocal_on_a_slide_with_its_attention_on_blank_canvas_or_the_title_is_cautioned():
     from explorer.methods.tflocal.cautions import tflocal_cautions
     from explorer.methods.tflocal.method import AttentionEvidence
 
-    mask = objects_mask(_slide())
-    assert mask is not None and not mask[600:700, 800:900].any()  # blank canvas below the shapes
+    mask = objects_mask(_titled_slide())
+    assert mask is not None and not mask[60:130, 150:1000].any()  # the title is text, not a shape
     grid = (9, 16)  # 100 px patches
 
     def attending(row: int, col: int) -> AttentionEvidence:
@@ -81,8 +96,9 @@ def test_tflocal_on_a_slide_with_its_attention_on_blank_canvas_is_cautioned():
         attention[:, :, :, row * 16 + col] = 0.8
         return AttentionEvidence(("a", "red", "square"), attention, grid, (0, 0, 1600, 900), 0.3, True)
 
-    said = tflocal_cautions("tflocal", 0, attending(6, 8), mask)  # blank canvas below the shapes
-    assert len(said) == 1 and "every layer" in said[0].text and max(said[0].per_layer) < 0.1
+    for row, col in ((6, 8), (0, 4)):  # blank canvas between the shapes, below them; the title
+        said = tflocal_cautions("tflocal", 0, attending(row, col), mask)
+        assert len(said) == 1 and "every layer" in said[0].text and max(said[0].per_layer) < 0.1
     assert tflocal_cautions("tflocal", 0, attending(4, 1), mask) == []  # on the red square
 
 

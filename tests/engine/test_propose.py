@@ -51,7 +51,8 @@ def test_one_five_and_touching_objects_each_get_their_note(embedded):
         x = 12 + k * 48
         draw.rectangle((x, 100, x + 34, 134), fill=world.COLORS[colour])
     five = propose(embedded, canvas)
-    assert len(five.objects) == 5 and "5 objects found" in five.notes[0]
+    assert len(five.objects) == 4 and "5 objects found" in five.notes[0] and "1 smallest are left out" in five.notes[0]
+    assert not any("Text" in n for n in five.notes)  # shapes in a row, of many colours: never a line of text
     touching = Image.new("RGB", (128, 128), "white")
     draw = ImageDraw.Draw(touching)
     draw.rectangle((20, 40, 60, 80), fill=world.COLORS["red"])

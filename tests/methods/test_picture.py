@@ -13,7 +13,7 @@ from explorer.engine import Engine
 from explorer.methods.picture import Picture, prepare
 
 LOOK_UPS = {("explorer.images.fit", "view_state"), ("explorer.images.fit", "frame_of"),
-            ("explorer.images.fit", "fit_of"), ("explorer.images.ink", "on_paper"),
+            ("explorer.images.fit", "fit_of"), ("explorer.images.page", "on_paper"),
             ("explorer.methods.proposals", "objects")}
 A, B = "a red square and a blue circle", "a blue square and a red circle"
 
@@ -58,8 +58,8 @@ def test_the_view_frame_paper_and_objects_are_looked_up_once_by_the_prepared_pic
     found = look_ups(engine, make(1 if view == "whole" else 2), view)
     expected = {("view_state", "explorer.methods.picture"): 1, ("frame_of", "explorer.methods.picture"): 1,
                 ("on_paper", "explorer.methods.picture"): 1}
-    if make is slide:
-        expected[("objects", "explorer.methods.picture")] = 1
+    if make is slide:  # the objects read once, on the paper their reading finds (``ink.ink_objects``)
+        expected.update({("objects", "explorer.methods.picture"): 1, ("on_paper", "explorer.images.ink"): 1})
     fit = [k for k in found if k[0] == "fit_of"]  # the raw view, or a whole view that leaves the picture as it is
     assert all(k == ("fit_of", "explorer.methods.picture") and found[k] == 1 for k in fit), found
     assert {k: n for k, n in found.items() if k[0] != "fit_of"} == expected

@@ -1,0 +1,50 @@
+"""scripts/teacher_pictures.py: the val and test sets apart, each picture's truth on its ink, and the record of
+docs/results/teacher-pictures.json against its own pictures and the drawings page."""
+
+import json
+import runpy
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def teacher():
+    return SimpleNamespace(**runpy.run_path(str(ROOT / "scripts" / "teacher_pictures.py"), run_name="teacher"))
+
+
+def test_the_sets_share_no_picture_and_each_truth_lies_on_its_ink(teacher):
+    looks = ("clipart", "lined", "overlap")  # the quick looks; the slide, photo and crayon are drawn by the record
+    val = {look: np.asarray(image) for look, _, image, _ in teacher.pictures("val", 1, looks)}
+    test = list(teacher.pictures("test", 1, looks))
+    assert {look for look, *_ in test} == set(looks)
+    for look, _, image, truth in test:
+        pixels = np.asarray(image)
+        assert pixels.shape != val[look].shape or not np.array_equal(pixels, val[look])
+        assert 300 <= max(image.size) <= 4000 and len(truth) == 2
+        for obj in truth:  # its box holds its centre and ink far from the paper
+            x0, y0, x1, y1 = obj.box
+            assert x0 <= obj.centre[0] < x1 and y0 <= obj.centre[1] < y1
+            assert np.abs(pixels[y0:y1, x0:x1].astype(int) - pixels[0, -1]).sum(-1).max() > 100
+    again = list(teacher.pictures("test", 1, looks))
+    assert all(np.array_equal(np.asarray(a[2]), np.asarray(b[2])) for a, b in zip(test, again))
+
+
+
+def test_the_record_is_its_pictures_and_the_drawings_page_shows_it():
+    record = json.loads((ROOT / "docs" / "results" / "teacher-pictures.json").read_text())
+    assert record["pictures_of"] == "teacher" and record["set"] == "test" and record["per_look"] >= 16
+    page = (ROOT / "docs" / "drawings.md").read_text()
+    for look, row in record["looks"].items():
+        mine = [p for p in record["pictures"] if p["look"] == look]
+        assert row["pictures"] == len(mine) == record["per_look"]
+        assert row["named"] == sum(p["named"] for p in mine)
+        assert row["on_object"] == sum(sum(p["on_object"]) for p in mine)
+        assert row["sgi_prefers_true"] == sum(p["sgi_prefers_true"] for p in mine)
+        shown = (f"| {row['pictures']} | {row['named_share']:.0%} | {row['on_object_share']:.0%} "
+                 f"({row['on_object']} of {row['segments']}) | {row['sgi_prefers_true']} of {row['pictures']} |")
+        assert shown in page, look
