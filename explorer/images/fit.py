@@ -133,16 +133,18 @@ def _square_around(box: Box, side: int) -> Box:
     return (left, top, left + side, top + side)
 
 
-def fit_of(image: Image.Image, view: View = "whole", small: float | None = None,
+def fit_of(image: Image.Image | ImageState, view: View = "whole", small: float | None = None,
            share: float | None = None) -> Fit:
-    """How ``view`` reads ``image`` (``small`` and ``share``: the content view's thresholds, ``SMALL_CONTENT`` and
-    ``CONTENT_SHARE`` unless a choice on the validation looks tries others)."""
+    """How ``view`` reads ``image`` or its state (``small`` and ``share``: the content view's thresholds,
+    ``SMALL_CONTENT`` and ``CONTENT_SHARE`` unless a choice on the validation looks tries others)."""
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r}; known: {', '.join(VIEWS)}")
     small, share = small or SMALL_CONTENT, share or CONTENT_SHARE
+    state = image if isinstance(image, ImageState) else None
+    image = state.image if state is not None else image
     if view == "raw":
         return Fit(image.size, (0, 0, *image.size), (0, 0, 0), "raw")
-    page = page_of(image_state.of(image))
+    page = page_of(state or image_state.of(image))  # the state found once: its picture is hashed once
     image = page.picture if page.changes else image
     w, h = image.size
     whole, read = (0, 0, w, h), page if page.changes else None
@@ -176,7 +178,7 @@ def view_state(image: Image.Image | ImageState, view: View = "whole") -> ImageSt
         raw = image_state.STATES.of(state.image, key=f"{state.key}/raw")
         raw.view = "raw"
         return raw if upload is None else _keeping(raw, upload)
-    fit = state.kept(Fit, lambda: fit_of(state.image, view), view)
+    fit = state.kept(Fit, lambda: fit_of(state, view), view)
     if not fit.changes:
         return state
     seen = image_state.STATES.of(fit.picture(state.image), key=f"{state.key}/{view}")
