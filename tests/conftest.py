@@ -11,6 +11,12 @@ os.environ.setdefault("EXPLORER_DEVICE", "cpu")
 # imported; the tests' subprocesses inherit it). Beside a busy process, the binding null test took 38 s instead of 65
 # and the other process did 38% more work; alone it is slower (35 s against 20), but the suite is never alone.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# Each test process serves its pages from a gradio cache of its own, as a served page does (``explorer.page``): a
+# closed page's uploads are removed from it, which a cache shared by two workers' servers could not allow.
+os.environ.pop("GRADIO_TEMP_DIR", None)
+from explorer.ui import sessions  # noqa: E402
+
+sessions.private_cache()
 
 import numpy as np  # noqa: E402
 import open_clip  # noqa: E402

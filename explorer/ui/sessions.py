@@ -54,6 +54,14 @@ def private_cache() -> None:
         os.environ.setdefault("GRADIO_TEMP_DIR", str(root("gradio")))
 
 
+def _owns_cache() -> bool:
+    """Whether gradio's cache is this process's own folder (``private_cache``): a folder the operator names may be
+    shared with other servers, whose pages this one cannot see, so no upload is removed from it before the stop."""
+    with _LOCK:
+        own = _ROOTS.get("gradio")
+    return own is not None and os.environ.get("GRADIO_TEMP_DIR") == str(own)
+
+
 def folder(kind: str) -> Path:
     """The folder of ``kind``'s files for the page being served (its own subfolder; outside a page the root)."""
     session = current()
@@ -168,7 +176,9 @@ def _drop_uploads(files: set[str]) -> None:
     """Remove ``files`` that came through gradio's upload route, unless an open page was handed them: never a copy
     gradio keeps for every page (an example's picture: the same content lands on the same path); one written in the
     last ``FRESH_S`` seconds (maybe another page's upload of the same content, not yet handed to it) is looked at
-    again then."""
+    again then. Only where this process owns gradio's cache (``_owns_cache``)."""
+    if not _owns_cache():
+        return
     uploaded, kept = set(), set()
     for demo, built in list(_APPS.items()):
         uploaded |= {_resolved(f) for f in demo.upload_file_set}

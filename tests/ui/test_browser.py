@@ -218,9 +218,12 @@ def _shows_scores_of(page, engine, image, caption_a: str, caption_b: str) -> Non
     """Wait until the page's table holds the global cosine of exactly these captions on this image."""
     from playwright.sync_api import expect
 
-    for value in _global_scores(engine, image, caption_a, caption_b):
-        expect(page.locator("#scores")).to_contain_text(value, timeout=60_000)
-    expect(page.locator("#status")).to_contain_text("Done", timeout=30_000)
+    try:
+        for value in _global_scores(engine, image, caption_a, caption_b):
+            expect(page.locator("#scores")).to_contain_text(value, timeout=60_000)
+        expect(page.locator("#status")).to_contain_text("Done", timeout=30_000)
+    except AssertionError as exc:  # what the page said instead
+        raise AssertionError(f"the page's status: {page.locator('#status').inner_text()!r}") from exc
 
 
 def _compare(page, path, caption_a: str, caption_b: str) -> None:
