@@ -22,7 +22,7 @@ from explorer.engine import Engine
 from explorer.methods.sgi.method import TIE
 from explorer.ui.app import build_app
 from explorer.world.examples import examples
-from tests.app_server import free_port
+from tests.app_server import launched
 
 A, B = "a red square and a blue circle", "a blue square and a red circle"
 PRINTED = {"table": 0.5e-4, "maps": 0.5e-3, "heat map cell": 0.5e-2}  # half the last printed place of each
@@ -102,7 +102,7 @@ def test_every_panel_of_the_served_page_gives_the_analysis_number_on_five_pictur
     maps; SGI's crop map), /interactions, /make_b (the 2 x 2, image B drawn) and /report, one session a picture."""
     engine, demo = page
     demo.queue()
-    _, url, _ = demo.launch(server_name="127.0.0.1", server_port=free_port(), prevent_thread_lock=True, quiet=True)
+    url = launched(demo)
     two_by_twos = []
     try:
         for name, path in pictures(tmp_path).items():

@@ -21,7 +21,7 @@ from explorer.engine import Engine
 from explorer.ui import browse_tab, sessions
 from explorer.ui.app import build_app
 from explorer.ui.serving import Serving
-from tests.app_server import free_port
+from tests.app_server import launched
 
 LIMIT_S = 1.0  # every heavy request of this server runs over it
 SETTLE_S, WINDOW_S = 1.0, 1.5  # the work's next check comes within the first; the CPU is measured over the second
@@ -71,8 +71,7 @@ def serving(encoder, limit_s: float):
     items = world.swap_items("id", "attribute", 640)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(browse_tab, "load_items", lambda *args, **kwargs: items)
-        _, url, _ = demo.launch(server_name="127.0.0.1", server_port=free_port(), prevent_thread_lock=True,
-                                quiet=True, **sessions.launch_options())
+        url = launched(demo, **sessions.launch_options())
         try:
             yield url
         finally:
