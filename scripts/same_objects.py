@@ -6,7 +6,8 @@ were: run it from two checkouts (it reads the ``explorer`` of the folder it is r
 
 For each picture (rendered at 224 px, the embedded model's size): its whole view (``fit.fit_of``: box, how, fill, and
 the sum of the view's pixels) and the boxes and colours of ``proposals.objects`` on the picture and on its whole view
-(SGI's object windows are these).
+(SGI's object windows are these), and the lines of text found on that view (none on a world picture: SGI cuts its
+crops from the picture as it is there).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ def reading(image) -> dict:
     view = view_state(image_state.of(image), "whole")
     objects = lambda state: [[*o.box, *o.rgb] for o in proposals.objects(state).objects]  # noqa: E731
     return {"fit": [list(fit.box), fit.how, list(fit.fill)], "view_sum": int(np.asarray(view.image, np.int64).sum()),
-            "picture": objects(image_state.of(image)), "whole": objects(view)}
+            "picture": objects(image_state.of(image)), "whole": objects(view),
+            "text": [list(b) for b in proposals.objects(view).text]}
 
 
 def readings(per_kind: int) -> dict[str, list[dict]]:
@@ -48,7 +50,7 @@ def compare(a: dict[str, list[dict]], b: dict[str, list[dict]]) -> bool:
     """Print each split's count of pictures differing in each field; True where none differs."""
     same = True
     for split in a:
-        differ = {k: sum(x[k] != y[k] for x, y in zip(a[split], b.get(split, []))) for k in a[split][0]}
+        differ = {k: sum(x.get(k) != y.get(k) for x, y in zip(a[split], b.get(split, []))) for k in a[split][0]}
         same &= not any(differ.values()) and len(a[split]) == len(b.get(split, []))
         print(f"{split:12s} {len(a[split])} pictures, differing: {differ}")
     return same

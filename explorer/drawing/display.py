@@ -14,6 +14,7 @@ from explorer.drawing import marks
 from explorer.drawing.marks import INK, Rect
 from explorer.images.fit import frame_of
 from explorer.images.inputs import Upload
+from explorer.images.page import Page
 from explorer.images.regions import Region
 
 DISPLAY_SIDE = 448
@@ -28,10 +29,14 @@ class Place:
     f: float
     dx: float = 0.0
     dy: float = 0.0
+    page: Page | None = None  # a page read from the picture (a photographed sheet set upright): turned back onto it
 
     def box(self, box: Sequence[float]) -> tuple[float, float, float, float]:
         x0, y0, x1, y1 = box
-        return ((x0 + self.dx) * self.f, (y0 + self.dy) * self.f, (x1 + self.dx) * self.f, (y1 + self.dy) * self.f)
+        moved = (x0 + self.dx, y0 + self.dy, x1 + self.dx, y1 + self.dy)
+        if self.page is not None:
+            moved = self.page.box_to_frame(moved)
+        return tuple(v * self.f for v in moved)  # type: ignore[return-value]
 
 
 def display_image(image: Image.Image | ImageState, side: int = DISPLAY_SIDE) -> tuple[Image.Image, Place]:
@@ -48,13 +53,15 @@ def display_image(image: Image.Image | ImageState, side: int = DISPLAY_SIDE) -> 
 
 def upload_place(state: ImageState) -> Place:
     """Where a point of the view's ``state`` lies in the uploaded picture's own pixels: moved onto the picture it was
-    cut from (``fit.view_state``), then scaled by the upload's width over the width the page read it at (its
-    ``Upload``; 1 for a picture read at its own size)."""
+    cut from (``fit.view_state``; turned back off a photographed sheet set upright, a box the one around its turned
+    corners), then scaled by the upload's width over the width the page read it at (its ``Upload``; 1 for a picture
+    read at its own size)."""
     frame = frame_of(state)
     dx, dy = frame.fit.box[:2] if frame else (0, 0)
     upload = state.find(Upload)
-    width = frame.fit.size[0] if frame else state.image.width
-    return Place(upload.size[0] / width if upload else 1.0, dx, dy)
+    page = frame.fit.page if frame else None
+    width = page.size[0] if page else frame.fit.size[0] if frame else state.image.width
+    return Place(upload.size[0] / width if upload else 1.0, dx, dy, page)
 
 
 @dataclass(frozen=True, eq=False)

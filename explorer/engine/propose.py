@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
@@ -40,6 +40,7 @@ UNSURE = 0.5  # a name whose probability is below this is flagged as unsure
 # objects are named on the world's own grey, where a world model learnt them (chosen on the val- drawn splits:
 # a green star on a dark canvas reads as a square on its own background); None names each on its own background
 NAMING_BACKGROUND: tuple[int, int, int] | None = BACKGROUND
+INNERMOST = 0.5  # of a silhouette's deepest distance from its edge: its pixels this deep or deeper are its fill's
 EMPTY = ("No objects found: the picture is one plain colour (an empty canvas?). Draw or upload shapes in the world's "
          "colours, on a plain background, and propose again.")
 SPECKS = ("No objects found: only specks or faint marks stand out from the background. Draw shapes larger, in the "
@@ -96,20 +97,31 @@ def namer(engine: Engine, choice: str | None = None) -> tuple[DualEncoder, str]:
     return engine.model(EMBEDDED_CHOICE).encoder, loaded.label
 
 
-def object_view(image: Image.Image, found: FoundObject) -> Image.Image:
-    """The object alone (its mask's pixels, the paper showing through a scribbled or outlined inside painted in its
-    fill), centred on the naming background (``NAMING_BACKGROUND``, or its own where that is None), at the share of
-    the frame the world draws objects."""
+def object_view(image: Image.Image, found: FoundObject, page: bool = False) -> Image.Image:
+    """The object as the world draws one: its silhouette (its mask) flat in its fill's colour, an outline, crayon's
+    grain or a photo's light not part of what it is, centred on the naming background (``NAMING_BACKGROUND``, or its
+    own where that is None) at the share of the frame the world draws objects. Its fill's colour: the one its page's
+    reading found (``page``); else its innermost pixels' (an outline's colour, where a plain reading kept it with its
+    fill, is not the object's)."""
     x0, y0, x1, y1 = found.box
     side = max(8, int(round(max(x1 - x0, y1 - y0) / OBJECT_SHARE)))
     view = Image.new("RGB", (side, side), NAMING_BACKGROUND or found.background)
     mask = found.mask[y0:y1, x0:x1]
-    cut = np.asarray(image.convert("RGB").crop(found.box)).copy()
-    gaps = ndimage.binary_erosion(mask, iterations=2) & (blend(cut.astype(float), found.background, found.rgb) < 0.5)
-    cut[gaps] = found.rgb
-    view.paste(Image.fromarray(cut), ((side - cut.shape[1]) // 2, (side - cut.shape[0]) // 2),
+    fill = found.rgb if page else innermost(np.asarray(image.convert("RGB").crop(found.box)), mask, found)
+    view.paste(fill, ((side - mask.shape[1]) // 2, (side - mask.shape[0]) // 2),
                Image.fromarray(mask.astype(np.uint8) * 255))
     return view
+
+
+def innermost(pixels: np.ndarray, mask: np.ndarray, found: FoundObject) -> tuple[int, int, int]:
+    """The median colour of the ink (``INK`` from the paper around) among an object's innermost pixels (at least
+    ``INNERMOST`` of its mask's deepest distance from its edge); its fill's found colour where that holds none."""
+    depth = ndimage.distance_transform_edt(np.pad(mask, 1))[1:-1, 1:-1]
+    ink = np.linalg.norm(pixels.astype(np.float32) - np.asarray(found.background, np.float32), axis=-1) > INK
+    inner = mask & ink & (depth >= INNERMOST * depth.max())
+    if not inner.any():
+        return found.rgb
+    return tuple(int(v) for v in np.median(pixels[inner], axis=0))  # type: ignore[return-value]
 
 
 def upright(mask: np.ndarray) -> float:
@@ -129,12 +141,13 @@ def upright(mask: np.ndarray) -> float:
 
 def name_objects(encoder: DualEncoder, image: Image.Image, found: Found) -> list[SeenObject]:
     """Each object named by the encoder's top caption among the world's colours x shapes, with its probability, in
-    its view set upright (``upright``: the world's shapes are; a hand-drawn one seldom is)."""
+    its view (``object_view``: its silhouette flat in its fill's colour) set upright (``upright``: the world's shapes
+    are; a hand-drawn one seldom is)."""
     if not found.objects:
         return []
     captions = object_captions()
     combos = [(c, s) for c in world.COLORS for s in world.SHAPES]  # object_captions' order
-    views = [object_view(image, o).rotate(upright(o.mask), Image.Resampling.BICUBIC,
+    views = [object_view(image, o, found.page).rotate(upright(o.mask), Image.Resampling.BICUBIC,
                                           fillcolor=NAMING_BACKGROUND or o.background) for o in found.objects]
     scale = float(getattr(encoder.model, "logit_scale", torch.tensor(np.log(100.0))).detach().exp())
     probs = torch.softmax(scale * encoder.embed_images(views) @ encoder.embed_texts(captions).T, dim=-1)
@@ -191,8 +204,8 @@ def propose(encoder: DualEncoder, image: Image.Image | ImageState, substitute: s
         notes.append(f"{len(found.objects)} objects found, more than a caption here names (the world's scenes hold "
                      f"{MOST_OBJECTS} at most): caption A names the {MOST_OBJECTS} largest, the objects that stand "
                      f"out most; the {len(found.objects) - MOST_OBJECTS} smallest are left out.")
-        found = Found(found.objects[:MOST_OBJECTS], tuple((i, j) for i, j in found.touching
-                                                          if max(i, j) < MOST_OBJECTS), found.text)
+        found = replace(found, objects=found.objects[:MOST_OBJECTS],
+                        touching=tuple((i, j) for i, j in found.touching if max(i, j) < MOST_OBJECTS))
     order = sorted(range(len(found.objects)), key=lambda i: found.objects[i].box[0])  # left to right
     named = name_objects(encoder, state.image, found)
     seen = tuple(named[i] for i in order)

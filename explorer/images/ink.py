@@ -18,6 +18,8 @@ said to be text, never a shape).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from PIL import Image
 from scipy import ndimage
@@ -35,6 +37,7 @@ SPLIT_SHARE = 0.1  # each cluster holds at least this share of the stroke's ink
 GRAIN = 3  # px of the working copy: ink is found on its mean over squares this wide
 INSIDE = 0.9  # share of a silhouette within a larger one: it is that one's fill
 HUG = 3  # px of the working copy: an outline broken open still hugs its fill this close
+GRAINY = 0.3  # of a drawing's ink pixels with paper in most of their neighbourhood: crayon's grain, read as a page
 MOST_MARKS = 4  # objects a plain reading finds (an outline and its fill one): the world's scenes hold 4 at most
 EIGHT = np.ones((3, 3), bool)
 
@@ -134,12 +137,36 @@ def ink_objects(image: Image.Image, page: bool = False) -> Found | None:
     if paper is None:
         return None
     plain, read = _read(image, paper, False), _read(image, paper, True)
-    return read if page or read.text or _a_page(plain) else plain
+    return read if page or read.text or _a_page(plain, read) or _grainy(image, paper) else plain
 
 
-def _a_page(plain: Found) -> bool:
-    """Whether a plain reading found more marks than a caption names: a page's letters or crayon's pieces."""
-    return len(fills_alone(plain).objects) > MOST_MARKS
+def _a_page(plain: Found, read: Found) -> bool:
+    """Whether a plain reading found more marks than a caption names (a page's letters or crayon's pieces), or one
+    object where the page's reading finds more (two shapes of near colours that overlap, which its start from the
+    darkest and the brightest pixel, a soft edge's, keeps as one)."""
+    alone = len(fills_alone(plain).objects)
+    return alone > MOST_MARKS or alone == 1 < len(fills_alone(read).objects)
+
+
+def _grainy(image: Image.Image, paper: tuple[int, int, int]) -> bool:
+    """Whether the drawing's ink is grainy (crayon or chalk: paper through the wax): over ``GRAINY`` of its ink pixels
+    (on the working copy) have paper in most of their 3 x 3 neighbourhood (a flat fill's do only along its edge)."""
+    work = _working(image, paper)
+    if work is None:
+        return False
+    ink = np.linalg.norm(work[1] - np.asarray(paper, np.float32), axis=-1) > INK
+    return bool(ink.any() and np.mean(ndimage.uniform_filter(ink.astype(np.float32), 3)[ink] < 0.5) > GRAINY)
+
+
+def _working(image: Image.Image, paper: tuple[int, int, int]) -> tuple[tuple[int, int, int, int], np.ndarray] | None:
+    """The box of what is drawn on the paper, and that part of the picture at most ``WORK_SIDE`` long (float RGB)."""
+    drawn = content_box(image, paper)
+    if drawn is None:
+        return None
+    x0, y0, x1, y1 = drawn
+    scale = min(1.0, WORK_SIDE / max(x1 - x0, y1 - y0))
+    size = (max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale)))
+    return drawn, np.asarray(image.convert("RGB").crop(drawn).resize(size, Image.Resampling.BOX), dtype=np.float32)
 
 
 def fills_alone(found: Found) -> Found:
@@ -151,17 +178,16 @@ def fills_alone(found: Found) -> Found:
     kept = [k for k in range(len(objects)) if k not in outlines]
     where = {old: new for new, old in enumerate(kept)}
     touching = tuple((where[i], where[j]) for i, j in found.touching if i in where and j in where)
-    return Found(tuple(objects[k] for k in kept), touching, found.text)
+    return replace(found, objects=tuple(objects[k] for k in kept), touching=touching)
 
 
 def _read(image: Image.Image, paper: tuple[int, int, int], page: bool) -> Found:
-    drawn = content_box(image, paper)
-    if drawn is None:
+    working = _working(image, paper)
+    if working is None:
         return Found((), ())
-    x0, y0, x1, y1 = drawn
+    (x0, y0, x1, y1), work = working
     scale = min(1.0, WORK_SIDE / max(x1 - x0, y1 - y0))
-    size = (max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale)))
-    work = np.asarray(image.convert("RGB").crop(drawn).resize(size, Image.Resampling.BOX), dtype=np.float32)
+    size = (work.shape[1], work.shape[0])
     smooth = ndimage.uniform_filter(work, (GRAIN, GRAIN, 1)) if page else work  # crayon's grain, a marker's gaps
     ink = np.linalg.norm(smooth - np.asarray(paper, np.float32), axis=-1) > INK
     shapes = sorted(_silhouettes(work, ink, np.asarray(paper, np.float32), page), key=lambda s: -int(s.sum()))
@@ -190,4 +216,4 @@ def _read(image: Image.Image, paper: tuple[int, int, int], page: bool) -> Found:
     boxes = [box_of(np.logical_or.reduce([marks[i][0] for i in line])) for line in text]
     words = tuple((x0 + int(b[0] / scale), y0 + int(b[1] / scale), x0 + int(np.ceil(b[2] / scale)),
                    y0 + int(np.ceil(b[3] / scale))) for b in boxes)
-    return Found(tuple(objects), touching, words)
+    return Found(tuple(objects), touching, words, page)

@@ -44,6 +44,7 @@ class Found:
     objects: tuple[FoundObject, ...]
     touching: tuple[tuple[int, int], ...]
     text: tuple[Box, ...] = ()
+    page: bool = False  # read as a person reads a page (``ink.ink_objects``): an object is its silhouette in its fill
 
 
 def _median(pixels: np.ndarray, where: np.ndarray) -> tuple[int, int, int]:

@@ -28,6 +28,7 @@ class Picture:
     fit: Fit
     paper: tuple[int, int, int] | None
     objects: tuple[FoundObject, ...]
+    text: tuple[Box, ...] = ()  # the boxes of the lines of text found on the paper (a title, a footer), view's pixels
 
     def mask(self) -> np.ndarray | None:
         """The objects' pixels in the view, (H, W) bool; None for a photo or an empty canvas."""
@@ -38,7 +39,8 @@ class Picture:
         return [o.box for o in self.objects]
 
     def centres(self) -> list[tuple[float, float]]:
-        """The objects' centres in the upload's pixels (as the page read it)."""
+        """The objects' centres in the pixels of the view's frame: the picture as read (the page read from it, where
+        one was: a photographed sheet set upright), where the model's input box (``model_input.seen_box``) lies."""
         shifted = [self.fit.box_to_frame(o.box) for o in self.objects]
         return [((x0 + x1) / 2, (y0 + y1) / 2) for x0, y0, x1, y1 in shifted]
 
@@ -58,5 +60,5 @@ def _made(state: ImageState) -> Picture:
     frame = frame_of(state)
     fit = frame.fit if frame else fit_of(state.image, "raw")
     paper = on_paper(state.image)
-    objects = proposals.objects(state).objects if paper is not None else ()
-    return Picture(fit, paper, objects)
+    found = proposals.objects(state) if paper is not None else None
+    return Picture(fit, paper, found.objects, found.text) if found else Picture(fit, paper, ())

@@ -190,4 +190,5 @@ def on_picture(found: Found, page: Page) -> Found:
         if core.any():
             objects.append(replace(o, mask=mask, core=core, box=box_of(core)))
     text = tuple(tuple(int(round(v)) for v in page.box_to_frame(b)) for b in found.text)
-    return Found(tuple(objects), found.touching if len(objects) == len(found.objects) else (), text)  # type: ignore
+    return replace(found, objects=tuple(objects), touching=found.touching if len(objects) == len(found.objects) else (),
+                   text=text)  # type: ignore[arg-type]

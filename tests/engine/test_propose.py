@@ -100,3 +100,30 @@ def test_the_same_drawing_is_read_alike_at_any_size(embedded, size):
     draw.regular_polygon((0.85 * w, h / 2, side / 2), 3, fill=world.COLORS["purple"])
     proposal = propose(embedded, canvas)
     assert proposal.caption_a == "a green circle and a purple triangle" and proposal.caption_b
+
+
+def _outlined(canvas: Image.Image, color: str, points: list[tuple[float, float]], width: int) -> None:
+    """A flat shape in ``color`` with a dark outline ``width`` px thick, as clip-art draws one."""
+    from PIL import ImageFilter
+
+    mask = Image.new("L", canvas.size, 0)
+    ImageDraw.Draw(mask).polygon(points, fill=255)
+    canvas.paste((25, 15, 47), mask=mask)
+    canvas.paste(world.COLORS[color], mask=mask.filter(ImageFilter.MinFilter(2 * width + 1)))
+
+
+def test_clip_art_outlined_in_black_is_named_by_its_fills_colour_not_its_outlines(embedded):
+    """A 1200 px clip-art: a green square and a red star outlined in near black, each outline read with its fill as
+    one object (a plain reading): the square is named green from its silhouette in its fill's colour (its own pixels,
+    the outline showing, read as a black square)."""
+    from explorer.images import ink
+
+    image = Image.new("RGB", (1200, 1200), "white")
+    _outlined(image, "green", [(496, 555), (180, 556), (191, 244), (496, 251)], 16)  # drawn by hand
+    star = [(860 + r * np.sin(k * np.pi / 5), 840 - r * np.cos(k * np.pi / 5))
+            for k, r in zip(range(10), [190, 80] * 5)]
+    _outlined(image, "red", star, 16)
+    square = next(o for o in ink._read(image, (255, 255, 255), False).objects if o.box[0] < 600)
+    assert square.mask[400, 190] and square.rgb == world.COLORS["green"]  # its outline kept with its fill
+    proposal = propose(embedded, image)
+    assert sorted((o.color, o.shape) for o in proposal.objects) == [("green", "square"), ("red", "star")]

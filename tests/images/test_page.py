@@ -83,7 +83,12 @@ def test_a_title_and_a_footer_are_text_not_shapes():
     assert found.text and found.text[0][1] < 150 and found.text[0][2] > 500  # the title's line, across the top
 
 
-def test_a_photographed_sheet_is_found_upright_and_evened():
+TURN = 8  # degrees the sheet lies turned on the table
+
+
+def _photographed() -> Image.Image:
+    """A 640 x 480 sheet with a red square and a blue circle, turned ``TURN`` degrees on a 1000 x 750 table, lit
+    unevenly."""
     w, h = 1000, 750
     sheet = _two_shapes((640, 480), (245, 245, 240))
     photo = Image.new("RGB", (w, h), (130, 90, 60))
@@ -94,18 +99,59 @@ def test_a_photographed_sheet_is_found_upright_and_evened():
     table = Image.new("RGB", (w, h), (130, 90, 60))
     table.paste(turned, mask=mask)
     light = np.linspace(0.7, 1.0, w)[None, :, None]
-    photo = Image.fromarray((np.asarray(table, float) * light).astype(np.uint8))
+    return Image.fromarray((np.asarray(table, float) * light).astype(np.uint8))
+
+
+def _square_centre_on_the_photo() -> tuple[float, float]:
+    a = np.radians(TURN)
+    dx, dy = 180 + 192 - 500, 135 + 240 - 375
+    return 500 + dx * np.cos(a) + dy * np.sin(a), 375 - dx * np.sin(a) + dy * np.cos(a)
+
+
+def test_a_photographed_sheet_is_found_upright_and_evened():
+    photo = _photographed()
     page = read_page(photo)
-    assert page.crop is not None and abs(page.turn + 8) <= 1.5 and "sheet" in page.what[0]
+    assert page.crop is not None and abs(page.turn + TURN) <= 1.5 and "sheet" in page.what[0]
     paper = np.asarray(page.picture, float)[[10, 10, -10, -10], [10, -10, 10, -10]]
     assert np.ptp(paper.mean(axis=1)) < 20  # the light evened: the sheet's corners alike
     found = proposals.objects(image_state.of(photo)).objects
     assert len(found) == 2
     square = next(o for o in found if _near(o.rgb, RED))
     x0, y0, x1, y1 = square.box  # moved back onto the photo: around where the square lies there
-    cx, cy = 500 + (180 + 192 - 500) * np.cos(np.radians(8)) + (135 + 240 - 375) * np.sin(np.radians(8)), \
-        375 - (180 + 192 - 500) * np.sin(np.radians(8)) + (135 + 240 - 375) * np.cos(np.radians(8))
+    cx, cy = _square_centre_on_the_photo()
     assert x0 < cx < x1 and y0 < cy < y1
     fit = fit_of(photo)
     assert fit.page is page or fit.page.crop == page.crop
     assert "sheet photographed" in fit.note
+
+
+def test_a_region_on_a_turned_sheet_is_named_where_it_lies_on_the_photo():
+    """SGI's regions are named in the upload's own pixels: on a photographed sheet set upright, a box of the sheet is
+    turned back onto the photo (and scaled to the upload's size), not named in the upright sheet's pixels."""
+    from explorer.drawing.display import upload_place
+    from explorer.images.inputs import Upload
+    from explorer.methods.picture import prepare
+
+    photo = _photographed()
+    image_state.of(photo).keep(Upload((2000, 1500)))  # read at half the upload's size
+    state, picture = prepare(photo, "whole")
+    square = next(o for o in picture.objects if _near(o.rgb, RED))
+    x0, y0, x1, y1 = upload_place(state).box(square.box)
+    cx, cy = _square_centre_on_the_photo()
+    assert x0 < 2 * cx < x1 and y0 < 2 * cy < y1
+    assert 2 * 144 <= x1 - x0 <= 2 * 144 * 1.4  # the square's 144 px side, a turned box's few more, in the upload's
+
+
+def test_two_overlapping_shapes_of_near_colours_are_two_objects():
+    """An orange triangle with a red square drawn over a part of it: a plain reading's two colours start from the
+    darkest and the brightest pixel (a soft edge's) and keep them as one; the page's reading parts them."""
+    image = Image.new("RGB", (800, 800), "white")
+    draw = ImageDraw.Draw(image)
+    draw.polygon([(150, 600), (330, 250), (510, 600)], fill=world.COLORS["orange"])
+    draw.rectangle((420, 330, 700, 610), fill=world.COLORS["red"])
+    plain = ink._read(image, (255, 255, 255), False)
+    assert len(fills_alone(plain).objects) == 1  # what a plain reading alone makes of it
+    found = fills_alone(ink_objects(image))
+    assert len(found.objects) == 2 and found.page
+    assert sorted(_near(o.rgb, world.COLORS["orange"]) + 2 * _near(o.rgb, RED) for o in found.objects) == [1, 2]
+

@@ -3,6 +3,7 @@ batched path equals the naive one, its prompts read like captions, and it runs o
 
 import numpy as np
 import pytest
+import torch
 from PIL import Image
 from skimage import data
 
@@ -131,3 +132,72 @@ def test_tensor_views_score_as_the_pil_views(which, mode, request):
             want = sgi._score(reference, caption)
             assert np.abs(got.evidence.matrix - want.evidence.matrix).max() < 1e-4
             assert got.value == pytest.approx(want.value, abs=1e-4)
+
+
+def _titled_slide_with_a_page_number() -> tuple[Image.Image, list[tuple[int, int, int, int]]]:
+    """A 1600 x 900 slide: a title and a rule under it, a red square and a blue circle, a footer and a page number
+    in the corner below the circle (in the quarter of the slide that holds the circle); the shapes' boxes."""
+    from PIL import ImageDraw, ImageFont
+
+    try:
+        title, small = ImageFont.truetype("DejaVuSans-Bold.ttf", 60), ImageFont.truetype("DejaVuSans.ttf", 26)
+    except OSError:
+        pytest.skip("no DejaVu font here to write a slide's title with")
+    slide = Image.new("RGB", (1600, 900), "white")
+    draw = ImageDraw.Draw(slide)
+    draw.text((120, 45), "Which shape is red?", fill=(20, 20, 20), font=title)
+    draw.line((80, 144, 1520, 144), fill=world.COLORS["blue"], width=3)
+    boxes = [(380, 330, 620, 570), (1010, 470, 1250, 710)]
+    draw.rectangle(boxes[0], fill=world.COLORS["red"])
+    draw.ellipse(boxes[1], fill=world.COLORS["blue"])
+    draw.text((80, 837), "Year 2 science", fill=(110, 110, 110), font=small)
+    draw.text((1488, 837), "12", fill=(110, 110, 110), font=small)
+    return slide, boxes
+
+
+def test_on_a_titled_slide_each_object_matches_a_crop_of_it_alone_not_a_quarter_with_a_page_number(embedded):
+    """SGI's crops are cut from the slide's objects alone (``cut_from``): the title, the rule and the page number are
+    not shapes, so a quarter of the slide holding the circle and the page number is the circle's crop, and each
+    object's match is a window around it, not a region many times its size."""
+    from scipy import ndimage
+
+    from explorer.methods.picture import prepare
+    from explorer.methods.sgi.method import OBJECT_EDGE, cut_from
+
+    slide, boxes = _titled_slide_with_a_page_number()
+    state, picture = prepare(slide, "whole")
+    assert len(picture.objects) == 2 and picture.text  # the title and the footer are read as text
+    fill = fill_color(state.image)
+    cut = np.asarray(cut_from(state, fill))
+    shown = (cut != np.asarray(fill, np.uint8)).any(axis=-1)
+    near = ndimage.binary_dilation(picture.mask(), iterations=OBJECT_EDGE)
+    assert shown.any() and not (shown & ~near).any()  # the objects and their edges alone
+    for x0, y0, x1, y1 in picture.text:
+        assert not shown[y0:y1, x0:x1].any()  # the title and the footer are paper there
+    sgi = get_method("sgi", embedded)
+    features = sgi.region_features(state)
+    regions = features.regions
+    circle = next(k for k, r in enumerate(regions) if r.source == "object" and
+                  picture.fit.box_to_picture(r.box)[0] > 800)
+    holding = [k for k, r in enumerate(regions) if r.source == "crop" and _holds_only(r.box, picture.boxes(), 1)]
+    number = [k for k in holding if picture.fit.box_to_picture(regions[k].box)[3] >= 870]  # the page number too
+    assert number  # a crop holding the circle and the page number, as a quarter of the slide does
+    for k in holding:  # each is the circle's own crop: one embedding
+        assert torch.equal(features.embeddings[k], features.embeddings[circle]), regions[k]
+    good, bad = sgi.score(state, ["a red square and a blue circle", "a blue square and a red circle"])
+    assert good.value > bad.value
+    for match, (x0, y0, x1, y1) in zip(good.evidence.matches, boxes):
+        box = picture.fit.box_to_picture(good.evidence.regions[match.crop].box)
+        assert box[0] <= (x0 + x1) / 2 < box[2] and box[1] <= (y0 + y1) / 2 < box[3], (match.prompt, box)
+        assert (box[2] - box[0]) * (box[3] - box[1]) <= 3 * (x1 - x0) * (y1 - y0), (match.prompt, box)
+
+
+def _holds_only(box, objects, k) -> bool:
+    """Whether ``box`` holds all of object ``k`` and nothing of the others."""
+    def inside(o):
+        return box[0] <= o[0] and box[1] <= o[1] and o[2] <= box[2] and o[3] <= box[3]
+
+    def meets(o):
+        return min(box[2], o[2]) > max(box[0], o[0]) and min(box[3], o[3]) > max(box[1], o[1])
+
+    return inside(objects[k]) and not any(meets(o) for j, o in enumerate(objects) if j != k)

@@ -34,6 +34,23 @@ def test_the_sets_share_no_picture_and_each_truth_lies_on_its_ink(teacher):
     assert all(np.array_equal(np.asarray(a[2]), np.asarray(b[2])) for a, b in zip(test, again))
 
 
+def test_crayon_with_paper_through_its_grain_is_read_as_a_page_each_shape_one_object(teacher):
+    """A val set's 400 px crayon drawing (an orange triangle and a green square): a plain reading finds pieces of
+    them, no more than a caption names; its grain makes it read as a page, where each shape is one object."""
+    from explorer.images import ink
+    from explorer.images.ink import fills_alone, ink_objects, on_paper
+
+    *_, (_, _, image, truth) = teacher.pictures("val", 13, ("crayon",))
+    paper = on_paper(image)
+    assert image.size == (400, 400) and ink._grainy(image, paper)
+    plain = fills_alone(ink._read(image, paper, False))
+    assert len(plain.objects) not in (0, 2) and len(plain.objects) <= ink.MOST_MARKS
+    found = fills_alone(ink_objects(image))
+    assert found.page and len(found.objects) == 2
+    for obj in truth:
+        assert any(o.box[0] <= obj.centre[0] < o.box[2] and o.box[1] <= obj.centre[1] < o.box[3]
+                   for o in found.objects)
+
 
 def test_the_record_is_its_pictures_and_the_drawings_page_shows_it():
     record = json.loads((ROOT / "docs" / "results" / "teacher-pictures.json").read_text())

@@ -16,6 +16,7 @@ from typing import Sequence
 import numpy as np
 import torch
 from PIL import Image
+from scipy import ndimage
 
 from explorer.core import cancel, image_state
 from explorer.core.image_state import ImageState
@@ -82,6 +83,7 @@ def zoom_window(box: Box, extent: Box | None, size: tuple[int, int]) -> Box | No
     return (left, top, left + side, top + side)
 
 
+OBJECT_EDGE = 2  # px past an object's mask kept where SGI cuts its crops from the objects alone (``cut_from``)
 OBJECT_MARGIN = 0.1  # of an object's longer side: its window reaches this far past its box on every side
 PIECE = "piece"  # the source of a crop that cuts a drawn object: an object segment never matches it (the objects'
 # windows stand in for its pieces); a relation's or a caption's segment reads every crop, as it always has
@@ -91,6 +93,19 @@ def object_boxes(state: ImageState) -> list[Box]:
     """The boxes of the objects drawn on the view's plain paper (its prepared ``Picture``); none for a picture whose
     frame is not plain (a photo): its objects are not flat shapes."""
     return prepared(state).boxes()
+
+
+def cut_from(state: ImageState, fill: tuple[int, ...]) -> Image.Image:
+    """The picture SGI's crops are cut from: the view as it is; on a page where lines of text were found (a slide's
+    title and footer), its objects alone on ``fill``: text and drawn lines are not shapes, so a crop holding an object
+    and a piece of a title or a page number shows that object alone, the same crop as its own window."""
+    picture = prepared(state)
+    mask = picture.mask()
+    if not picture.text or mask is None:
+        return state.image
+    keep = ndimage.binary_dilation(mask, iterations=OBJECT_EDGE)
+    pixels = np.asarray(state.image.convert("RGB"))
+    return Image.fromarray(np.where(keep[..., None], pixels, np.asarray(fill, np.uint8)))
 
 
 def object_regions(boxes: Sequence[Box], size: tuple[int, int]) -> list[Region]:
@@ -210,10 +225,10 @@ class StructureGuided(ScoringMethod):
         """Every region's crop made on the encoder's device and encoded in batches, each distinct crop once; kept in
         the image's state."""
         state = image_state.of(image)
-        image = state.image
 
         def encode() -> RegionFeatures:
-            regions, fill = self.regions(state), fill_color(image)
+            regions, fill = self.regions(state), fill_color(state.image)
+            image = cut_from(state, fill) if self.crop_mode == "mask" else state.image
             boxes, rows = self.distinct_boxes(image, regions, fill)
             windows = [None] * len(boxes) if state.view == "raw" else self.windows(image, boxes, fill)
             boxes = [b if w is None else _inside(b, w) for b, w in zip(boxes, windows)]
