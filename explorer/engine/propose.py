@@ -41,6 +41,7 @@ UNSURE = 0.5  # a name whose probability is below this is flagged as unsure
 # a green star on a dark canvas reads as a square on its own background); None names each on its own background
 NAMING_BACKGROUND: tuple[int, int, int] | None = BACKGROUND
 INNERMOST = 0.5  # of a silhouette's deepest distance from its edge: its pixels this deep or deeper are its fill's
+OTHER_INK = 60.0  # RGB off the blends of the paper and an object's fill: an outline of another colour
 EMPTY = ("No objects found: the picture is one plain colour (an empty canvas?). Draw or upload shapes in the world's "
          "colours, on a plain background, and propose again.")
 SPECKS = ("No objects found: only specks or faint marks stand out from the background. Draw shapes larger, in the "
@@ -98,19 +99,35 @@ def namer(engine: Engine, choice: str | None = None) -> tuple[DualEncoder, str]:
 
 
 def object_view(image: Image.Image, found: FoundObject, page: bool = False) -> Image.Image:
-    """The object as the world draws one: its silhouette (its mask) flat in its fill's colour, an outline, crayon's
-    grain or a photo's light not part of what it is, centred on the naming background (``NAMING_BACKGROUND``, or its
-    own where that is None) at the share of the frame the world draws objects. Its fill's colour: the one its page's
-    reading found (``page``); else its innermost pixels' (an outline's colour, where a plain reading kept it with its
-    fill, is not the object's)."""
+    """The object as the world draws one, centred on the naming background (``NAMING_BACKGROUND``, or its own where
+    that is None) at the share of the frame the world draws objects: read as a page (``page``), its silhouette flat
+    in the fill's colour its reading found (an outline, crayon's grain or a photo's light not part of what it is);
+    else its mask's own pixels, the paper showing through a scribbled inside painted in its fill, and an outline of
+    another colour (off the blends of the paper and its innermost ink's colour, ``innermost``) painted in that
+    ink's colour (a plain reading may keep a dark outline with its fill)."""
     x0, y0, x1, y1 = found.box
     side = max(8, int(round(max(x1 - x0, y1 - y0) / OBJECT_SHARE)))
     view = Image.new("RGB", (side, side), NAMING_BACKGROUND or found.background)
     mask = found.mask[y0:y1, x0:x1]
-    fill = found.rgb if page else innermost(np.asarray(image.convert("RGB").crop(found.box)), mask, found)
-    view.paste(fill, ((side - mask.shape[1]) // 2, (side - mask.shape[0]) // 2),
+    cut = np.asarray(image.convert("RGB").crop(found.box)).copy()
+    if page:
+        cut[:] = found.rgb
+    else:
+        gaps = ndimage.binary_erosion(mask, iterations=2) & (blend(cut.astype(float), found.background, found.rgb) < 0.5)
+        cut[gaps] = found.rgb
+        fill = innermost(cut, mask, found)
+        cut[mask & (off_blend(cut, found.background, fill) > OTHER_INK)] = fill  # an outline of another colour
+    view.paste(Image.fromarray(cut), ((side - cut.shape[1]) // 2, (side - cut.shape[0]) // 2),
                Image.fromarray(mask.astype(np.uint8) * 255))
     return view
+
+
+def off_blend(pixels: np.ndarray, background: tuple[int, int, int], fill: tuple[int, int, int]) -> np.ndarray:
+    """Each pixel's RGB distance from the blends of ``background`` and ``fill`` (a soft edge lies on them)."""
+    towards = np.asarray(fill, np.float32) - np.asarray(background, np.float32)
+    rel = pixels.astype(np.float32) - np.asarray(background, np.float32)
+    along = np.clip(rel @ towards / max(1.0, float(towards @ towards)), 0, 1)
+    return np.linalg.norm(rel - along[..., None] * towards, axis=-1)
 
 
 def innermost(pixels: np.ndarray, mask: np.ndarray, found: FoundObject) -> tuple[int, int, int]:
