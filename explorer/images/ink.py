@@ -40,6 +40,7 @@ HUG = 3  # px of the working copy: an outline broken open still hugs its fill th
 GRAINY = 0.3  # of a drawing's ink pixels with paper in most of their neighbourhood: crayon's grain, read as a page
 MOST_MARKS = 4  # objects a plain reading finds (an outline and its fill one): the world's scenes hold 4 at most
 EIGHT = np.ones((3, 3), bool)
+Working = tuple[tuple[int, int, int, int], np.ndarray]  # the drawn part's box and its working copy (``_working``)
 
 
 def _two_colours(colours: np.ndarray, paper: np.ndarray, page: bool) -> np.ndarray | None:
@@ -136,8 +137,9 @@ def ink_objects(image: Image.Image, page: bool = False) -> Found | None:
     paper = on_paper(image)
     if paper is None:
         return None
-    plain, read = _read(image, paper, False), _read(image, paper, True)
-    return read if page or read.text or _a_page(plain, read) or _grainy(image, paper) else plain
+    working = _working(image, paper)  # made once: both readings and the grain read it
+    plain, read = _read(image, paper, False, working), _read(image, paper, True, working)
+    return read if page or read.text or _a_page(plain, read) or _grainy(image, paper, working) else plain
 
 
 def _a_page(plain: Found, read: Found) -> bool:
@@ -148,17 +150,17 @@ def _a_page(plain: Found, read: Found) -> bool:
     return alone > MOST_MARKS or alone == 1 < len(fills_alone(read).objects)
 
 
-def _grainy(image: Image.Image, paper: tuple[int, int, int]) -> bool:
+def _grainy(image: Image.Image, paper: tuple[int, int, int], working: Working | None = None) -> bool:
     """Whether the drawing's ink is grainy (crayon or chalk: paper through the wax): over ``GRAINY`` of its ink pixels
     (on the working copy) have paper in most of their 3 x 3 neighbourhood (a flat fill's do only along its edge)."""
-    work = _working(image, paper)
+    work = working or _working(image, paper)
     if work is None:
         return False
     ink = np.linalg.norm(work[1] - np.asarray(paper, np.float32), axis=-1) > INK
     return bool(ink.any() and np.mean(ndimage.uniform_filter(ink.astype(np.float32), 3)[ink] < 0.5) > GRAINY)
 
 
-def _working(image: Image.Image, paper: tuple[int, int, int]) -> tuple[tuple[int, int, int, int], np.ndarray] | None:
+def _working(image: Image.Image, paper: tuple[int, int, int]) -> Working | None:
     """The box of what is drawn on the paper, and that part of the picture at most ``WORK_SIDE`` long (float RGB)."""
     drawn = content_box(image, paper)
     if drawn is None:
@@ -181,8 +183,8 @@ def fills_alone(found: Found) -> Found:
     return replace(found, objects=tuple(objects[k] for k in kept), touching=touching)
 
 
-def _read(image: Image.Image, paper: tuple[int, int, int], page: bool) -> Found:
-    working = _working(image, paper)
+def _read(image: Image.Image, paper: tuple[int, int, int], page: bool, working: Working | None = None) -> Found:
+    working = working or _working(image, paper)
     if working is None:
         return Found((), ())
     (x0, y0, x1, y1), work = working
