@@ -20,7 +20,7 @@ from explorer.ui.serving import Serving
 from explorer.world.examples import examples
 from tests.app_server import running_app
 from tests.ui.test_pad import _pad_value
-from tests.ui.test_work_ends import page_of_its_own
+from tests.ui.test_work_ends import page_of_its_own, running_for
 
 LOAD_S = 4.0  # a Browse load's length here, unless it is stopped
 ITEMS = 12
@@ -84,7 +84,7 @@ def test_a_heartbeat_another_client_opens_and_drops_stops_nothing(url, own_heart
     own = heartbeat(victim, victim.session_hash) if own_heartbeat else None
     try:
         job = victim.submit("world", "", 1, api_name="/browse_load")
-        time.sleep(0.5)  # the load runs
+        assert running_for(victim.session_hash)  # the load runs
         attacker = Client(url, verbose=False)
         heartbeat(attacker, victim.session_hash).close()  # opened naming the victim's page, and dropped
         said = job.result(timeout=LOAD_S + 30)[-1]
@@ -98,7 +98,7 @@ def test_the_pages_own_heartbeat_dropped_stops_its_work_at_once(url):
     victim = page_of_its_own(url)
     own = heartbeat(victim, victim.session_hash)
     job = victim.submit("world", "", 1, api_name="/browse_load")
-    time.sleep(0.5)
+    assert running_for(victim.session_hash)
     begun = time.monotonic()
     own.close()  # the tab closed
     said = job.result(timeout=LOAD_S + 30)[-1]
