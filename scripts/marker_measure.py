@@ -2,11 +2,13 @@
 (``scripts/teacher_pictures.py``, ``--pictures teacher``): whether the proposals name both objects, and whether SGI's
 match for each object's segment lies on that object.
 
-For every picture of a set, on every look: ``Explorer.propose``'s objects against the truth (both named: the
-proposal's colours and shapes are the drawing's two); then the page's analysis of the true caption against its swap
-with the embedded world-clip, and for each object segment of the true caption ("a red square") SGI's matched region,
-moved back to the picture's frame: it holds the object when it contains the object's centre, not the other's, and
-is at most ``MOST_TIMES`` the object's box. The figures go to a JSON record (docs/results/marker-drawings.json).
+For every picture of a set, on every look, read as the page reads an upload (a copy at most 1024 px long, the
+``max_side`` setting): ``Explorer.propose``'s objects against the truth (both named: the proposal's colours and
+shapes are the drawing's two); then the page's analysis of the true caption against its swap with the embedded
+world-clip, and for each object segment of the true caption ("a red square") SGI's matched region, placed on the
+picture as the page draws it (off a turned sheet, in the picture's own pixels): it holds the object when it contains
+the object's centre, not the other's, and is at most ``MOST_TIMES`` the object's box. The figures go to a JSON
+record (docs/results/marker-drawings.json).
 
     python scripts/marker_measure.py --set test --per-look 24 --json docs/results/marker-drawings.json
     python scripts/marker_measure.py --pictures teacher --set test --per-look 24 --json docs/results/teacher-pictures.json
@@ -29,9 +31,10 @@ import teacher_pictures  # noqa: E402
 from marker_drawings import Drawn  # noqa: E402
 
 from explorer.core import image_state  # noqa: E402
+from explorer.drawing.display import upload_place  # noqa: E402
 from explorer.engine import Engine  # noqa: E402
 from explorer.engine.propose import propose  # noqa: E402
-from explorer.images.fit import frame_of  # noqa: E402
+from explorer.images.inputs import normalize_image  # noqa: E402
 from explorer.models.encoders import DualEncoder  # noqa: E402
 
 GENERATORS = {"marker": marker_drawings, "teacher": teacher_pictures}
@@ -60,20 +63,24 @@ def swapped(objects: list[Drawn]) -> str:
 
 
 def read(engine: Engine, image, truth: list[Drawn]) -> dict:
-    """One picture: the proposal's verdict, and each object segment's SGI match (on the object or not)."""
-    state = image_state.of(image)
+    """One picture read as the page reads its upload (``normalize_image``: a copy at most the ``max_side`` setting
+    long): the proposal's verdict, and each object segment's SGI match (on the object or not), its box scaled back to
+    the picture's own pixels as the page names it."""
+    copy = normalize_image(image)
+    factor = image.width / copy.width
+    state = image_state.of(copy)
     proposal = propose(engine.encoder, state)
     named = sorted((o.color, o.shape) for o in proposal.objects)
     analysis = engine.analyze(state, caption(truth), swapped(truth))
     sgi_a, sgi_b = analysis.scores["sgi"]
-    frame = frame_of(analysis.state)
+    place = upload_place(analysis.state)  # where the page draws a region on the picture read (off a turned sheet)
     on_object = []
     for match in sgi_a.evidence.matches:
         if match.segment.kind != "object":
             continue
         k = next(i for i, o in enumerate(truth) if o.phrase == match.prompt)
         box = sgi_a.evidence.regions[match.crop].box
-        box = frame.fit.box_to_picture(box) if frame else box
+        box = tuple(v * factor for v in place.box(box))
         on_object.append(bool(holds(box, truth[k], truth[1 - k])))  # the box's numpy floats: a plain bool
     return {"named": named == sorted((o.color, o.shape) for o in truth), "on_object": on_object,
             "sgi_prefers_true": bool(sgi_a.value > sgi_b.value), "notes": list(proposal.notes),

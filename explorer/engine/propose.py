@@ -34,14 +34,20 @@ log = logging.getLogger(__name__)
 DRAWING_LIKE = 0.8  # world.flat_frame: a drawing's frame is plain (near 1.0), a photo's 0.26 to 0.66
 OBJECT_SHARE = 0.3  # an object's side in its view, as a share of the view's: the world draws objects 0.24 to 0.36
 MOST_OBJECTS = 4  # the world's scenes hold 1 to 4 objects
-MOST_TILT = 20  # degrees: a shape drawn up to this far askew is set upright before it is named (the world model reads
+MOST_TILT = 20  # degrees: a shape drawn up to this far askew is set square before it is named (the world model reads
 # a square 10 degrees askew as a circle: measured on the tune set of scripts/marker_drawings.py)
+MOST_TURN = 60  # degrees: a triangle is turned up to this far to set it on its base (a triangle on a side or a point,
+# which the world model reads as a star, is 30 degrees off it; a photographed sheet's turn adds to a pen's)
+ON_ITS_BASE = 0.1  # of its height: a shape whose centroid lies this far below its box's middle at some turn is set at
+# that turn (a triangle on its base: 0.17; a star on its feet 0.05, a square 0)
 UNSURE = 0.5  # a name whose probability is below this is flagged as unsure
 # objects are named on the world's own grey, where a world model learnt them (chosen on the val- drawn splits:
 # a green star on a dark canvas reads as a square on its own background); None names each on its own background
 NAMING_BACKGROUND: tuple[int, int, int] | None = BACKGROUND
 INNERMOST = 0.5  # of a silhouette's deepest distance from its edge: its pixels this deep or deeper are its fill's
 OTHER_INK = 60.0  # RGB off the blends of the paper and an object's fill: an outline of another colour
+WASHED_SHARE = 0.9  # an inside whose ink lies mostly this short of its fill's colour is crayon blended with the paper
+# (its grain read on a smaller copy, ``ink.WASHED``): it is named in its wax's colour (``washed``)
 EMPTY = ("No objects found: the picture is one plain colour (an empty canvas?). Draw or upload shapes in the world's "
          "colours, on a plain background, and propose again.")
 SPECKS = ("No objects found: only specks or faint marks stand out from the background. Draw shapes larger, in the "
@@ -102,9 +108,9 @@ def object_view(image: Image.Image, found: FoundObject, page: bool = False) -> I
     """The object as the world draws one, centred on the naming background (``NAMING_BACKGROUND``, or its own where
     that is None) at the share of the frame the world draws objects: read as a page (``page``), its silhouette flat
     in the fill's colour its reading found (an outline, crayon's grain or a photo's light not part of what it is);
-    else its mask's own pixels, the paper showing through a scribbled inside painted in its fill, and an outline of
-    another colour (off the blends of the paper and its innermost ink's colour, ``innermost``) painted in that
-    ink's colour (a plain reading may keep a dark outline with its fill)."""
+    else its mask's own pixels, the paper showing through a scribbled inside painted in its fill (all of a washed
+    inside: ``WASHED_SHARE``), and an outline of another colour (off the blends of the paper and its innermost ink's
+    colour, ``innermost``) painted in that ink's colour (a plain reading may keep a dark outline with its fill)."""
     x0, y0, x1, y1 = found.box
     side = max(8, int(round(max(x1 - x0, y1 - y0) / OBJECT_SHARE)))
     view = Image.new("RGB", (side, side), NAMING_BACKGROUND or found.background)
@@ -113,13 +119,24 @@ def object_view(image: Image.Image, found: FoundObject, page: bool = False) -> I
     if page:
         cut[:] = found.rgb
     else:
-        gaps = ndimage.binary_erosion(mask, iterations=2) & (blend(cut.astype(float), found.background, found.rgb) < 0.5)
-        cut[gaps] = found.rgb
+        inner = ndimage.binary_erosion(mask, iterations=2)
+        share = blend(cut.astype(float), found.background, found.rgb)
+        cut[inner & (share < 0.5)] = found.rgb  # the paper in a scribble's gaps
+        if washed(share[inner]):
+            cut[inner & (off_blend(cut, found.background, found.rgb) < OTHER_INK)] = found.rgb
         fill = innermost(cut, mask, found)
         cut[mask & (off_blend(cut, found.background, fill) > OTHER_INK)] = fill  # an outline of another colour
     view.paste(Image.fromarray(cut), ((side - cut.shape[1]) // 2, (side - cut.shape[0]) // 2),
                Image.fromarray(mask.astype(np.uint8) * 255))
     return view
+
+
+def washed(shares: np.ndarray) -> bool:
+    """Whether an inside, its pixels' shares of the way from the paper to its fill's colour, is crayon blended with
+    the paper through its grain (read on a smaller copy): most of its ink short of its fill's colour
+    (``WASHED_SHARE``; a flat fill's and a marker's strokes are their colour)."""
+    ink = shares >= 0.5
+    return bool(np.median(shares[ink]) < WASHED_SHARE) if ink.any() else False
 
 
 def off_blend(pixels: np.ndarray, background: tuple[int, int, int], fill: tuple[int, int, int]) -> np.ndarray:
@@ -142,17 +159,24 @@ def innermost(pixels: np.ndarray, mask: np.ndarray, found: FoundObject) -> tuple
 
 
 def upright(mask: np.ndarray) -> float:
-    """The turn (degrees, counter-clockwise as ``Image.rotate`` turns) within ``MOST_TILT`` that sets a hand-drawn
-    shape, its mask (H, W), upright: the one whose box is the tightest (a square drawn askew, a triangle on its base),
-    the least turn among boxes within 1% of that."""
+    """The turn (degrees, counter-clockwise as ``Image.rotate`` turns) that sets a hand-drawn shape, its mask (H, W),
+    upright as the world draws it: within ``MOST_TURN``, the one that leaves it the most bottom-heavy where that is a
+    triangle's (``ON_ITS_BASE``: on its base, whose box is as tight as on a side or a point); else within
+    ``MOST_TILT`` the one whose box is the tightest (a square drawn askew set square), the least turn among boxes
+    within 1% of that."""
     ys, xs = np.nonzero(mask)
     xs, ys = xs - xs.mean(), ys - ys.mean()
-    turns = np.arange(-MOST_TILT, MOST_TILT + 1, 2, dtype=float)
-    areas = []
+    turns = np.arange(-MOST_TURN, MOST_TURN + 1, 2, dtype=float)
+    sizes, lows = [], []
     for t in np.radians(turns):
         u, v = xs * np.cos(t) + ys * np.sin(t), -xs * np.sin(t) + ys * np.cos(t)
-        areas.append(np.ptp(u) * np.ptp(v))
-    close = np.flatnonzero(np.asarray(areas) <= 1.01 * min(areas))
+        sizes.append(np.ptp(u) * np.ptp(v))
+        lows.append(-(v.max() + v.min()) / 2 / max(1.0, float(np.ptp(v))))  # the centroid (0) below the box's middle
+    if max(lows) >= ON_ITS_BASE:
+        return float(turns[int(np.argmax(lows))])
+    near = np.abs(turns) <= MOST_TILT
+    areas = np.where(near, sizes, np.inf)
+    close = np.flatnonzero(areas <= 1.01 * areas.min())
     return float(turns[close[np.argmin(np.abs(turns[close]))]])
 
 

@@ -37,8 +37,10 @@ SPLIT_SHARE = 0.1  # each cluster holds at least this share of the stroke's ink
 GRAIN = 3  # px of the working copy: ink is found on its mean over squares this wide
 INSIDE = 0.9  # share of a silhouette within a larger one: it is that one's fill
 HUG = 3  # px of the working copy: an outline broken open still hugs its fill this close
-GRAINY = 0.3  # of a drawing's ink pixels with paper in most of their neighbourhood: crayon's grain, read as a page
+GRAINY = 0.2  # of what a drawing's ink covers that is paper: crayon's grain, read as a page
 MOST_MARKS = 4  # objects a plain reading finds (an outline and its fill one): the world's scenes hold 4 at most
+STRONGEST = 0.1  # of an object's ink, the share farthest from the paper: crayon's grain read on a smaller copy blends
+WASHED = 1.15  # the wax with the paper in most pixels; where these lie this much farther out, they are its colour
 EIGHT = np.ones((3, 3), bool)
 Working = tuple[tuple[int, int, int, int], np.ndarray]  # the drawn part's box and its working copy (``_working``)
 
@@ -97,7 +99,9 @@ def _part(stroke: np.ndarray, chosen: np.ndarray) -> np.ndarray:
 def _object(pixels: np.ndarray, silhouette: np.ndarray, paper: tuple[int, int, int],
             fill: np.ndarray | None = None) -> FoundObject | None:
     """The object of a silhouette (over the picture's own pixels): its ink is what lies far from the paper inside
-    it, its fill the median of its strongest ink (of ``fill``'s pixels where its outline is another colour)."""
+    it, its fill the median of its strongest ink (of ``fill``'s pixels where its outline is another colour); of the
+    ``STRONGEST`` share of it where that lies much farther from the paper on the same line from it (``WASHED``:
+    crayon read on a smaller copy, its wax blended with the paper through it in most pixels; not a dark outline)."""
     x0, y0, x1, y1 = box_of(silhouette)
     near = pixels[y0:y1, x0:x1].astype(np.float32)
     far = np.linalg.norm(near - np.asarray(paper, np.float32), axis=-1)
@@ -109,7 +113,13 @@ def _object(pixels: np.ndarray, silhouette: np.ndarray, paper: tuple[int, int, i
     if fill is not None and (inside & fill[y0:y1, x0:x1]).any():
         inside = inside & fill[y0:y1, x0:x1]
     strong = inside & (far >= np.median(far[inside]))
-    rgb = tuple(int(v) for v in np.median(near[strong], axis=0))
+    rgb = np.median(near[strong], axis=0)
+    wax = np.median(near[inside & (far >= np.quantile(far[inside], 1 - STRONGEST))], axis=0)
+    towards = rgb - np.asarray(paper, np.float32)
+    along = float((wax - paper) @ towards / max(1.0, float(towards @ towards)))
+    if along > WASHED and np.linalg.norm(wax - paper - along * towards) < SPLIT / 2:  # farther out, in the same hue
+        rgb = wax
+    rgb = tuple(int(v) for v in rgb)
     return FoundObject(silhouette, core, box_of(core), rgb, paper)  # type: ignore[arg-type]
 
 
@@ -151,13 +161,14 @@ def _a_page(plain: Found, read: Found) -> bool:
 
 
 def _grainy(image: Image.Image, paper: tuple[int, int, int], working: Working | None = None) -> bool:
-    """Whether the drawing's ink is grainy (crayon or chalk: paper through the wax): over ``GRAINY`` of its ink pixels
-    (on the working copy) have paper in most of their 3 x 3 neighbourhood (a flat fill's do only along its edge)."""
+    """Whether the drawing's ink is grainy (crayon or chalk: paper through the wax): over ``GRAINY`` of what its ink
+    covers (on the working copy, closed over 3 x 3) is paper (a flat fill's or a marker's ink: at most a tenth)."""
     work = working or _working(image, paper)
     if work is None:
         return False
     ink = np.linalg.norm(work[1] - np.asarray(paper, np.float32), axis=-1) > INK
-    return bool(ink.any() and np.mean(ndimage.uniform_filter(ink.astype(np.float32), 3)[ink] < 0.5) > GRAINY)
+    covered = ndimage.binary_closing(ink, EIGHT)
+    return bool(covered.any() and np.mean(~ink[covered]) > GRAINY)
 
 
 def _working(image: Image.Image, paper: tuple[int, int, int]) -> Working | None:

@@ -127,3 +127,30 @@ def test_clip_art_outlined_in_black_is_named_by_its_fills_colour_not_its_outline
     assert square.mask[400, 190] and square.rgb == world.COLORS["green"]  # its outline kept with its fill
     proposal = propose(embedded, image)
     assert sorted((o.color, o.shape) for o in proposal.objects) == [("green", "square"), ("red", "star")]
+
+
+@pytest.mark.parametrize("turn", [30, -35, 45, 90])
+def test_a_triangle_drawn_on_a_side_or_a_point_is_set_on_its_base_and_named_a_triangle(embedded, turn):
+    """A triangle a teacher draws turned (a photographed sheet's turn on a pen's): its box is as tight on a side as
+    on its base, and the world model reads it on a side or a point as a star; it is set on its base (the turn that
+    leaves it bottom-heavy) before it is named. A square drawn askew is set square."""
+    from explorer.engine.propose import upright
+
+    def drawn(radii: list[float], turn: float) -> tuple[Image.Image, np.ndarray]:
+        canvas = Image.new("RGB", (600, 600), "white")
+        angles = np.radians(turn) - np.pi / 2 + 2 * np.pi * np.arange(len(radii)) / len(radii)
+        ImageDraw.Draw(canvas).polygon([(300 + r * np.cos(a), 300 + r * np.sin(a)) for r, a in zip(radii, angles)],
+                                       fill=world.COLORS["green"])
+        return canvas, np.asarray(canvas)[..., 0] < 128
+
+    def set_upright(mask: np.ndarray) -> np.ndarray:
+        out = np.asarray(Image.fromarray(mask).rotate(upright(mask), expand=True)) > 0
+        return out[np.ix_(out.any(1), out.any(0))]
+
+    def on_its_feet(mask: np.ndarray) -> bool:  # a point at the top, its widest part below
+        return mask[5].sum() < 0.2 * mask[-5].sum()
+
+    image, mask = drawn([130] * 3, turn)
+    assert on_its_feet(set_upright(mask))
+    assert [(o.color, o.shape) for o in propose(embedded, image).objects] == [("green", "triangle")]
+    assert set_upright(drawn([130] * 4, 45 + 12)[1]).mean() > 0.95  # a square 12 degrees askew: set square

@@ -34,15 +34,17 @@ def test_the_sets_share_no_picture_and_each_truth_lies_on_its_ink(teacher):
     assert all(np.array_equal(np.asarray(a[2]), np.asarray(b[2])) for a, b in zip(test, again))
 
 
-def test_crayon_with_paper_through_its_grain_is_read_as_a_page_each_shape_one_object(teacher):
-    """A val set's 400 px crayon drawing (an orange triangle and a green square): a plain reading finds pieces of
-    them, no more than a caption names; its grain makes it read as a page, where each shape is one object."""
+@pytest.mark.parametrize("index, side", [(12, 400), (18, 640)])
+def test_crayon_with_paper_through_its_grain_is_read_as_a_page_each_shape_one_object(teacher, index, side):
+    """Two of the val set's small crayon drawings (an orange triangle and a green square; a black star and a blue
+    triangle): a plain reading finds pieces of them, no more than a caption names; the paper through their grain (a
+    fifth and more of what their ink covers) makes them read as a page, where each shape is one object."""
     from explorer.images import ink
     from explorer.images.ink import fills_alone, ink_objects, on_paper
 
-    *_, (_, _, image, truth) = teacher.pictures("val", 13, ("crayon",))
+    *_, (_, _, image, truth) = teacher.pictures("val", index + 1, ("crayon",))
     paper = on_paper(image)
-    assert image.size == (400, 400) and ink._grainy(image, paper)
+    assert image.size == (side, side) and ink._grainy(image, paper)
     plain = fills_alone(ink._read(image, paper, False))
     assert len(plain.objects) not in (0, 2) and len(plain.objects) <= ink.MOST_MARKS
     found = fills_alone(ink_objects(image))
@@ -69,3 +71,17 @@ def test_the_record_is_its_pictures_and_the_drawings_page_shows_it():
         line = next(line for line in section.splitlines()
                     if line.startswith("|") and look in line.split("|")[1].replace("-", ""))
         assert line.endswith(shown), look
+
+
+def test_crayon_read_on_the_pages_smaller_copy_is_named_in_its_waxs_colour(teacher, embedded):
+    """A val set's 2000 px crayon drawing (a green star and a red square), read as the page reads an upload (a 1024
+    px copy, where the grain blends the wax with the paper in most pixels: the square's median ink is a washed red,
+    read as white or orange): each object's colour is its strongest ink's, its inside named in it."""
+    from explorer.engine.propose import propose
+    from explorer.images.inputs import normalize_image
+
+    *_, (_, _, image, truth) = teacher.pictures("val", 4, ("crayon",))
+    copy = normalize_image(image)
+    assert image.size == (2000, 2000) and copy.size == (1024, 1024)
+    named = sorted((o.color, o.shape) for o in propose(embedded, copy).objects)
+    assert named == sorted((o.color, o.shape) for o in truth) == [("green", "star"), ("red", "square")]
