@@ -34,7 +34,7 @@ from explorer.core import image_state  # noqa: E402
 from explorer.drawing.display import upload_place  # noqa: E402
 from explorer.engine import Engine  # noqa: E402
 from explorer.engine.propose import propose  # noqa: E402
-from explorer.images.inputs import normalize_image  # noqa: E402
+from explorer.images.inputs import Upload, normalize_image  # noqa: E402
 from explorer.models.encoders import DualEncoder  # noqa: E402
 
 GENERATORS = {"marker": marker_drawings, "teacher": teacher_pictures}
@@ -63,12 +63,13 @@ def swapped(objects: list[Drawn]) -> str:
 
 
 def read(engine: Engine, image, truth: list[Drawn]) -> dict:
-    """One picture read as the page reads its upload (``normalize_image``: a copy at most the ``max_side`` setting
-    long): the proposal's verdict, and each object segment's SGI match (on the object or not), its box scaled back to
-    the picture's own pixels as the page names it."""
+    """One picture read as the page reads its upload (``read_image``: a copy at most the ``max_side`` setting long,
+    keeping the picture's own size): the proposal's verdict, and each object segment's SGI match (on the object or
+    not), placed in the picture's own pixels as the page draws it."""
     copy = normalize_image(image)
-    factor = image.width / copy.width
     state = image_state.of(copy)
+    if copy.size != image.size:
+        state.keep(Upload(image.size))  # as ``read_image`` keeps it: places are drawn in the picture's own pixels
     proposal = propose(engine.encoder, state)
     named = sorted((o.color, o.shape) for o in proposal.objects)
     analysis = engine.analyze(state, caption(truth), swapped(truth))
@@ -80,7 +81,7 @@ def read(engine: Engine, image, truth: list[Drawn]) -> dict:
             continue
         k = next(i for i, o in enumerate(truth) if o.phrase == match.prompt)
         box = sgi_a.evidence.regions[match.crop].box
-        box = tuple(v * factor for v in place.box(box))
+        box = place.box(box)
         on_object.append(bool(holds(box, truth[k], truth[1 - k])))  # the box's numpy floats: a plain bool
     return {"named": named == sorted((o.color, o.shape) for o in truth), "on_object": on_object,
             "sgi_prefers_true": bool(sgi_a.value > sgi_b.value), "notes": list(proposal.notes),

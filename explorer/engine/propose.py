@@ -19,7 +19,7 @@ from explorer.engine import Engine
 from explorer.engine.model_pool import EMBEDDED_CHOICE
 from explorer.images.fit import INK, PROBE_SIDE, content_box
 from explorer.images.ink import fills_alone, on_paper
-from explorer.images.objects import Found, FoundObject, blend
+from explorer.images.objects import Found, FoundObject, blend, off_blend
 from explorer.images.page import page_of
 from explorer.images.regions import Box
 from explorer.language import text
@@ -137,14 +137,6 @@ def washed(shares: np.ndarray) -> bool:
     (``WASHED_SHARE``; a flat fill's and a marker's strokes are their colour)."""
     ink = shares >= 0.5
     return bool(np.median(shares[ink]) < WASHED_SHARE) if ink.any() else False
-
-
-def off_blend(pixels: np.ndarray, background: tuple[int, int, int], fill: tuple[int, int, int]) -> np.ndarray:
-    """Each pixel's RGB distance from the blends of ``background`` and ``fill`` (a soft edge lies on them)."""
-    towards = np.asarray(fill, np.float32) - np.asarray(background, np.float32)
-    rel = pixels.astype(np.float32) - np.asarray(background, np.float32)
-    along = np.clip(rel @ towards / max(1.0, float(towards @ towards)), 0, 1)
-    return np.linalg.norm(rel - along[..., None] * towards, axis=-1)
 
 
 def innermost(pixels: np.ndarray, mask: np.ndarray, found: FoundObject) -> tuple[int, int, int]:

@@ -25,7 +25,7 @@ from PIL import Image
 from scipy import ndimage
 
 from explorer.images.fit import content_box
-from explorer.images.objects import TOUCH, Found, FoundObject, box_of
+from explorer.images.objects import TOUCH, Found, FoundObject, along, box_of, off_blend
 from explorer.images.page import INK, on_paper
 from explorer.images.text import text_and_lines
 
@@ -64,11 +64,8 @@ def _two_colours(colours: np.ndarray, paper: np.ndarray, page: bool) -> np.ndarr
     shares = np.bincount(label, minlength=2) / len(label)
     if np.linalg.norm(centres[0] - centres[1]) < SPLIT or shares.min() < SPLIT_SHARE:
         return None
-    for k in (0, 1):  # a soft edge's colours lie between the paper's and the fill's
-        towards = centres[1 - k] - paper
-        along = np.clip((centres[k] - paper) @ towards / max(1.0, float(towards @ towards)), 0, 1)
-        if np.linalg.norm(centres[k] - paper - along * towards) < SPLIT / 2:
-            return None
+    if any(off_blend(centres[k], paper, centres[1 - k]) < SPLIT / 2 for k in (0, 1)):  # a soft edge's colours lie
+        return None  # between the paper's and the fill's
     if not page:
         return label
     label = np.linalg.norm(colours[:, None].astype(float) - centres[None], axis=2).argmin(1)
@@ -115,9 +112,7 @@ def _object(pixels: np.ndarray, silhouette: np.ndarray, paper: tuple[int, int, i
     strong = inside & (far >= np.median(far[inside]))
     rgb = np.median(near[strong], axis=0)
     wax = np.median(near[inside & (far >= np.quantile(far[inside], 1 - STRONGEST))], axis=0)
-    towards = rgb - np.asarray(paper, np.float32)
-    along = float((wax - paper) @ towards / max(1.0, float(towards @ towards)))
-    if along > WASHED and np.linalg.norm(wax - paper - along * towards) < SPLIT / 2:  # farther out, in the same hue
+    if along(wax, paper, rgb) > WASHED and off_blend(wax, paper, rgb, beyond=True) < SPLIT / 2:  # deeper, same hue
         rgb = wax
     rgb = tuple(int(v) for v in rgb)
     return FoundObject(silhouette, core, box_of(core), rgb, paper)  # type: ignore[arg-type]

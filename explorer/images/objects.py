@@ -79,12 +79,27 @@ def _object(pixels: np.ndarray, mask: np.ndarray, core: np.ndarray, background: 
     return FoundObject(mask, core, box_of((share > 0.25) & mask | core), rgb, background)
 
 
+def along(pixels: np.ndarray, background: tuple[int, int, int], fill: tuple[int, int, int]) -> np.ndarray:
+    """How far each pixel of ``pixels`` (..., 3) lies from ``background`` towards ``fill`` on the line through the two
+    colours: 0 at the background, 1 at the fill, more beyond it."""
+    towards = np.subtract(fill, background, dtype=float)
+    return (pixels - np.asarray(background, dtype=float)) @ towards / max(1.0, float(towards @ towards))
+
+
 def blend(pixels: np.ndarray, background: tuple[int, int, int], fill: tuple[int, int, int]) -> np.ndarray:
     """How far each pixel of ``pixels`` (H, W, 3) lies from ``background`` towards ``fill``: (H, W), 0 to 1, along
     the line between the two colours."""
-    towards = np.subtract(fill, background, dtype=float)
-    share = (pixels - np.asarray(background, dtype=float)) @ towards / max(1.0, float(towards @ towards))
-    return np.clip(share, 0.0, 1.0)
+    return np.clip(along(pixels, background, fill), 0.0, 1.0)
+
+
+def off_blend(pixels: np.ndarray, background: tuple[int, int, int], fill: tuple[int, int, int],
+              beyond: bool = False) -> np.ndarray:
+    """Each pixel's RGB distance from the blends of ``background`` and ``fill`` (a soft edge lies on them); with
+    ``beyond``, from their line past the fill too (a deeper shade of the fill lies on it)."""
+    share = along(pixels, background, fill)
+    share = share if beyond else np.clip(share, 0.0, 1.0)
+    rel = pixels - np.asarray(background, dtype=float)
+    return np.linalg.norm(rel - share[..., None] * np.subtract(fill, background, dtype=float), axis=-1)
 
 
 def _outlines(region: Region, insides: list[Region]) -> bool:
